@@ -1,0 +1,308 @@
+"""asv benchmark suites for the diffident engine core.
+
+Conventions (as in numpy's own ``benchmarks/``):
+
+* ``params`` / ``param_names`` give the grid; ``setup`` receives the params.
+* ``setup`` builds seeded data (``np.random.default_rng(0)``) **and calls every
+  timed function once**, so JIT compilation / loading of the on-disk Numba
+  cache never ends up inside a timing.
+* ``time_*`` methods are timed, ``peakmem_*`` report peak RSS, ``track_*``
+  return a number that asv records (here: correctness checks that should stay
+  at 0 or near machine precision).
+
+Run from the repository root, e.g.::
+
+    asv check -E existing
+    asv run --quick -E existing --python=same --bench LogEvidence
+"""
+import numpy as np
+from scipy.special import logsumexp
+
+import diffident as di
+
+
+def _rng():
+    return np.random.default_rng(0)
+
+
+def _values(m, rng=None):
+    """m distinct (almost surely), unsorted query values."""
+    rng = _rng() if rng is None else rng
+    return rng.standard_normal(int(m)) * 10.0
+
+
+def _dense_worst_case_risk(values, scale, chunk=512):
+    """O(m^2) NumPy reference: max_j 1 / sum_k exp(-|f_j - f_k| / scale).
+
+    Computed in row chunks so that memory stays O(chunk * m).
+    """
+    f = np.asarray(values, dtype=np.float64)
+    best = 0.0
+    for start in range(0, f.size, chunk):
+        rows = f[start:start + chunk, None]
+        sums = np.exp(-np.abs(rows - f[None, :]) / scale).sum(axis=1)
+        best = max(best, float((1.0 / sums).max()))
+    return best
+
+
+class LogEvidence:
+    """One response, one scale: log sum_k exp(-|R - f_k| / scale)."""
+
+    params = [[10**5, 10**6, 10**7]]
+    param_names = ["m"]
+    timeout = 300
+
+    def setup(self, m):
+        rng = _rng()
+        self.values = _values(m, rng)
+        self.counts = rng.integers(1, 5, size=int(m)).astype(np.float64)
+        self.prior = rng.random(int(m)) + 0.5
+        self.response = 1.5
+        self.scale = 2.0
+        # trigger compilation / cache load outside the timings
+        self.time_diffident(m)
+        self.time_diffident_counts_prior(m)
+        self.time_scipy_logsumexp(m)
+
+    def time_diffident(self, m):
+        di.log_evidence(self.values, self.response, self.scale)
+
+    def time_diffident_counts_prior(self, m):
+        di.log_evidence(self.values, self.response, self.scale,
+                        counts=self.counts, prior=self.prior)
+
+    def time_scipy_logsumexp(self, m):
+        logsumexp(-np.abs(self.response - self.values) / self.scale)
+
+    def peakmem_diffident(self, m):
+        di.log_evidence(self.values, self.response, self.scale)
+
+    def track_rel_error_vs_scipy(self, m):
+        ours = di.log_evidence(self.values, self.response, self.scale)
+        ref = logsumexp(-np.abs(self.response - self.values) / self.scale)
+        return float(abs(ours - ref) / abs(ref))
+
+    track_rel_error_vs_scipy.unit = "relative"
+
+
+class ManyResponses:
+    """Many responses at one scale over m worlds (issue target: 1e6 x 1e7 < 1 s)."""
+
+    params = [[10**5, 10**7], [10**3, 10**6]]
+    param_names = ["m", "n_resp"]
+    timeout = 600
+
+    def setup(self, m, n_resp):
+        rng = _rng()
+        self.values = _values(m, rng)
+        lo, hi = self.values.min(), self.values.max()
+        width = hi - lo
+        # responses spread over the data range and a bit beyond it
+        self.responses = rng.uniform(lo - 0.1 * width, hi + 0.1 * width, int(n_resp))
+        self.scale = 2.0
+        self.time_log_evidence(m, n_resp)
+
+    def time_log_evidence(self, m, n_resp):
+        di.log_evidence(self.values, self.responses, self.scale)
+
+    def peakmem_log_evidence(self, m, n_resp):
+        di.log_evidence(self.values, self.responses, self.scale)
+
+    def track_rel_error_vs_scipy(self, m, n_resp):
+        # spot-check 5 responses against scipy
+        ours = di.log_evidence(self.values, self.responses[:5], self.scale)
+        ref = np.array([logsumexp(-np.abs(r - self.values) / self.scale)
+                        for r in self.responses[:5]])
+        return float(np.max(np.abs(ours - ref) / np.abs(ref)))
+
+    track_rel_error_vs_scipy.unit = "relative"
+
+
+class WorstCaseRisk:
+    """Distinct unsorted values, one scale (issue target: 1e7 values < 0.5 s incl. sort)."""
+
+    params = [[10**5, 10**6, 10**7]]
+    param_names = ["m"]
+    timeout = 300
+
+    def setup(self, m):
+        self.values = _values(m)
+        self.scale = 0.5
+        self.time_worst_case_risk(m)
+        self.time_worst_case_risk_return_world(m)
+
+    def time_worst_case_risk(self, m):
+        di.worst_case_risk(self.values, self.scale)
+
+    def time_worst_case_risk_return_world(self, m):
+        di.worst_case_risk(self.values, self.scale, return_world=True)
+
+    def time_numpy_sort_only(self, m):
+        # lower bound reference: the sort that worst_case_risk has to do
+        np.sort(self.values)
+
+    def peakmem_worst_case_risk(self, m):
+        di.worst_case_risk(self.values, self.scale)
+
+
+class WorstCaseRiskWeighted:
+    """Repeated values with counts / prior weights."""
+
+    params = [[10**6], ["none", "counts", "prior", "counts+prior"]]
+    param_names = ["m", "weights"]
+    timeout = 300
+
+    def setup(self, m, weights):
+        rng = _rng()
+        # many repeats: integer-valued query (e.g. a count) over m worlds
+        self.values = rng.integers(0, m // 10, size=m).astype(np.float64)
+        self.kwargs = {}
+        if "counts" in weights:
+            self.kwargs["counts"] = rng.integers(1, 4, size=m).astype(np.float64)
+        if "prior" in weights:
+            self.kwargs["prior"] = rng.random(m) + 0.1
+        self.scale = 3.0
+        self.time_worst_case_risk(m, weights)
+
+    def time_worst_case_risk(self, m, weights):
+        di.worst_case_risk(self.values, self.scale, **self.kwargs)
+
+
+class WorstCaseRiskDense:
+    """Sweep vs the dense O(m^2) NumPy formula (issue target: >= 100x at m = 2e4)."""
+
+    params = [[2 * 10**3, 2 * 10**4]]
+    param_names = ["m"]
+    timeout = 600
+
+    def setup(self, m):
+        self.values = _values(m)
+        self.scale = 1.0
+        self.time_diffident(m)  # (the dense baseline is plain NumPy: no warm-up)
+
+    def time_diffident(self, m):
+        di.worst_case_risk(self.values, self.scale)
+
+    def time_dense_numpy(self, m):
+        _dense_worst_case_risk(self.values, self.scale)
+
+    time_dense_numpy.number = 1
+    time_dense_numpy.repeat = (1, 3, 10.0)
+
+    def track_rel_error_vs_dense(self, m):
+        ours = di.worst_case_risk(self.values, self.scale)
+        ref = _dense_worst_case_risk(self.values, self.scale)
+        return float(abs(ours - ref) / ref)
+
+    track_rel_error_vs_dense.unit = "relative"
+
+
+class WorstCaseRiskScales:
+    """An array of scales over the same values (one sort, many sweeps)."""
+
+    params = [[10**5], [1, 100]]
+    param_names = ["m", "n_scales"]
+    timeout = 300
+
+    def setup(self, m, n_scales):
+        self.values = _values(m)
+        self.scales = np.geomspace(1e-3, 1e3, n_scales)
+        self.time_worst_case_risk(m, n_scales)
+
+    def time_worst_case_risk(self, m, n_scales):
+        di.worst_case_risk(self.values, self.scales)
+
+
+class TightScale:
+    """Tight calibration by bisection (issue target: 100 rho over 1e5 worlds < 0.5 s, rtol 0)."""
+
+    params = [[10**5], [1, 100], [0.0, 1e-6]]
+    param_names = ["m", "n_rho", "rtol"]
+    timeout = 300
+
+    def setup(self, m, n_rho, rtol):
+        self.values = _values(m)
+        # strictly inside (1/m, 1): every target needs a finite positive scale
+        self.rho = np.geomspace(10.0 / m, 0.5, n_rho)
+        self.time_tight_scale(m, n_rho, rtol)
+        self.time_tight_epsilon(m, n_rho, rtol)
+
+    def time_tight_scale(self, m, n_rho, rtol):
+        di.tight_scale(self.values, self.rho, rtol=rtol)
+
+    def time_tight_epsilon(self, m, n_rho, rtol):
+        di.tight_epsilon(self.values, self.rho, rtol=rtol)
+
+    def track_violations(self, m, n_rho, rtol):
+        # number of returned scales on the non-private side (must be 0)
+        s = di.tight_scale(self.values, self.rho, rtol=rtol)
+        return int(np.count_nonzero(di.worst_case_risk(self.values, s) > self.rho))
+
+    track_violations.unit = "count"
+
+
+class ClosedForms:
+    """Vectorised closed forms (paper Theorem 1) on 1e6-element grids."""
+
+    params = [[10**6]]
+    param_names = ["n"]
+    timeout = 120
+
+    def setup(self, n):
+        rng = _rng()
+        self.m = 99.0
+        self.S = 98.0 / 48842.0
+        self.rho = rng.uniform(0.0, 1.0, n)
+        self.eps = rng.exponential(2.0, n)
+        self.scale = rng.exponential(1e-3, n)
+        self.m_grid = rng.integers(2, 10**6, n).astype(np.float64)
+        self.prior = rng.random(n)
+        for name in dir(self):
+            if name.startswith("time_"):
+                getattr(self, name)(n)
+
+    def time_epsilon_for_rho(self, n):
+        di.epsilon_for_rho(self.rho, self.m)
+
+    def time_epsilon_for_rho_m_grid(self, n):
+        di.epsilon_for_rho(self.rho, self.m_grid)
+
+    def time_scale_for_rho(self, n):
+        di.scale_for_rho(self.rho, self.m, self.S)
+
+    def time_rho_for_epsilon(self, n):
+        di.rho_for_epsilon(self.eps, self.m)
+
+    def time_risk_bound(self, n):
+        di.risk_bound(self.scale, self.m, self.S)
+
+    def time_min_rho(self, n):
+        di.min_rho(self.m_grid)
+
+    def time_effective_worlds(self, n):
+        di.effective_worlds(self.prior)
+
+
+class Posterior:
+    """Per-world posteriors for one response."""
+
+    params = [[10**4, 10**6]]
+    param_names = ["m"]
+    timeout = 120
+
+    def setup(self, m):
+        self.values = _values(m)
+        self.response = 0.25
+        self.scale = 1.0
+        self.time_log_posterior(m)
+        self.time_posterior(m)
+        self.time_disclosure_risk(m)
+
+    def time_log_posterior(self, m):
+        di.log_posterior(self.values, self.response, self.scale)
+
+    def time_posterior(self, m):
+        di.posterior(self.values, self.response, self.scale)
+
+    def time_disclosure_risk(self, m):
+        di.disclosure_risk(self.values, self.response, self.scale, world=3)

@@ -1,0 +1,36 @@
+"""diffident: differential identifiability.
+
+How likely is an informed adversary to identify a person from a noisy
+statistic, and how much noise keeps that probability under a bound rho?
+Implements J. Lee and C. Clifton, "Differential Identifiability" (KDD 2012)
+and goes beyond it with the exact worst-case risk and tight calibration.
+"""
+
+from .closed_form import (
+    effective_worlds,
+    epsilon_for_rho,
+    min_rho,
+    rho_for_epsilon,
+    risk_bound,
+    scale_for_rho,
+)
+from .posterior import disclosure_risk, log_evidence, log_posterior, posterior
+from .worst_case import tight_epsilon, tight_scale, worst_case_risk
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "epsilon_for_rho",
+    "scale_for_rho",
+    "rho_for_epsilon",
+    "risk_bound",
+    "min_rho",
+    "effective_worlds",
+    "log_evidence",
+    "log_posterior",
+    "posterior",
+    "disclosure_risk",
+    "worst_case_risk",
+    "tight_scale",
+    "tight_epsilon",
+]

@@ -1,0 +1,309 @@
+"""Kernels for the posterior normaliser (log-evidence) under Laplace noise.
+
+Notation: worlds with values ``f``, log weights ``lw`` (log of count times
+prior, normalised so that the largest prior is 1; ``-inf`` for zero weight),
+a response ``R`` and ``inv = 1 / scale``.  The log-evidence is
+``log sum_k exp(lw_k - |R - f_k| * inv)``.
+
+Every sum is taken relative to a shift and reported as a mergeable triple
+``(d, g, S)``: the sum equals ``exp(-d * inv + g) * S`` where ``d`` is a
+distance (the smallest ``|R - f|`` among worlds of positive weight), ``g``
+the largest log weight relative to it and ``S`` a sum of terms in (0, 1].
+Triples of separate chunks merge associatively (MATH.md section 8), which is
+how one response over 1e7 worlds is split across threads in one pass over
+memory, each chunk being read once into cache and reused there.
+
+Distances enter as ``(|s| - d) + e`` with ``(s, e) = two_diff(R, f)``: the
+relative distance of two worlds keeps full precision even when ``R`` lies
+1e6 spreads away from the worlds and the scale is 1e-6 of the spread.
+
+Two strategies, chosen by the public wrapper:
+* direct: O(m) per (response, scale) point, vectorised, threaded either over
+  points (many points) or over chunks of worlds (one point);
+* sweep (MATH.md section 4): per distinct scale, the left and right sums
+  ``A`` and ``B`` over the sorted distinct values in O(u); the normaliser at
+  any response is then two terms around its position, found by binary
+  search.
+"""
+
+import math
+
+import numba
+import numpy as np
+
+from ._math import exp, sum8, two_diff
+
+CHUNK = 1024
+
+
+# ----------------------------------------------------------------- direct --
+
+@numba.njit(cache=True)
+def _min_distance(f, R):
+    n = f.size
+    m0 = m1 = m2 = m3 = np.inf
+    j = 0
+    while j + 4 <= n:
+        m0 = min(m0, abs(R - f[j]))
+        m1 = min(m1, abs(R - f[j + 1]))
+        m2 = min(m2, abs(R - f[j + 2]))
+        m3 = min(m3, abs(R - f[j + 3]))
+        j += 4
+    while j < n:
+        m0 = min(m0, abs(R - f[j]))
+        j += 1
+    return min(min(m0, m1), min(m2, m3))
+
+
+@numba.njit(cache=True)
+def _min_distance_weighted(f, lw, R):
+    n = f.size
+    m0 = m1 = np.inf
+    j = 0
+    while j + 2 <= n:
+        d0 = abs(R - f[j])
+        d1 = abs(R - f[j + 1])
+        m0 = min(m0, d0 if lw[j] > -np.inf else np.inf)
+        m1 = min(m1, d1 if lw[j + 1] > -np.inf else np.inf)
+        j += 2
+    while j < n:
+        if lw[j] > -np.inf:
+            m0 = min(m0, abs(R - f[j]))
+        j += 1
+    return min(m0, m1)
+
+
+@numba.njit(cache=True)
+def _max8(x):
+    n = x.size
+    a0 = a1 = a2 = a3 = -np.inf
+    j = 0
+    while j + 4 <= n:
+        a0 = max(a0, x[j])
+        a1 = max(a1, x[j + 1])
+        a2 = max(a2, x[j + 2])
+        a3 = max(a3, x[j + 3])
+        j += 4
+    while j < n:
+        a0 = max(a0, x[j])
+        j += 1
+    return max(max(a0, a1), max(a2, a3))
+
+
+@numba.njit(cache=True)
+def _rel_distance(R, f, d):
+    """|R - f| - d, with |R - f| carried to twice the working precision."""
+    s, e = two_diff(R, f)
+    return (abs(s) - d) + (e if s >= 0.0 else -e)
+
+
+@numba.njit(cache=True)
+def _chunk_triple(f, lw, weighted, R, inv, buf):
+    """(d, g, S) of one chunk (see module docstring)."""
+    n = f.size
+    if not weighted:
+        d = _min_distance(f, R)
+        for i in range(n):
+            buf[i] = exp(-_rel_distance(R, f[i], d) * inv)
+        return d, 0.0, sum8(buf[:n])
+    d = _min_distance_weighted(f, lw, R)
+    if d == np.inf:
+        return np.inf, -np.inf, 0.0
+    for i in range(n):
+        buf[i] = lw[i] - _rel_distance(R, f[i], d) * inv
+    g = _max8(buf[:n])
+    for i in range(n):
+        buf[i] = exp(buf[i] - g)
+    return d, g, sum8(buf[:n])
+
+
+@numba.njit(cache=True)
+def merge_triples(d1, g1, s1, d2, g2, s2, inv):
+    """Combine two (d, g, S) triples of the same response and scale."""
+    if s1 == 0.0:
+        return d2, g2, s2
+    if s2 == 0.0:
+        return d1, g1, s1
+    d = min(d1, d2)
+    l1 = g1 - (d1 - d) * inv
+    l2 = g2 - (d2 - d) * inv
+    g = max(l1, l2)
+    return d, g, s1 * math.exp(l1 - g) + s2 * math.exp(l2 - g)
+
+
+@numba.njit(cache=True)
+def _point_triple(f, lw, weighted, R, inv, buf):
+    m = f.size
+    d, g, s = np.inf, -np.inf, 0.0
+    for c0 in range(0, m, CHUNK):
+        c1 = min(c0 + CHUNK, m)
+        d1, g1, s1 = _chunk_triple(f[c0:c1], lw[c0:c1] if weighted else lw, weighted, R, inv, buf)
+        d, g, s = merge_triples(d, g, s, d1, g1, s1, inv)
+    return d, g, s
+
+
+@numba.njit(cache=True)
+def _finish(d, g, s, R, inv, fw, lpw, want, k, out_logev, out_risk):
+    out_logev[k] = g - d * inv + math.log(s)
+    if want:
+        x = lpw - _rel_distance(R, fw, d) * inv - g
+        out_risk[k] = math.exp(x) / s
+
+
+@numba.njit(cache=True)
+def direct_points(f, lw, weighted, R, inv, fw, lpw, want, out_logev, out_risk, buf):
+    """Log-evidence (and risk of a given world) at each point, serially."""
+    for k in range(R.size):
+        d, g, s = _point_triple(f, lw, weighted, R[k], inv[k], buf[0])
+        _finish(d, g, s, R[k], inv[k], fw[k], lpw[k], want, k, out_logev, out_risk)
+
+
+@numba.njit(cache=True, parallel=True)
+def direct_points_parallel(f, lw, weighted, R, inv, fw, lpw, want, out_logev, out_risk, buf):
+    """As :func:`direct_points`, points shared among ``buf.shape[0]`` workers."""
+    nw = buf.shape[0]
+    n = R.size
+    for t in numba.prange(nw):
+        for k in range(t, n, nw):
+            d, g, s = _point_triple(f, lw, weighted, R[k], inv[k], buf[t])
+            _finish(d, g, s, R[k], inv[k], fw[k], lpw[k], want, k, out_logev, out_risk)
+
+
+@numba.njit(cache=True, parallel=True)
+def direct_one_point_parallel(f, lw, weighted, R, inv, fw, lpw, want, out_logev, out_risk, buf, parts):
+    """One point, the worlds split into contiguous spans, one per worker."""
+    nw = buf.shape[0]
+    m = f.size
+    span = (m + nw - 1) // nw
+    for t in numba.prange(nw):
+        a = min(t * span, m)
+        b = min(a + span, m)
+        d, g, s = _point_triple(f[a:b], lw[a:b] if weighted else lw, weighted, R[0], inv[0], buf[t])
+        parts[t, 0] = d
+        parts[t, 1] = g
+        parts[t, 2] = s
+    d, g, s = np.inf, -np.inf, 0.0
+    for t in range(nw):
+        d, g, s = merge_triples(d, g, s, parts[t, 0], parts[t, 1], parts[t, 2], inv[0])
+    _finish(d, g, s, R[0], inv[0], fw[0], lpw[0], want, 0, out_logev, out_risk)
+
+
+@numba.njit(cache=True)
+def _posterior_row(f, lw, lp, weighted, R, inv, row, buf):
+    d, g, s = _point_triple(f, lw, weighted, R, inv, buf)
+    c = g + math.log(s)
+    if weighted:
+        for i in range(f.size):
+            row[i] = lp[i] - _rel_distance(R, f[i], d) * inv - c
+    else:
+        for i in range(f.size):
+            row[i] = -_rel_distance(R, f[i], d) * inv - c
+
+
+@numba.njit(cache=True)
+def log_posterior_rows(f, lw, lp, weighted, R, inv, out, buf):
+    """out[k, i] = log posterior of world i at point k (serial)."""
+    for k in range(R.size):
+        _posterior_row(f, lw, lp, weighted, R[k], inv[k], out[k], buf[0])
+
+
+@numba.njit(cache=True, parallel=True)
+def log_posterior_rows_parallel(f, lw, lp, weighted, R, inv, out, buf):
+    """As :func:`log_posterior_rows`, rows shared among workers."""
+    nw = buf.shape[0]
+    n = R.size
+    for t in numba.prange(nw):
+        for k in range(t, n, nw):
+            _posterior_row(f, lw, lp, weighted, R[k], inv[k], out[k], buf[t])
+
+
+# ------------------------------------------------------------------ sweep --
+
+@numba.njit(cache=True)
+def sweep_sums(fs, W, inv, A, B, E):
+    """Inclusive left and right sums over sorted distinct values (MATH.md s.4).
+
+    ``A[g] = sum_{i<=g} W_i exp(-(fs_g - fs_i) inv)`` and
+    ``B[g] = sum_{i>=g} W_i exp(-(fs_i - fs_g) inv)``; ``E[g]`` holds the
+    neighbour factors ``exp(-(fs_g - fs_{g-1}) inv)``.  Every factor is in
+    [0, 1]: no overflow, no cancellation.
+    """
+    u = fs.size
+    lo = fs[: u - 1]
+    hi = fs[1:]
+    e1 = E[1:u]
+    for g in range(u - 1):
+        e1[g] = exp(-(hi[g] - lo[g]) * inv)
+    A[0] = W[0]
+    for g in range(1, u):
+        A[g] = W[g] + A[g - 1] * E[g]
+    B[u - 1] = W[u - 1]
+    for g in range(u - 2, -1, -1):
+        B[g] = W[g] + B[g + 1] * E[g + 1]
+
+
+@numba.njit(cache=True)
+def _sweep_point(fs, A, B, R, j, inv, fw, pw, want, k, out_logev, out_risk):
+    u = fs.size
+    if j < 0:
+        s, e = two_diff(fs[0], R)
+        core = B[0]
+        out_logev[k] = -(s + e) * inv + math.log(core)
+        if want:
+            out_risk[k] = pw * math.exp(-(fw - fs[0]) * inv) / core
+        return
+    if j >= u - 1:
+        s, e = two_diff(R, fs[u - 1])
+        core = A[u - 1]
+        out_logev[k] = -(s + e) * inv + math.log(core)
+        if want:
+            out_risk[k] = pw * math.exp(-(fs[u - 1] - fw) * inv) / core
+        return
+    s1, e1 = two_diff(R, fs[j])
+    s2, e2 = two_diff(fs[j + 1], R)
+    delta = (s1 - s2) + (e1 - e2)  # (R - f_j) - (f_{j+1} - R)
+    if delta <= 0.0:
+        core = A[j] + B[j + 1] * math.exp(delta * inv)
+        out_logev[k] = -(s1 + e1) * inv + math.log(core)
+        if want:
+            if fw <= fs[j]:
+                num = math.exp(-(fs[j] - fw) * inv)
+            else:
+                num = math.exp((delta - (fw - fs[j + 1])) * inv)
+            out_risk[k] = pw * num / core
+    else:
+        core = B[j + 1] + A[j] * math.exp(-delta * inv)
+        out_logev[k] = -(s2 + e2) * inv + math.log(core)
+        if want:
+            if fw >= fs[j + 1]:
+                num = math.exp(-(fw - fs[j + 1]) * inv)
+            else:
+                num = math.exp((-delta - (fs[j] - fw)) * inv)
+            out_risk[k] = pw * num / core
+
+
+@numba.njit(cache=True)
+def sweep_points(fs, W, inv_unique, starts, R, pos, fw, pw, want, out_logev, out_risk, A, B, E):
+    """Points grouped by scale: one O(u) sweep per scale, O(1) per point.
+
+    Points ``starts[q]:starts[q+1]`` share ``inv_unique[q]``; ``pos`` is the
+    index of the last sorted value <= R (-1 if none).
+    """
+    for q in range(inv_unique.size):
+        inv = inv_unique[q]
+        sweep_sums(fs, W, inv, A, B, E)
+        for k in range(starts[q], starts[q + 1]):
+            _sweep_point(fs, A, B, R[k], pos[k], inv, fw[k], pw[k], want, k, out_logev, out_risk)
+
+
+@numba.njit(cache=True, parallel=True)
+def sweep_points_parallel(fs, W, inv_unique, starts, R, pos, fw, pw, want, out_logev, out_risk, A, B, E):
+    """As :func:`sweep_points`, the look-ups of each scale threaded."""
+    for q in range(inv_unique.size):
+        inv = inv_unique[q]
+        sweep_sums(fs, W, inv, A, B, E)
+        a = starts[q]
+        n = starts[q + 1] - a
+        for i in numba.prange(n):
+            k = a + i
+            _sweep_point(fs, A, B, R[k], pos[k], inv, fw[k], pw[k], want, k, out_logev, out_risk)

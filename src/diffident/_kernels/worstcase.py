@@ -1,0 +1,156 @@
+"""Kernels for the exact worst-case risk (MATH.md section 4) and for sorting
+world values into distinct groups.
+
+Input is always the merged world set: sorted distinct values ``fs``, group
+weights ``W`` (count times prior, normalised) and ``invP`` (1 / the largest
+per-world prior of the group).  For a scale with ``inv = 1 / scale``:
+
+    S_g = A'_g + W_g + B'_g,   A'_g = (A'_{g-1} + W_{g-1}) exp(-(fs_g - fs_{g-1}) inv)
+                               B'_g = (B'_{g+1} + W_{g+1}) exp(-(fs_{g+1} - fs_g) inv)
+    rho* = max_g P_g / S_g = 1 / min_g S_g invP_g
+
+``inv = 0`` (infinite scale) and ``inv = inf`` (no noise) need no special
+case: the factors become exactly 1 and 0.
+
+The single-scale kernel vectorises the factors over the worlds; the blocked
+kernel runs eight scales side by side so that each recurrence step is one
+vector operation.  Both perform the same floating-point operations in the
+same order, so a scale gives the same bits whichever kernel evaluates it.
+"""
+
+import numba
+import numpy as np
+
+from ._math import exp
+
+BLOCK = 8
+
+
+@numba.njit(cache=True)
+def worst_case_one(fs, W, invP, inv, E, B):
+    """(rho*, argmax group) for one scale; ``E`` and ``B`` are length-u work arrays."""
+    u = fs.size
+    lo = fs[: u - 1]
+    hi = fs[1:]
+    e1 = E[1:u]
+    for g in range(u - 1):
+        e1[g] = exp(-(hi[g] - lo[g]) * inv)
+    B[u - 1] = 0.0
+    for g in range(u - 2, -1, -1):
+        B[g] = (B[g + 1] + W[g + 1]) * E[g + 1]
+    a = 0.0
+    best = np.inf
+    arg = 0
+    for g in range(u):
+        if g > 0:
+            a = (a + W[g - 1]) * E[g]
+        q = ((a + W[g]) + B[g]) * invP[g]
+        if q < best:
+            best = q
+            arg = g
+    return 1.0 / best, arg
+
+
+@numba.njit(cache=True)
+def worst_case_scales(fs, W, invP, inv, out, arg, E, B):
+    """:func:`worst_case_one` for each scale in turn (few scales)."""
+    for k in range(inv.size):
+        r, a = worst_case_one(fs, W, invP, inv[k], E, B)
+        out[k] = r
+        arg[k] = a
+
+
+@numba.njit(cache=True)
+def _worst_case_block(fs, W, invP, inv8, out8, arg8, E, B, a8, q8):
+    """Eight scales at once; E and B are (u, 8) work arrays."""
+    u = fs.size
+    for g in range(1, u):
+        d = fs[g] - fs[g - 1]
+        row = E[g]
+        for s in range(BLOCK):
+            row[s] = exp(-d * inv8[s])
+    last = B[u - 1]
+    for s in range(BLOCK):
+        last[s] = 0.0
+    for g in range(u - 2, -1, -1):
+        w = W[g + 1]
+        nxt = B[g + 1]
+        e = E[g + 1]
+        row = B[g]
+        for s in range(BLOCK):
+            row[s] = (nxt[s] + w) * e[s]
+    for s in range(BLOCK):
+        a8[s] = 0.0
+        q8[s] = np.inf
+        arg8[s] = 0
+    for g in range(u):
+        e = E[g]
+        b = B[g]
+        wg = W[g]
+        ip = invP[g]
+        if g > 0:
+            wp = W[g - 1]
+            for s in range(BLOCK):
+                a8[s] = (a8[s] + wp) * e[s]
+        for s in range(BLOCK):
+            q = ((a8[s] + wg) + b[s]) * ip
+            if q < q8[s]:
+                q8[s] = q
+                arg8[s] = g
+    for s in range(BLOCK):
+        out8[s] = 1.0 / q8[s]
+
+
+@numba.njit(cache=True, parallel=True)
+def worst_case_blocks_parallel(fs, W, invP, inv, out, arg, E, B):
+    """Many scales: blocks of eight shared among ``E.shape[0]`` workers.
+
+    ``inv.size`` must be a multiple of 8 (the caller pads); ``E`` and ``B``
+    are (workers, u, 8).
+    """
+    nw = E.shape[0]
+    nb = inv.size // BLOCK
+    for t in numba.prange(nw):
+        a8 = np.empty(BLOCK)
+        q8 = np.empty(BLOCK)
+        for b in range(t, nb, nw):
+            s0 = b * BLOCK
+            _worst_case_block(fs, W, invP, inv[s0:s0 + BLOCK], out[s0:s0 + BLOCK],
+                              arg[s0:s0 + BLOCK], E[t], B[t], a8, q8)
+
+
+# ------------------------------------------------------------- grouping --
+
+@numba.njit(cache=True)
+def group_sorted(vs, out_values, out_first):
+    """Run-length encode sorted values: distinct values and the index of the
+    first element of each run.  Returns the number of runs."""
+    n = vs.size
+    u = 0
+    for i in range(n):
+        if i == 0 or vs[i] != vs[i - 1]:
+            out_values[u] = vs[i]
+            out_first[u] = i
+            u += 1
+    return u
+
+
+@numba.njit(cache=True)
+def group_weights(first, n, cs, ps, order, out_W, out_P, out_rep):
+    """Per run: the sum of count x prior, the largest per-world prior, and the
+    original index of the world that holds it (the first such world)."""
+    u = first.size
+    for g in range(u):
+        a = first[g]
+        b = first[g + 1] if g + 1 < u else n
+        w = 0.0
+        p = -1.0
+        rep = order[a]
+        for i in range(a, b):
+            w += cs[i] * ps[i]
+            if ps[i] > p or (ps[i] == p and order[i] < rep):
+                p = ps[i]
+                rep = order[i]
+        out_W[g] = w
+        out_P[g] = p
+        out_rep[g] = rep

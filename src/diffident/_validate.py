@@ -1,0 +1,139 @@
+"""Input checking shared by the public functions.
+
+Every check raises ``ValueError`` (``TypeError`` for a non-numeric type)
+whose message names the argument and shows the offending value, so that a
+grid sweep that feeds a bad cell says which cell.
+"""
+
+import numbers
+
+import numpy as np
+
+
+def _where(a, bad):
+    """Describe the first offending element of ``a`` (mask ``bad``)."""
+    if a.ndim == 0:
+        return f"got {a.item()!r}"
+    idx = np.argwhere(bad)[0]
+    at = int(idx[0]) if a.ndim == 1 else tuple(int(i) for i in idx)
+    return f"got {a[tuple(idx)].item()!r} at index {at}"
+
+
+def as_float(name, x):
+    """``x`` as a float64 array (no copy when it already is one)."""
+    if isinstance(x, (str, bytes)):
+        raise TypeError(f"{name} must be numeric, got {type(x).__name__} {x!r}")
+    try:
+        a = np.asarray(x)
+    except Exception as exc:  # ragged nested sequences and the like
+        raise ValueError(f"{name} could not be converted to an array: {exc}") from None
+    if a.dtype.kind == "c":
+        raise TypeError(f"{name} must be real, got complex dtype {a.dtype}")
+    if a.dtype.kind not in "biuf":
+        try:
+            a = a.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must be numeric, got dtype {a.dtype}") from None
+    return np.asarray(a, dtype=np.float64)
+
+
+def finite(name, x):
+    a = as_float(name, x)
+    bad = ~np.isfinite(a)
+    if bad.any():
+        raise ValueError(f"{name} must be finite (no NaN or infinity); {_where(a, bad)}")
+    return a
+
+
+def not_nan(name, a):
+    bad = np.isnan(a)
+    if bad.any():
+        raise ValueError(f"{name} must not be NaN; {_where(a, bad)}")
+    return a
+
+
+def in_range(name, x, lo, hi, *, lo_open=False, hi_open=False, allow_nan=False):
+    """Elements in [lo, hi] (open ends as asked); infinities only if the range allows."""
+    a = as_float(name, x)
+    if not allow_nan:
+        not_nan(name, a)
+    with np.errstate(invalid="ignore"):
+        bad = (a <= lo) if lo_open else (a < lo)
+        bad |= (a >= hi) if hi_open else (a > hi)
+    if bad.any():
+        lb = "(" if lo_open else "["
+        rb = ")" if hi_open else "]"
+        raise ValueError(f"{name} must lie in {lb}{lo}, {hi}{rb}; {_where(a, bad)}")
+    return a
+
+
+def positive_scale(name, x):
+    """Noise scales for posteriors: finite and > 0."""
+    a = finite(name, x)
+    bad = a <= 0
+    if bad.any():
+        raise ValueError(f"{name} must be positive; {_where(a, bad)}")
+    return a
+
+
+def scale_or_limit(name, x):
+    """Noise scales for risk evaluations: >= 0, +inf allowed (the limits)."""
+    return in_range(name, x, 0.0, np.inf)
+
+
+def values_1d(name, x):
+    a = finite(name, x)
+    if a.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {a.shape}")
+    if a.size == 0:
+        raise ValueError(f"{name} must not be empty")
+    return a
+
+
+def weights(name, x, n):
+    """Counts or prior weights: 1-d, length n, finite, >= 0."""
+    a = finite(name, x)
+    if a.ndim != 1 or a.size != n:
+        raise ValueError(f"{name} must be one-dimensional with the length of values ({n}), got shape {a.shape}")
+    bad = a < 0
+    if bad.any():
+        raise ValueError(f"{name} must be non-negative; {_where(a, bad)}")
+    return a
+
+
+def integer_index(name, x, n):
+    a = np.asarray(x)
+    if a.dtype.kind == "b" or a.dtype.kind not in "iu":
+        if a.dtype.kind == "f" and np.all(np.isfinite(a)) and np.all(a == np.round(a)):
+            a = a.astype(np.int64)
+        else:
+            raise TypeError(f"{name} must be an integer index, got {x!r}")
+    a = a.astype(np.int64)
+    bad = (a < -n) | (a >= n)
+    if bad.any():
+        raise ValueError(f"{name} out of range for {n} worlds; {_where(a, bad)}")
+    return np.where(a < 0, a + n, a)
+
+
+def check_noise(noise):
+    if noise != "laplace":
+        raise ValueError(f"noise must be 'laplace' (Gaussian noise is not implemented yet), got {noise!r}")
+
+
+def is_scalar(*args):
+    return all(np.ndim(a) == 0 for a in args)
+
+
+def ret(a, scalar):
+    """A Python float for all-scalar input, else the float64 array."""
+    if scalar:
+        return float(a)
+    return a
+
+
+def check_int(name, x, minimum):
+    if isinstance(x, bool) or not isinstance(x, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {x!r}")
+    if x < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {x!r}")
+    return int(x)

@@ -1,0 +1,311 @@
+"""The paper's closed-form calibration (MATH.md section 3, Lee and Clifton
+Theorem 1): the risk bound ``1 / (1 + (m - 1) exp(-S / scale))`` and its
+inversions.  All functions broadcast NumPy-style.
+
+Edge values (documented, never errors, so that grid sweeps run through):
+``rho >= 1`` needs no noise (scale 0, epsilon inf); ``rho <= 1/m`` cannot
+be reached with finite noise (scale inf, epsilon 0: the paper's "infinity").
+Calibrations err on the private side: the returned scale (epsilon) is
+nudged, by at most a few ulps, until :func:`risk_bound`
+(:func:`rho_for_epsilon`) evaluated at it is <= rho.
+"""
+
+import numpy as np
+
+from . import _validate as V
+
+__all__ = [
+    "epsilon_for_rho",
+    "scale_for_rho",
+    "rho_for_epsilon",
+    "risk_bound",
+    "min_rho",
+    "effective_worlds",
+]
+
+_MAX_NUDGE = 64
+
+
+def _m(m):
+    a = V.finite("m", m)
+    bad = a < 1
+    if bad.any():
+        raise ValueError(f"m (the number of possible worlds) must be >= 1; {V._where(a, bad)}")
+    return a
+
+
+def _rho(rho):
+    return V.in_range("rho", rho, 0.0, 1.0)
+
+
+def _sensitive_range(s):
+    a = V.finite("sensitive_range", s)
+    bad = a < 0
+    if bad.any():
+        raise ValueError(f"sensitive_range must be non-negative; {V._where(a, bad)}")
+    return a
+
+
+def _m_rho_minus_one(m, rho):
+    """m * rho - 1 with the product carried exactly (Dekker's two-product)."""
+    p = m * rho
+    split = 134217729.0  # 2**27 + 1
+    with np.errstate(over="ignore", invalid="ignore"):
+        c = split * m
+        mh = c - (c - m)
+        ml = m - mh
+        c = split * rho
+        rh = c - (c - rho)
+        rl = rho - rh
+        err = ((mh * rh - p) + mh * rl + ml * rh) + ml * rl
+    err = np.where(np.isfinite(err), err, 0.0)
+    return (p - 1.0) + err
+
+
+def _epsilon_raw(rho, m):
+    """ln((m - 1) rho / (1 - rho)) = log1p((m rho - 1) / (1 - rho)) on the
+    feasible set 1/m < rho < 1; 0 below it, inf at rho >= 1."""
+    num = _m_rho_minus_one(m, rho)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        eps = np.log1p(num / (1.0 - rho))
+    eps = np.where(num <= 0.0, 0.0, eps)
+    return np.where(rho >= 1.0, np.inf, eps)
+
+
+def _bound(scale, m, s):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        ratio = np.where(s == 0.0, 0.0, s / scale)
+        return 1.0 / (1.0 + (m - 1.0) * np.exp(-ratio))
+
+
+def _rho_of_eps(eps, m):
+    return 1.0 / (1.0 + (m - 1.0) * np.exp(-eps))
+
+
+def _nudge(x, bad_fn, direction):
+    """Step the entries of x where bad_fn(x) is True by one ulp at a time."""
+    for _ in range(_MAX_NUDGE):
+        bad = bad_fn(x)
+        if not bad.any():
+            return x
+        x = np.where(bad, np.nextafter(x, direction), x)
+    bad = bad_fn(x)
+    return np.where(bad, np.inf if direction > 0 else 0.0, x)  # never seen; stay private
+
+
+def epsilon_for_rho(rho, m):
+    """The paper's epsilon for a risk bound rho over m possible worlds.
+
+    ``epsilon = ln((m - 1) rho / (1 - rho))`` (MATH.md eq. 15 with
+    ``scale = S / epsilon``): any epsilon-DP Laplace release keeps the
+    adversary's posterior of the true world at or below rho.
+
+    Parameters
+    ----------
+    rho : array_like
+        Risk bound(s) in [0, 1].
+    m : array_like
+        Number of possible worlds (>= 1; need not be an integer, see
+        :func:`effective_worlds`).
+
+    Returns
+    -------
+    float or ndarray
+        Epsilon, broadcast over the inputs.  ``0`` where ``rho <= 1/m``
+        (unattainable: the paper's infinite noise), ``inf`` where
+        ``rho >= 1``.  Never larger than the exact inverse:
+        ``rho_for_epsilon(epsilon_for_rho(rho, m), m) <= rho``.
+
+    Raises
+    ------
+    ValueError
+        If rho is outside [0, 1] or NaN, or m is below 1 or not finite.
+
+    Examples
+    --------
+    >>> import diffident as di
+    >>> round(di.epsilon_for_rho(1/3, 8), 12)   # the paper's toy example
+    1.252762968495
+    """
+    scalar = V.is_scalar(rho, m)
+    r, mm = np.broadcast_arrays(_rho(rho), _m(m))
+    eps = _epsilon_raw(r, mm)
+    live = (eps > 0) & np.isfinite(eps)
+    eps = _nudge(eps, lambda e: live & (_rho_of_eps(e, mm) > r), -1.0)
+    return V.ret(eps, scalar)
+
+
+def scale_for_rho(rho, m, sensitive_range):
+    """The paper's Laplace scale for a risk bound rho (MATH.md eq. 15).
+
+    ``scale = S / ln((m - 1) rho / (1 - rho))`` guarantees
+    ``risk_bound(scale, m, S) <= rho``.
+
+    Parameters
+    ----------
+    rho : array_like
+        Risk bound(s) in [0, 1].
+    m : array_like
+        Number of possible worlds (>= 1).
+    sensitive_range : array_like
+        The query's sensitive range S (>= 0): the largest difference of the
+        query between two possible worlds.
+
+    Returns
+    -------
+    float or ndarray
+        The scale.  ``inf`` where ``rho <= 1/m`` (unattainable), ``0`` where
+        ``rho >= 1``; with ``S == 0`` the risk is 1/m whatever the noise, so
+        the scale is 0 where ``rho >= 1/m`` and inf elsewhere.
+
+    Raises
+    ------
+    ValueError
+        For rho outside [0, 1], m < 1, a negative sensitive range, NaN or
+        infinities.
+
+    Examples
+    --------
+    >>> import diffident as di
+    >>> float(di.scale_for_rho(0.1, 99, 98 / 48842))  # Adult hours-per-week
+    0.0008403207231434117
+    """
+    scalar = V.is_scalar(rho, m, sensitive_range)
+    r, mm, s = np.broadcast_arrays(_rho(rho), _m(m), _sensitive_range(sensitive_range))
+    eps = _epsilon_raw(r, mm)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = np.where(eps == 0.0, np.inf, s / eps)
+    lam = np.where(r >= 1.0, 0.0, lam)
+    zero_s = s == 0.0
+    lam = np.where(zero_s, np.where(_m_rho_minus_one(mm, r) >= 0.0, 0.0, np.inf), lam)
+    live = np.isfinite(lam) & (lam > 0)
+    lam = _nudge(lam, lambda x: live & (_bound(x, mm, s) > r), 1.0)
+    return V.ret(lam, scalar)
+
+
+def rho_for_epsilon(epsilon, m):
+    """The risk bound that an epsilon-DP Laplace release guarantees:
+    ``1 / (1 + (m - 1) exp(-epsilon))``.
+
+    Parameters
+    ----------
+    epsilon : array_like
+        Privacy parameter(s), >= 0 (``inf`` allowed: no noise, risk 1).
+    m : array_like
+        Number of possible worlds (>= 1).
+
+    Returns
+    -------
+    float or ndarray
+        rho in [1/m, 1].
+
+    Raises
+    ------
+    ValueError
+        For negative or NaN epsilon, or m < 1.
+
+    Examples
+    --------
+    >>> import diffident as di
+    >>> di.rho_for_epsilon(0.0, 4)
+    0.25
+    """
+    scalar = V.is_scalar(epsilon, m)
+    e, mm = np.broadcast_arrays(V.in_range("epsilon", epsilon, 0.0, np.inf), _m(m))
+    return V.ret(_rho_of_eps(e, mm), scalar)
+
+
+def risk_bound(scale, m, sensitive_range):
+    """The paper's upper bound on the identification risk of a Laplace
+    release: ``1 / (1 + (m - 1) exp(-S / scale))`` (MATH.md eq. 9).
+
+    Parameters
+    ----------
+    scale : array_like
+        Laplace scale(s), >= 0; 0 means no noise and ``inf`` infinite noise.
+    m : array_like
+        Number of possible worlds (>= 1).
+    sensitive_range : array_like
+        Sensitive range S >= 0.
+
+    Returns
+    -------
+    float or ndarray
+        The bound, in [1/m, 1]: 1 at scale 0 (if S > 0), 1/m at scale inf or
+        S = 0.
+
+    Raises
+    ------
+    ValueError
+        For negative or NaN scales, m < 1, negative or non-finite S.
+
+    Examples
+    --------
+    >>> import diffident as di
+    >>> round(di.risk_bound(2.128628267061142, 8, 8 / 3), 12)
+    0.333333333333
+    """
+    scalar = V.is_scalar(scale, m, sensitive_range)
+    lam, mm, s = np.broadcast_arrays(
+        V.scale_or_limit("scale", scale), _m(m), _sensitive_range(sensitive_range)
+    )
+    return V.ret(_bound(lam, mm, s), scalar)
+
+
+def min_rho(m):
+    """The lowest reachable risk, 1/m (a random guess among m worlds).
+
+    Examples
+    --------
+    >>> import diffident as di
+    >>> di.min_rho(4)
+    0.25
+    """
+    scalar = V.is_scalar(m)
+    return V.ret(1.0 / _m(m), scalar)
+
+
+def effective_worlds(prior, axis=-1):
+    """The number of worlds that a non-uniform prior is worth:
+    ``1 / max_j pi_j`` for the normalised prior (MATH.md section 3).
+
+    Substitute it for m in the closed forms: the adversary's risk can never
+    fall below the largest prior probability.
+
+    Parameters
+    ----------
+    prior : array_like
+        Unnormalised non-negative prior weights over worlds, along ``axis``.
+    axis : int
+        The worlds axis (default the last).
+
+    Returns
+    -------
+    float or ndarray
+        ``sum(prior) / max(prior)`` along the axis, in [1, number of worlds].
+
+    Raises
+    ------
+    ValueError
+        For negative, NaN or infinite weights, an empty axis, or weights
+        that are all zero.
+
+    Examples
+    --------
+    >>> import diffident as di
+    >>> di.effective_worlds([1, 1, 2])
+    2.0
+    """
+    p = V.finite("prior", prior)
+    if p.ndim == 0:
+        p = p.reshape(1)
+    if p.shape[axis] == 0:
+        raise ValueError("prior must not be empty")
+    bad = p < 0
+    if bad.any():
+        raise ValueError(f"prior must be non-negative; {V._where(p, bad)}")
+    mx = p.max(axis=axis)
+    if np.any(mx == 0):
+        raise ValueError("prior must not be all zero")
+    out = p.sum(axis=axis) / mx
+    return V.ret(out, np.ndim(out) == 0)

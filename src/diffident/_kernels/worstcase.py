@@ -62,41 +62,45 @@ def worst_case_scales(fs, W, invP, inv, out, arg, E, B):
 
 @numba.njit(cache=True)
 def _worst_case_block(fs, W, invP, inv8, out8, arg8, E, B, a8, q8):
-    """Eight scales at once; E and B are (u, 8) work arrays."""
+    """Eight scales at once.  ``E`` is (8, u): the factors of each scale,
+    computed vectorised over the worlds; ``B`` is (u, 8), so that each
+    recurrence step updates the eight scales with one vector operation.
+    Arithmetic identical to :func:`worst_case_one`, scale by scale."""
     u = fs.size
-    for g in range(1, u):
-        d = fs[g] - fs[g - 1]
-        row = E[g]
-        for s in range(BLOCK):
-            row[s] = exp(-d * inv8[s])
+    lo = fs[: u - 1]
+    hi = fs[1:]
+    for s in range(BLOCK):
+        c = inv8[s]
+        e1 = E[s, 1:u]
+        for g in range(u - 1):
+            e1[g] = exp(-(hi[g] - lo[g]) * c)
     last = B[u - 1]
     for s in range(BLOCK):
         last[s] = 0.0
     for g in range(u - 2, -1, -1):
         w = W[g + 1]
         nxt = B[g + 1]
-        e = E[g + 1]
         row = B[g]
         for s in range(BLOCK):
-            row[s] = (nxt[s] + w) * e[s]
+            row[s] = (nxt[s] + w) * E[s, g + 1]
     for s in range(BLOCK):
         a8[s] = 0.0
         q8[s] = np.inf
         arg8[s] = 0
     for g in range(u):
-        e = E[g]
         b = B[g]
         wg = W[g]
         ip = invP[g]
         if g > 0:
             wp = W[g - 1]
             for s in range(BLOCK):
-                a8[s] = (a8[s] + wp) * e[s]
+                a8[s] = (a8[s] + wp) * E[s, g]
         for s in range(BLOCK):
             q = ((a8[s] + wg) + b[s]) * ip
-            if q < q8[s]:
-                q8[s] = q
-                arg8[s] = g
+            old = q8[s]
+            take = q < old
+            q8[s] = q if take else old
+            arg8[s] = g if take else arg8[s]
     for s in range(BLOCK):
         out8[s] = 1.0 / q8[s]
 
@@ -105,8 +109,8 @@ def _worst_case_block(fs, W, invP, inv8, out8, arg8, E, B, a8, q8):
 def worst_case_blocks_parallel(fs, W, invP, inv, out, arg, E, B):
     """Many scales: blocks of eight shared among ``E.shape[0]`` workers.
 
-    ``inv.size`` must be a multiple of 8 (the caller pads); ``E`` and ``B``
-    are (workers, u, 8).
+    ``inv.size`` must be a multiple of 8 (the caller pads); ``E`` is
+    (workers, 8, u) and ``B`` (workers, u, 8).
     """
     nw = E.shape[0]
     nb = inv.size // BLOCK

@@ -4,6 +4,7 @@ and (computed once, on demand) the merged sorted groups of MATH.md s. 4."""
 import numpy as np
 
 from . import _validate as V
+from ._kernels import sort as _sort
 from ._kernels.worstcase import group_sorted, group_weights
 
 
@@ -65,7 +66,7 @@ class Worlds:
             return self._groups + ((self._rep,) if need_rep else ())
         f = self.f
         if not self.weighted and not need_rep:
-            vs = np.sort(f)
+            vs = _sort.sort(f)
             fs = np.empty(self.n)
             first = np.empty(self.n, np.int64)
             u = group_sorted(vs, fs, first)
@@ -78,7 +79,7 @@ class Worlds:
             live = np.flatnonzero(self.lw > -np.inf)
         else:
             live = np.arange(self.n)
-        order = live[np.argsort(f[live], kind="stable")]
+        order = live[_sort.argsort(np.ascontiguousarray(f[live]))]
         vs = f[order]
         fs = np.empty(vs.size)
         first = np.empty(vs.size, np.int64)

@@ -6,7 +6,7 @@ Implements J. Lee and C. Clifton, "Differential Identifiability" (KDD 2012)
 and goes beyond it with the exact worst-case risk and tight calibration.
 """
 
-from .closed_form import (
+from ._closed_form import (
     effective_worlds,
     epsilon_for_rho,
     min_rho,
@@ -14,8 +14,8 @@ from .closed_form import (
     risk_bound,
     scale_for_rho,
 )
-from .posterior import disclosure_risk, log_evidence, log_posterior, posterior
-from .worst_case import tight_epsilon, tight_scale, worst_case_risk
+from ._posterior import disclosure_risk, log_evidence, log_posterior, posterior
+from ._worst_case import tight_epsilon, tight_scale, worst_case_risk
 
 __version__ = "0.1.0"
 

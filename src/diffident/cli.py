@@ -14,7 +14,7 @@ import sys
 import numpy as np
 
 from . import __version__
-from .closed_form import epsilon_for_rho, min_rho, risk_bound, scale_for_rho
+from ._closed_form import epsilon_for_rho, min_rho, risk_bound, scale_for_rho
 
 # The paper's Adult example (Table 3 domain of hours-per-week, n = 48,842).
 _ADULT_N = 48842

@@ -140,7 +140,7 @@ def log_evidence(values, response, scale, *, counts=None, prior=None, noise="lap
     --------
     >>> import diffident as di
     >>> round(di.log_evidence([0.0, 1.0], 0.0, 1.0), 12)   # log(1 + e^-1)
-    0.313261687519
+    0.313261687518
     """
     ws, shape, (R, lam) = _points(values, response, scale, counts, prior, noise)
     logev, _ = _evaluate(ws, R, 1.0 / lam, None)
@@ -173,9 +173,10 @@ def log_posterior(values, response, scale, *, counts=None, prior=None, noise="la
     Examples
     --------
     >>> import diffident as di
-    >>> p = di.posterior([1.75, 2.0, 4.0], 5.041, 9 / 8)  # paper sec. 3.5
-    >>> [round(x, 4) for x in p]
-    [0.1765, 0.2206, 0.6028]
+    >>> means = [10 / 4, 11 / 4, 16 / 4]            # paper sec. 3.5
+    >>> p = di.posterior(means, 5.041, 9 / 8)
+    >>> [round(float(x), 4) for x in p]
+    [0.1655, 0.2067, 0.6278]
     """
     ws, shape, (R, lam) = _points(values, response, scale, counts, prior, noise)
     n = R.size

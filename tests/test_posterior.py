@@ -1,0 +1,189 @@
+"""Posteriors over possible worlds (MATH.md section 2)."""
+
+import numpy as np
+import pytest
+
+import diffident as di
+from diffident import _posterior as P
+
+TOY = np.array([2, 8 / 3, 3, 10 / 3, 11 / 3, 4, 13 / 3, 14 / 3])
+
+
+def test_paper_section_3_5_example():
+    # worlds {1,2,3,4}, {1,2,3,5}, {1,2,3,10}; f = mean; eps = 2; scale (9/4)/2
+    means = np.array([10, 11, 16]) / 4
+    lam = (9 / 4) / 2
+    post = di.posterior(means, 5.041, lam)
+    assert round(post[2], 4) == 0.6278
+    # the paper's likelihoods carry the Laplace density's 1/(2 scale)
+    lik = np.exp(-np.abs(5.041 - means) / lam) / (2 * lam)
+    np.testing.assert_array_equal(np.round(lik, 4), [0.0464, 0.0580, 0.1762])
+    assert di.disclosure_risk(means, 5.041, lam, world=2) == pytest.approx(post[2], rel=1e-15)
+    ev = di.log_evidence(means, 5.041, lam)
+    assert ev == pytest.approx(np.log(np.exp(-np.abs(5.041 - means) / lam).sum()), rel=1e-15)
+
+
+def test_toy_example_risk_at_r_2():
+    lam = di.scale_for_rho(1 / 3, 8, 8 / 3)
+    assert di.disclosure_risk(TOY, 2.0, 2.128628267061142) == pytest.approx(0.22943826951692214, rel=1e-15)
+    assert di.disclosure_risk(TOY, 2.0, lam) < 1 / 3
+
+
+def test_shapes_and_scalars():
+    v = np.arange(5.0)
+    R = np.linspace(-1, 5, 6).reshape(2, 3)
+    lam = np.array([0.5, 1.0, 2.0])
+    assert di.log_posterior(v, R, lam).shape == (2, 3, 5)
+    assert di.log_evidence(v, R, lam).shape == (2, 3)
+    assert di.disclosure_risk(v, R, lam).shape == (2, 3)
+    assert di.disclosure_risk(v, R[..., None, None], lam[:, None], world=[0, 4]).shape == (2, 3, 3, 2)
+    assert isinstance(di.log_evidence(v, 1.0, 1.0), float)
+    assert isinstance(di.disclosure_risk(v, 1.0, 1.0), float)
+    assert di.posterior(v, 1.0, 1.0).shape == (5,)
+
+
+def test_posterior_matches_direct_formula_and_sums_to_one():
+    rng = np.random.default_rng(3)
+    v = rng.normal(size=50)
+    R = rng.normal(size=7) * 3
+    lam = 10 ** rng.uniform(-1, 1, 7)
+    post = di.posterior(v, R, lam)
+    a = -np.abs(R[:, None] - v[None, :]) / lam[:, None]
+    ref = np.exp(a - a.max(1, keepdims=True))
+    ref /= ref.sum(1, keepdims=True)
+    np.testing.assert_allclose(post, ref, rtol=1e-13, atol=1e-300)
+    np.testing.assert_allclose(post.sum(-1), 1.0, rtol=1e-14)
+    for w in (0, 17, 49, -1):
+        np.testing.assert_allclose(di.disclosure_risk(v, R, lam, world=w), post[:, w], rtol=1e-13)
+
+
+def test_far_responses_do_not_underflow():
+    # every raw likelihood underflows to 0 here; the posterior must not be 0/0
+    v = np.array([0.0, 1.0, 2.0])
+    post = di.posterior(v, 1e6, 1e-3)
+    np.testing.assert_allclose(post, [0.0, 0.0, 1.0], atol=1e-300)
+    assert np.all(np.isfinite(di.log_posterior(v, -1e6, 1e-3)))
+    assert di.log_evidence(v, 1e6, 1e-3) == pytest.approx(-(1e6 - 2.0) / 1e-3, rel=1e-15)
+    # the shift cancels exactly: relative posteriors are exact at any distance
+    p = di.posterior(v, 1e9, 0.5)
+    r = np.exp(-np.array([4.0, 2.0, 0.0]))
+    np.testing.assert_allclose(p, r / r.sum(), rtol=1e-14)
+
+
+def test_counts_equal_repeated_values():
+    rng = np.random.default_rng(5)
+    v = rng.integers(0, 6, 40).astype(float)
+    u, c = np.unique(v, return_counts=True)
+    R = rng.normal(size=9) * 3 + 2
+    lam = 0.7
+    np.testing.assert_allclose(di.log_evidence(u, R, lam, counts=c), di.log_evidence(v, R, lam), rtol=1e-14)
+    # per-world posterior: every copy of a value has the same posterior
+    full = di.posterior(v, R, lam)
+    grouped = di.posterior(u, R, lam, counts=c)
+    for j, x in enumerate(u):
+        np.testing.assert_allclose(full[:, v == x], np.repeat(grouped[:, j:j + 1], c[j], axis=1), rtol=1e-13)
+    np.testing.assert_allclose((grouped * c).sum(-1), 1.0, rtol=1e-14)
+
+
+def test_prior_weights():
+    v = np.array([0.0, 1.0, 3.0])
+    pri = np.array([1.0, 2.0, 0.0])
+    R, lam = 0.4, 0.8
+    w = pri * np.exp(-np.abs(R - v) / lam)
+    np.testing.assert_allclose(di.posterior(v, R, lam, prior=pri), w / w.sum(), rtol=1e-14)
+    assert di.log_evidence(v, R, lam, prior=pri) == pytest.approx(np.log(w.sum()), rel=1e-14)
+    assert di.log_posterior(v, R, lam, prior=pri)[2] == -np.inf
+    assert di.disclosure_risk(v, R, lam, prior=pri, world=2) == 0.0
+    # scaling the prior changes only the evidence
+    np.testing.assert_allclose(di.posterior(v, R, lam, prior=pri * 1e-200), w / w.sum(), rtol=1e-14)
+
+
+def test_sweep_path_equals_direct_path(monkeypatch):
+    rng = np.random.default_rng(11)
+    v = np.round(rng.normal(size=3000), 2)
+    c = rng.integers(0, 4, v.size).astype(float)
+    c[0] = 1
+    pri = rng.uniform(0.1, 1, v.size)
+    R = np.concatenate([rng.normal(size=3000) * 2, [-1e5, 1e5, v.min(), v.max()]])
+    lam = np.where(rng.random(R.size) < 0.5, 0.05, 0.3)
+    w = rng.integers(0, v.size, R.size)
+    w[c[w] == 0] = 0
+    for kw in ({}, {"counts": c}, {"prior": pri}, {"counts": c, "prior": pri}):
+        a_ev = di.log_evidence(v, R, lam, **kw)
+        a_r = di.disclosure_risk(v, R, lam, world=w, **kw)
+        monkeypatch.setattr(P, "_DIRECT_NS", 1e9)  # force the sweep
+        b_ev = di.log_evidence(v, R, lam, **kw)
+        b_r = di.disclosure_risk(v, R, lam, world=w, **kw)
+        monkeypatch.setattr(P, "_DIRECT_NS", 0.0)  # force the direct kernels
+        c_ev = di.log_evidence(v, R, lam, **kw)
+        c_r = di.disclosure_risk(v, R, lam, world=w, **kw)
+        monkeypatch.undo()
+        np.testing.assert_allclose(b_ev, c_ev, rtol=1e-13)
+        np.testing.assert_allclose(b_r, c_r, rtol=1e-11, atol=1e-300)
+        np.testing.assert_allclose(a_ev, c_ev, rtol=1e-13)
+        np.testing.assert_allclose(a_r, c_r, rtol=1e-11, atol=1e-300)
+
+
+def test_one_response_many_worlds_threaded_path():
+    rng = np.random.default_rng(2)
+    v = rng.normal(size=300_000)
+    lam = 0.01
+    got = di.log_evidence(v, 0.123, lam)
+    a = -np.abs(0.123 - v) / lam
+    ref = a.max() + np.log(np.sum(np.exp(a - a.max())))
+    assert got == pytest.approx(ref, rel=1e-13)
+    r = di.disclosure_risk(v, 0.123, lam, world=5)
+    assert r == pytest.approx(np.exp(a[5] - ref), rel=1e-12)
+
+
+def test_inputs_not_modified():
+    v = np.array([3.0, 1.0, 2.0])
+    c = np.array([1.0, 2.0, 3.0])
+    R = np.array([0.5, 1.5])
+    before = [x.copy() for x in (v, c, R)]
+    di.posterior(v, R, 1.0, counts=c)
+    di.worst_case_risk(v, [1.0, 2.0], counts=c, return_world=True)
+    di.tight_scale(v, [0.5], counts=c)
+    for x, y in zip((v, c, R), before):
+        np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        (dict(values=[1.0, np.nan], response=0.0, scale=1.0), "values"),
+        (dict(values=[1.0, np.inf], response=0.0, scale=1.0), "values"),
+        (dict(values=[], response=0.0, scale=1.0), "values"),
+        (dict(values=[[1.0, 2.0]], response=0.0, scale=1.0), "values"),
+        (dict(values=[1.0, 2.0], response=np.nan, scale=1.0), "response"),
+        (dict(values=[1.0, 2.0], response=np.inf, scale=1.0), "response"),
+        (dict(values=[1.0, 2.0], response=0.0, scale=0.0), "scale"),
+        (dict(values=[1.0, 2.0], response=0.0, scale=-1.0), "scale"),
+        (dict(values=[1.0, 2.0], response=0.0, scale=np.inf), "scale"),
+        (dict(values=[1.0, 2.0], response=0.0, scale=np.nan), "scale"),
+        (dict(values=[1.0, 2.0], response=0.0, scale=1.0, counts=[1.0]), "counts"),
+        (dict(values=[1.0, 2.0], response=0.0, scale=1.0, counts=[1.0, -1.0]), "counts"),
+        (dict(values=[1.0, 2.0], response=0.0, scale=1.0, counts=[1.0, np.nan]), "counts"),
+        (dict(values=[1.0, 2.0], response=0.0, scale=1.0, counts=[0.0, 0.0]), "counts"),
+        (dict(values=[1.0, 2.0], response=0.0, scale=1.0, prior=[0.0, 0.0]), "prior"),
+        (dict(values=[1.0, 2.0], response=0.0, scale=1.0, prior=[1.0, -2.0]), "prior"),
+        (dict(values=[1.0, 2.0], response=0.0, scale=1.0, prior=[1.0, 2.0, 3.0]), "prior"),
+        (dict(values=[1.0, 2.0], response=[0.0, 1.0, 2.0], scale=[1.0, 2.0]), "shape"),
+        (dict(values=[1.0, 2.0], response=0.0, scale=1.0, noise="cauchy"), "noise"),
+    ],
+)
+@pytest.mark.parametrize("fn", [di.log_evidence, di.log_posterior, di.posterior, di.disclosure_risk])
+def test_bad_input(fn, kwargs, name):
+    kw = dict(kwargs)
+    with pytest.raises(ValueError, match=name):
+        fn(kw.pop("values"), kw.pop("response"), kw.pop("scale"), **kw)
+
+
+def test_bad_world():
+    with pytest.raises(ValueError, match="world"):
+        di.disclosure_risk([1.0, 2.0], 0.0, 1.0, world=2)
+    with pytest.raises(ValueError, match="world"):
+        di.disclosure_risk([1.0, 2.0], 0.0, 1.0, world=-3)
+    with pytest.raises(TypeError, match="world"):
+        di.disclosure_risk([1.0, 2.0], 0.0, 1.0, world=0.5)
+    assert di.disclosure_risk([1.0, 2.0], 1.0, 1.0, world=-1) == pytest.approx(1 / (1 + np.e), rel=1e-15)

@@ -58,6 +58,8 @@ def test_edge_values():
     assert di.epsilon_for_rho(1.0, 10) == np.inf
     assert di.scale_for_rho(1.0, 10, 2.0) == 0.0
     assert di.epsilon_for_rho(0.1, 10) == 0.0  # rho = 1/m: unattainable
+    assert di.scale_for_rho(di.min_rho(7), 7, 1.0) == np.inf
+    assert 0 < di.epsilon_for_rho(np.nextafter(1 / 7, 1), 7) < 1e-15
     assert di.scale_for_rho(0.1, 10, 2.0) == np.inf
     assert di.scale_for_rho(0.05, 10, 2.0) == np.inf
     assert di.epsilon_for_rho(0.0, 10) == 0.0
@@ -99,12 +101,27 @@ def test_calibrations_are_conservative_and_tight():
     lam = di.scale_for_rho(rho, m, s)
     eps = di.epsilon_for_rho(rho, m)
     live = np.isfinite(lam) & (lam > 0)
-    assert live.sum() > 15000
+    feasible = (rho > 1 / m) & (rho < 1)
+    np.testing.assert_array_equal(live, feasible)  # inf or 0 only where documented
+    np.testing.assert_array_equal(np.isfinite(eps) & (eps > 0), feasible)
     assert np.all(di.risk_bound(lam[live], m[live], s[live]) <= rho[live])
     assert np.all(di.rho_for_epsilon(eps[live], m[live]) <= rho[live])
     # and within a few ulps of the formula
     naive = s[live] / np.log((m[live] - 1) * rho[live] / (1 - rho[live]))
     np.testing.assert_allclose(lam[live], naive, rtol=1e-12)
+
+
+def test_calibration_regressions():
+    # scales above 1 and rho near 1 (a nudge that moved the wrong way or ran out)
+    assert di.scale_for_rho(0.9, 10**4, 70.0) == pytest.approx(70.0 / np.log(9999 * 9.0), rel=1e-13)
+    eps = di.epsilon_for_rho(0.99972, 99)
+    assert eps == pytest.approx(np.log(98 * 0.99972 / (1 - 0.99972)), rel=1e-11)
+    assert di.rho_for_epsilon(eps, 99) <= 0.99972
+    rho = np.linspace(0.99, 1.0, 100001)[:-1]
+    eps = di.epsilon_for_rho(rho, 99)
+    assert np.all(np.isfinite(eps) & (eps > 0)) and np.all(di.rho_for_epsilon(eps, 99) <= rho)
+    lam = di.scale_for_rho(rho, 99, 1e5)
+    assert np.all(np.isfinite(lam) & (lam > 0)) and np.all(di.risk_bound(lam, 99, 1e5) <= rho)
 
 
 def test_rho_for_epsilon_inverts_epsilon_for_rho():

@@ -23,7 +23,7 @@ __all__ = [
     "effective_worlds",
 ]
 
-_MAX_NUDGE = 64
+_MAX_NUDGE = 1100  # doubling steps: enough to reach any float
 
 
 def _m(m):
@@ -68,7 +68,9 @@ def _epsilon_raw(rho, m):
     num = _m_rho_minus_one(m, rho)
     with np.errstate(divide="ignore", invalid="ignore"):
         eps = np.log1p(num / (1.0 - rho))
-    eps = np.where(num <= 0.0, 0.0, eps)
+    # unattainable: rho at or below min_rho(m) = fl(1/m), so that rho = 1/m
+    # typed as a float (0.1 for m = 10, slightly above 1/10) is the edge too
+    eps = np.where((num <= 0.0) | (rho <= 1.0 / m), 0.0, eps)
     return np.where(rho >= 1.0, np.inf, eps)
 
 
@@ -82,15 +84,32 @@ def _rho_of_eps(eps, m):
     return 1.0 / (1.0 + (m - 1.0) * np.exp(-eps))
 
 
-def _nudge(x, bad_fn, direction):
-    """Step the entries of x where bad_fn(x) is True by one ulp at a time."""
+def _nudge(x, bad_fn, up):
+    """Move the entries where ``bad_fn(idx, x[idx])`` holds to the private
+    side (up for a scale, down for an epsilon) until it no longer holds.
+
+    Steps of 1, 2, 4, ... ulps from the original value: where the check is
+    flat in x (rho near 1, where one ulp of epsilon does not change the
+    computed risk) the step still reaches a passing value in a few dozen
+    tries.  Only the failing entries are revisited.
+    """
+    x = np.array(x, dtype=np.float64)
+    flat = x.reshape(-1)
+    idx = np.flatnonzero(bad_fn(np.arange(flat.size), flat))
+    start = flat[idx]
+    step = np.spacing(np.abs(start))
+    sign = 1.0 if up else -1.0
     for _ in range(_MAX_NUDGE):
-        bad = bad_fn(x)
-        if not bad.any():
+        if idx.size == 0:
             return x
-        x = np.where(bad, np.nextafter(x, direction), x)
-    bad = bad_fn(x)
-    return np.where(bad, np.inf if direction > 0 else 0.0, x)  # never seen; stay private
+        trial = start + sign * step
+        if not up:
+            trial = np.maximum(trial, 0.0)
+        flat[idx] = trial
+        still = bad_fn(idx, trial)
+        idx, start, step = idx[still], start[still], 2.0 * step[still]
+    flat[idx] = np.inf if up else 0.0  # not reached in practice; stay private
+    return x
 
 
 def epsilon_for_rho(rho, m):
@@ -130,8 +149,9 @@ def epsilon_for_rho(rho, m):
     scalar = V.is_scalar(rho, m)
     r, mm = np.broadcast_arrays(_rho(rho), _m(m))
     eps = _epsilon_raw(r, mm)
-    live = (eps > 0) & np.isfinite(eps)
-    eps = _nudge(eps, lambda e: live & (_rho_of_eps(e, mm) > r), -1.0)
+    live = ((eps > 0) & np.isfinite(eps)).ravel()
+    rf, mf = r.ravel(), mm.ravel()
+    eps = _nudge(eps, lambda i, e: live[i] & (_rho_of_eps(e, mf[i]) > rf[i]), up=False)
     return V.ret(eps, scalar)
 
 
@@ -177,9 +197,10 @@ def scale_for_rho(rho, m, sensitive_range):
         lam = np.where(eps == 0.0, np.inf, s / eps)
     lam = np.where(r >= 1.0, 0.0, lam)
     zero_s = s == 0.0
-    lam = np.where(zero_s, np.where(_m_rho_minus_one(mm, r) >= 0.0, 0.0, np.inf), lam)
-    live = np.isfinite(lam) & (lam > 0)
-    lam = _nudge(lam, lambda x: live & (_bound(x, mm, s) > r), 1.0)
+    lam = np.where(zero_s, np.where((_m_rho_minus_one(mm, r) >= 0.0) | (r >= 1.0 / mm), 0.0, np.inf), lam)
+    live = (np.isfinite(lam) & (lam > 0)).ravel()
+    rf, mf, sf = r.ravel(), mm.ravel(), s.ravel()
+    lam = _nudge(lam, lambda i, x: live[i] & (_bound(x, mf[i], sf[i]) > rf[i]), up=True)
     return V.ret(lam, scalar)
 
 

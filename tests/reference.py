@@ -25,7 +25,6 @@ Conventions (as in the diffident spec): Laplace likelihood
 from __future__ import annotations
 
 import numpy as np
-import mpmath
 from mpmath import mp, mpf
 
 DPS = 60

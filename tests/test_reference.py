@@ -422,7 +422,7 @@ def test_worst_case_large_m_subsampled_and_dense():
         r = ref.world_risks(values, s, counts=counts, prior=prior, worlds=list(sub) + [int(world[k])])
         assert risk[k] == pytest.approx(float(r[int(world[k])]), rel=RTOL)
         assert all(risk[k] >= float(v) * (1 - RTOL) for v in r.values())
-        dense, dj = ref.dense_worst_case_risk(values, s, counts, prior, return_world=True)
+        dense = ref.dense_worst_case_risk(values, s, counts, prior)
         assert risk[k] == pytest.approx(dense, rel=RTOL)
 
 
@@ -566,13 +566,21 @@ def test_closed_forms_random():
 
 
 def test_closed_forms_edges_and_paper_values():
-    assert di.epsilon_for_rho(1.0, 10) == np.inf
-    assert di.epsilon_for_rho(0.1, 10) == 0.0
-    assert di.epsilon_for_rho(0.05, 10) == 0.0
-    assert di.scale_for_rho(1.0, 10, 2.0) == 0.0
-    assert di.scale_for_rho(0.1, 10, 2.0) == np.inf
-    assert di.scale_for_rho(0.5, 10, 0.0) == 0.0
-    assert di.scale_for_rho(0.05, 10, 0.0) == np.inf
+    # (1/8 is exact in binary; 0.1 is not: fl(0.1) > 1/10)
+    assert di.epsilon_for_rho(1.0, 8) == np.inf
+    assert di.epsilon_for_rho(0.125, 8) == 0.0
+    assert di.epsilon_for_rho(0.0625, 8) == 0.0
+    assert di.scale_for_rho(1.0, 8, 2.0) == 0.0
+    assert di.scale_for_rho(0.125, 8, 2.0) == np.inf
+    assert di.scale_for_rho(0.125, 8, 0.0) == 0.0
+    assert di.scale_for_rho(0.5, 8, 0.0) == 0.0
+    assert di.scale_for_rho(0.0625, 8, 0.0) == np.inf
+    # one ulp above 1/m: epsilon ~ 2.5e-16 must not collapse to 0 or to rounding
+    # noise (a naive ln((m-1) rho / (1-rho)) gets it wrong by ~100%); the
+    # conservative nudge may legitimately lower it by a few percent here
+    r = np.nextafter(0.125, 1.0)
+    assert di.epsilon_for_rho(r, 8) == pytest.approx(float(ref.epsilon_for_rho(r, 8)), rel=0.1)
+    assert di.scale_for_rho(r, 8, 1.0) == pytest.approx(float(ref.scale_for_rho(r, 8, 1.0)), rel=0.1)
     assert di.rho_for_epsilon(np.inf, 10) == 1.0
     assert di.rho_for_epsilon(0.0, 10) == pytest.approx(0.1, rel=RTOL)
     assert di.risk_bound(0.0, 10, 1.0) == 1.0

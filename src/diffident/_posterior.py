@@ -6,6 +6,7 @@ import numpy as np
 
 from . import _validate as V
 from ._kernels import evidence as K
+from ._kernels import sort as _sort
 from ._worlds import Worlds
 
 __all__ = ["log_evidence", "log_posterior", "posterior", "disclosure_risk"]
@@ -20,7 +21,7 @@ _PARALLEL_MIN = 1 << 15  # worlds x points below which threads do not pay
 
 def _points(values, response, scale, counts, prior, noise, world=None):
     V.check_noise(noise)
-    ws = Worlds(values, counts, prior)
+    ws = Worlds(values, counts, prior, check_finite=False)
     R = V.finite("response", response)
     lam = V.positive_scale("scale", scale)
     arrays = [R, lam]
@@ -49,6 +50,7 @@ def _evaluate(ws, R, inv, wld):
         inv_u, inverse = np.unique(inv, return_inverse=True)
         sweep_cost = _SORT_NS * m + _SWEEP_NS * inv_u.size * m + _LOOKUP_NS * n / nw
         if sweep_cost < direct_cost:
+            ws.check_finite()
             _evaluate_sweep(ws, R, inv_u, inverse.ravel(), fw, pw, want, logev, risk)
             return logev + ws.log_norm, risk
     with np.errstate(divide="ignore"):
@@ -70,25 +72,31 @@ def _evaluate(ws, R, inv, wld):
             logev[k] = one_logev[0]
             if want:
                 risk[k] = one_risk[0]
+    if np.isnan(logev).any():
+        ws.check_finite()  # raises, naming the first non-finite value
     return logev + ws.log_norm, risk
 
 
 def _evaluate_sweep(ws, R, inv_u, inverse, fw, pw, want, logev, risk):
     fs, W, _ = ws.groups()
-    order = np.argsort(inverse, kind="stable")
+    # points by scale, then by response: each group is one sweep and a walk
+    order = _sort.argsort(R)
+    if inv_u.size > 1:
+        order = order[np.argsort(inverse[order], kind="stable")]
     starts = np.searchsorted(inverse[order], np.arange(inv_u.size + 1)).astype(np.int64)
     Ro = np.ascontiguousarray(R[order])
-    pos = (np.searchsorted(fs, Ro, side="right") - 1).astype(np.int64)
     fwo = np.ascontiguousarray(fw[order])
     pwo = np.ascontiguousarray(pw[order])
     out_l = np.empty(R.size)
     out_r = np.empty(R.size)
     u = fs.size
-    A = np.empty(u)
-    B = np.empty(u)
-    E = np.empty(u)
-    kern = K.sweep_points_parallel if R.size >= 4096 else K.sweep_points
-    kern(fs, W, inv_u, starts, Ro, pos, fwo, pwo, want, out_l, out_r, A, B, E)
+    A, B, E = np.empty(u), np.empty(u), np.empty(u)
+    args = (fs, W, inv_u, starts, Ro, fwo, pwo, want, out_l, out_r, A, B, E)
+    nw = numba.get_num_threads()
+    if R.size >= 4096 and nw > 1:
+        K.sweep_points_parallel(*args, nw)
+    else:
+        K.sweep_points(*args)
     logev[order] = out_l
     if want:
         risk[order] = out_r
@@ -188,6 +196,8 @@ def log_posterior(values, response, scale, *, counts=None, prior=None, noise="la
         K.log_posterior_rows_parallel(*args, buf)
     else:
         K.log_posterior_rows(*args, buf[:1])
+    if n and np.isnan(out[:, 0]).any():
+        ws.check_finite()
     return out.reshape(shape + (ws.n,))
 
 

@@ -81,6 +81,14 @@ def scale_or_limit(name, x):
     return in_range(name, x, 0.0, np.inf)
 
 
+def shape_1d(name, a):
+    if a.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {a.shape}")
+    if a.size == 0:
+        raise ValueError(f"{name} must not be empty")
+    return a
+
+
 def values_1d(name, x):
     a = finite(name, x)
     if a.ndim != 1:

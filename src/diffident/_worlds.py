@@ -20,8 +20,13 @@ class Worlds:
     ``log_norm``  log(max prior): the normalisation taken out of ``lw``
     """
 
-    def __init__(self, values, counts=None, prior=None):
-        f = V.values_1d("values", values)
+    def __init__(self, values, counts=None, prior=None, *, check_finite=True):
+        if check_finite:
+            f = V.values_1d("values", values)
+        else:  # the caller's kernel checks finiteness in its own pass
+            f = V.as_float("values", values)
+            V.shape_1d("values", f)
+        self._raw = values
         n = f.size
         c = None if counts is None else V.weights("counts", counts, n)
         p = None if prior is None else V.weights("prior", prior, n)
@@ -51,6 +56,10 @@ class Worlds:
             self.lp = np.where(cw > 0, np.log(pr / pmax), -np.inf)
         self._cw = cw
         self._pw = pr / pmax
+
+    def check_finite(self):
+        """Raise the ValueError of a non-finite value (after a kernel saw one)."""
+        V.values_1d("values", self.f)
 
     def world_prior(self, world):
         """Normalised per-world prior of the given entries (0 if count is 0)."""

@@ -40,37 +40,46 @@ CHUNK = 1024
 
 @numba.njit(cache=True)
 def _min_distance(f, R):
+    """Smallest |R - f|, and 0.0 (NaN if some f is not finite: the values
+    are checked here, in the pass that reads them anyway)."""
     n = f.size
     m0 = m1 = m2 = m3 = np.inf
+    z0 = z1 = 0.0
     j = 0
     while j + 4 <= n:
         m0 = min(m0, abs(R - f[j]))
         m1 = min(m1, abs(R - f[j + 1]))
         m2 = min(m2, abs(R - f[j + 2]))
         m3 = min(m3, abs(R - f[j + 3]))
+        z0 += f[j] * 0.0 + f[j + 1] * 0.0
+        z1 += f[j + 2] * 0.0 + f[j + 3] * 0.0
         j += 4
     while j < n:
         m0 = min(m0, abs(R - f[j]))
+        z0 += f[j] * 0.0
         j += 1
-    return min(min(m0, m1), min(m2, m3))
+    return min(min(m0, m1), min(m2, m3)), z0 + z1
 
 
 @numba.njit(cache=True)
 def _min_distance_weighted(f, lw, R):
     n = f.size
     m0 = m1 = np.inf
+    z0 = 0.0
     j = 0
     while j + 2 <= n:
         d0 = abs(R - f[j])
         d1 = abs(R - f[j + 1])
         m0 = min(m0, d0 if lw[j] > -np.inf else np.inf)
         m1 = min(m1, d1 if lw[j + 1] > -np.inf else np.inf)
+        z0 += f[j] * 0.0 + f[j + 1] * 0.0
         j += 2
     while j < n:
         if lw[j] > -np.inf:
             m0 = min(m0, abs(R - f[j]))
+        z0 += f[j] * 0.0
         j += 1
-    return min(m0, m1)
+    return min(m0, m1), z0
 
 
 @numba.njit(cache=True)
@@ -99,27 +108,30 @@ def _rel_distance(R, f, d):
 
 @numba.njit(cache=True)
 def _chunk_triple(f, lw, weighted, R, inv, buf):
-    """(d, g, S) of one chunk (see module docstring)."""
+    """(d, g, S) of one chunk (see module docstring); S is NaN if a value
+    of the chunk is not finite."""
     n = f.size
     if not weighted:
-        d = _min_distance(f, R)
+        d, z = _min_distance(f, R)
         for i in range(n):
             buf[i] = exp(-_rel_distance(R, f[i], d) * inv)
-        return d, 0.0, sum8(buf[:n])
-    d = _min_distance_weighted(f, lw, R)
+        return d, 0.0, sum8(buf[:n]) + z
+    d, z = _min_distance_weighted(f, lw, R)
     if d == np.inf:
-        return np.inf, -np.inf, 0.0
+        return np.inf, -np.inf, z
     for i in range(n):
         buf[i] = lw[i] - _rel_distance(R, f[i], d) * inv
     g = _max8(buf[:n])
     for i in range(n):
         buf[i] = exp(buf[i] - g)
-    return d, g, sum8(buf[:n])
+    return d, g, sum8(buf[:n]) + z
 
 
 @numba.njit(cache=True)
 def merge_triples(d1, g1, s1, d2, g2, s2, inv):
     """Combine two (d, g, S) triples of the same response and scale."""
+    if s1 != s1 or s2 != s2:  # NaN: a non-finite value, reported by the caller
+        return d1, g1, np.nan
     if s1 == 0.0:
         return d2, g2, s2
     if s2 == 0.0:
@@ -283,27 +295,43 @@ def _sweep_point(fs, A, B, R, j, inv, fw, pw, want, k, out_logev, out_risk):
 
 
 @numba.njit(cache=True)
-def sweep_points(fs, W, inv_unique, starts, R, pos, fw, pw, want, out_logev, out_risk, A, B, E):
-    """Points grouped by scale: one O(u) sweep per scale, O(1) per point.
+def _walk(fs, A, B, R, inv, fw, pw, want, out_logev, out_risk, a, b):
+    """Points a:b, sorted by response, share one scale: find each one's
+    position by a binary search for the first, then walking forward."""
+    u = fs.size
+    if a >= b:
+        return
+    j = np.searchsorted(fs, R[a], side="right") - 1
+    for k in range(a, b):
+        r = R[k]
+        while j + 1 < u and fs[j + 1] <= r:
+            j += 1
+        _sweep_point(fs, A, B, r, j, inv, fw[k], pw[k], want, k, out_logev, out_risk)
 
-    Points ``starts[q]:starts[q+1]`` share ``inv_unique[q]``; ``pos`` is the
-    index of the last sorted value <= R (-1 if none).
+
+@numba.njit(cache=True)
+def sweep_points(fs, W, inv_unique, starts, R, fw, pw, want, out_logev, out_risk, A, B, E):
+    """Points grouped by scale, sorted by response within a group: one O(u)
+    sweep per scale, then an O(u + points) walk.
+
+    Points ``starts[q]:starts[q+1]`` share ``inv_unique[q]``.
     """
     for q in range(inv_unique.size):
         inv = inv_unique[q]
         sweep_sums(fs, W, inv, A, B, E)
-        for k in range(starts[q], starts[q + 1]):
-            _sweep_point(fs, A, B, R[k], pos[k], inv, fw[k], pw[k], want, k, out_logev, out_risk)
+        _walk(fs, A, B, R, inv, fw, pw, want, out_logev, out_risk, starts[q], starts[q + 1])
 
 
 @numba.njit(cache=True, parallel=True)
-def sweep_points_parallel(fs, W, inv_unique, starts, R, pos, fw, pw, want, out_logev, out_risk, A, B, E):
-    """As :func:`sweep_points`, the look-ups of each scale threaded."""
+def sweep_points_parallel(fs, W, inv_unique, starts, R, fw, pw, want, out_logev, out_risk, A, B, E, nw):
+    """As :func:`sweep_points`, each group's walk split among ``nw`` workers."""
     for q in range(inv_unique.size):
         inv = inv_unique[q]
         sweep_sums(fs, W, inv, A, B, E)
         a = starts[q]
         n = starts[q + 1] - a
-        for i in numba.prange(n):
-            k = a + i
-            _sweep_point(fs, A, B, R[k], pos[k], inv, fw[k], pw[k], want, k, out_logev, out_risk)
+        span = (n + nw - 1) // nw
+        for t in numba.prange(nw):
+            lo = a + min(t * span, n)
+            hi = a + min((t + 1) * span, n)
+            _walk(fs, A, B, R, inv, fw, pw, want, out_logev, out_risk, lo, hi)

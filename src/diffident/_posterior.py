@@ -56,7 +56,7 @@ def _evaluate(ws, R, inv, wld):
     with np.errstate(divide="ignore"):
         lpw = np.ascontiguousarray(np.log(pw))
     fw = np.ascontiguousarray(fw)
-    buf = np.empty((nw, K.CHUNK))
+    buf = np.empty((nw, 2 * K.CHUNK))
     args = (ws.f, ws.lw, ws.weighted)
     if n * m < _PARALLEL_MIN or nw == 1:
         K.direct_points(*args, R, inv, fw, lpw, want, logev, risk, buf[:1])
@@ -190,7 +190,7 @@ def log_posterior(values, response, scale, *, counts=None, prior=None, noise="la
     n = R.size
     out = np.empty((n, ws.n))
     nw = numba.get_num_threads()
-    buf = np.empty((nw, K.CHUNK))
+    buf = np.empty((nw, 2 * K.CHUNK))
     args = (ws.f, ws.lw, ws.lp, ws.weighted, R, 1.0 / lam, out)
     if n >= 2 * nw and n * ws.n >= _PARALLEL_MIN:
         K.log_posterior_rows_parallel(*args, buf)

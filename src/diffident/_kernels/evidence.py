@@ -39,30 +39,31 @@ CHUNK = 1024
 # ----------------------------------------------------------------- direct --
 
 @numba.njit(cache=True)
-def _min_distance(f, R):
-    """Smallest |R - f|, and 0.0 (NaN if some f is not finite: the values
-    are checked here, in the pass that reads them anyway)."""
-    n = f.size
-    m0 = m1 = m2 = m3 = np.inf
-    z0 = z1 = 0.0
+def _min8(x):
+    """Smallest element, eight independent chains."""
+    n = x.size
+    a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = np.inf
     j = 0
-    while j + 4 <= n:
-        m0 = min(m0, abs(R - f[j]))
-        m1 = min(m1, abs(R - f[j + 1]))
-        m2 = min(m2, abs(R - f[j + 2]))
-        m3 = min(m3, abs(R - f[j + 3]))
-        z0 += f[j] * 0.0 + f[j + 1] * 0.0
-        z1 += f[j + 2] * 0.0 + f[j + 3] * 0.0
-        j += 4
+    while j + 8 <= n:
+        a0 = min(a0, x[j])
+        a1 = min(a1, x[j + 1])
+        a2 = min(a2, x[j + 2])
+        a3 = min(a3, x[j + 3])
+        a4 = min(a4, x[j + 4])
+        a5 = min(a5, x[j + 5])
+        a6 = min(a6, x[j + 6])
+        a7 = min(a7, x[j + 7])
+        j += 8
     while j < n:
-        m0 = min(m0, abs(R - f[j]))
-        z0 += f[j] * 0.0
+        a0 = min(a0, x[j])
         j += 1
-    return min(min(m0, m1), min(m2, m3)), z0 + z1
+    return min(min(min(a0, a1), min(a2, a3)), min(min(a4, a5), min(a6, a7)))
 
 
 @numba.njit(cache=True)
 def _min_distance_weighted(f, lw, R):
+    """Smallest |R - f| over worlds of positive weight, and 0.0 (NaN if a
+    value is not finite: checked in the pass that reads them anyway)."""
     n = f.size
     m0 = m1 = np.inf
     z0 = 0.0
@@ -112,10 +113,19 @@ def _chunk_triple(f, lw, weighted, R, inv, buf):
     of the chunk is not finite."""
     n = f.size
     if not weighted:
-        d, z = _min_distance(f, R)
+        # |R - f| as a pair (hi, lo) in the two halves of buf, vectorised;
+        # a non-finite value leaves a NaN in lo
+        hi = buf[:n]
+        lo = buf[CHUNK:CHUNK + n]
         for i in range(n):
-            buf[i] = exp(-_rel_distance(R, f[i], d) * inv)
-        return d, 0.0, sum8(buf[:n]) + z
+            s, e = two_diff(R, f[i])
+            hi[i] = abs(s)
+            lo[i] = e if s >= 0.0 else -e
+        d = _min8(hi)
+        z = sum8(lo) * 0.0
+        for i in range(n):
+            hi[i] = exp(-((hi[i] - d) + lo[i]) * inv)
+        return d, 0.0, sum8(hi) + z
     d, z = _min_distance_weighted(f, lw, R)
     if d == np.inf:
         return np.inf, -np.inf, z

@@ -35,9 +35,8 @@ class Worlds:
         self.weighted = c is not None or p is not None
         self._groups = None
         self._rep = None
+        self._lw = self._lp = None
         if not self.weighted:
-            self.lw = np.empty(0)
-            self.lp = np.empty(0)
             self.log_norm = 0.0
             self._cw = None
             self._pw = None
@@ -51,11 +50,31 @@ class Worlds:
             raise ValueError(f"{names} give every world zero weight: at least one world needs a positive count and prior")
         pmax = pr[live].max()
         self.log_norm = float(np.log(pmax))
-        with np.errstate(divide="ignore"):
-            self.lw = np.log(w / pmax)
-            self.lp = np.where(cw > 0, np.log(pr / pmax), -np.inf)
+        self._w = w / pmax
         self._cw = cw
         self._pw = pr / pmax
+        self._lw = None
+        self._lp = None
+
+    @property
+    def lw(self):
+        if self._lw is None:
+            if not self.weighted:
+                self._lw = np.empty(0)
+            else:
+                with np.errstate(divide="ignore"):
+                    self._lw = np.log(self._w)
+        return self._lw
+
+    @property
+    def lp(self):
+        if self._lp is None:
+            if not self.weighted:
+                self._lp = np.empty(0)
+            else:
+                with np.errstate(divide="ignore"):
+                    self._lp = np.where(self._cw > 0, np.log(self._pw), -np.inf)
+        return self._lp
 
     def check_finite(self):
         """Raise the ValueError of a non-finite value (after a kernel saw one)."""
@@ -85,22 +104,24 @@ class Worlds:
             self._groups = (fs, W, invP)
             return self._groups
         if self.weighted:
-            live = np.flatnonzero(self.lw > -np.inf)
+            live = np.flatnonzero(self._w > 0)
+            order = live[_sort.argsort(np.ascontiguousarray(f[live]))] if live.size < self.n else _sort.argsort(f)
         else:
-            live = np.arange(self.n)
-        order = live[_sort.argsort(np.ascontiguousarray(f[live]))]
+            order = _sort.argsort(f)
         vs = f[order]
         fs = np.empty(vs.size)
         first = np.empty(vs.size, np.int64)
         u = group_sorted(vs, fs, first)
         fs = fs[:u].copy()
         first = first[:u].copy()
-        if self.weighted:
-            cs = self._cw[order]
-            ps = self._pw[order]
-        else:
-            cs = np.ones(vs.size)
-            ps = np.ones(vs.size)
+        if not self.weighted:
+            # the stably first world of each group represents it
+            W = np.diff(np.append(first, vs.size)).astype(np.float64)
+            self._groups = (fs, W, np.ones(u))
+            self._rep = order[first]
+            return self._groups + ((self._rep,) if need_rep else ())
+        cs = self._cw[order]
+        ps = self._pw[order]
         W = np.empty(u)
         P = np.empty(u)
         rep = np.empty(u, np.int64)

@@ -165,6 +165,7 @@ def test_inputs_not_modified():
         (dict(values=[1.0, 2.0], response=0.0, scale=1.0, counts=[1.0, -1.0]), "counts"),
         (dict(values=[1.0, 2.0], response=0.0, scale=1.0, counts=[1.0, np.nan]), "counts"),
         (dict(values=[1.0, 2.0], response=0.0, scale=1.0, counts=[0.0, 0.0]), "counts"),
+        (dict(values=[1.0, 2.0], response=0.0, scale=1.0, counts=[0.5, 1.0]), "counts"),
         (dict(values=[1.0, 2.0], response=0.0, scale=1.0, prior=[0.0, 0.0]), "prior"),
         (dict(values=[1.0, 2.0], response=0.0, scale=1.0, prior=[1.0, -2.0]), "prior"),
         (dict(values=[1.0, 2.0], response=0.0, scale=1.0, prior=[1.0, 2.0, 3.0]), "prior"),

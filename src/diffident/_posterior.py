@@ -119,7 +119,8 @@ def log_evidence(values, response, scale, *, counts=None, prior=None, noise="lap
     scale : array_like
         Laplace scale(s), finite and > 0.  Broadcast against ``response``.
     counts : array_like, shape (m,), optional
-        Multiplicity of each entry of ``values`` (>= 0).
+        Multiplicity of each entry of ``values``: whole numbers >= 0 (floats
+        beyond 2**53, as large combinatorial counts are, qualify).
     prior : array_like, shape (m,), optional
         Unnormalised prior weight of each world (>= 0), per world: each of
         the ``counts[k]`` worlds of entry k has weight ``prior[k]``.

@@ -109,6 +109,15 @@ def weights(name, x, n):
     return a
 
 
+def counts(x, n):
+    """Multiplicities of worlds: whole numbers >= 0 (floats beyond 2**53 are)."""
+    a = weights("counts", x, n)
+    bad = a != np.floor(a)
+    if bad.any():
+        raise ValueError(f"counts must be whole numbers (multiplicities of worlds); {_where(a, bad)}")
+    return a
+
+
 def integer_index(name, x, n):
     a = np.asarray(x)
     if a.dtype.kind == "b" or a.dtype.kind not in "iu":

@@ -28,7 +28,7 @@ class Worlds:
             V.shape_1d("values", f)
         self._raw = values
         n = f.size
-        c = None if counts is None else V.weights("counts", counts, n)
+        c = None if counts is None else V.counts(counts, n)
         p = None if prior is None else V.weights("prior", prior, n)
         self.f = np.ascontiguousarray(f)
         self.n = n

@@ -73,7 +73,7 @@ def worst_case_risk(values, scale, *, counts=None, prior=None, return_world=Fals
         limits ``max_j pi_j / (weight of the worlds sharing f_j)`` and
         ``max pi / sum c pi`` (= 1/m for a uniform prior).
     counts : array_like, shape (m,), optional
-        Multiplicity of each entry (>= 0).
+        Multiplicity of each entry: whole numbers >= 0.
     prior : array_like, shape (m,), optional
         Unnormalised per-world prior weights (>= 0).
     return_world : bool

@@ -48,7 +48,8 @@ def worst_case_one(fs, W, invP, inv, E, B):
         if q < best:
             best = q
             arg = g
-    return 1.0 / best, arg
+    # P/S <= 1 exactly; 1/(S * (1/P)) may round a hair above it
+    return min(1.0 / best, 1.0), arg
 
 
 @numba.njit(cache=True)
@@ -102,7 +103,7 @@ def _worst_case_block(fs, W, invP, inv8, out8, arg8, E, B, a8, q8):
             q8[s] = q if take else old
             arg8[s] = g if take else arg8[s]
     for s in range(BLOCK):
-        out8[s] = 1.0 / q8[s]
+        out8[s] = min(1.0 / q8[s], 1.0)
 
 
 @numba.njit(cache=True, parallel=True)

@@ -33,31 +33,32 @@ import numpy as np
 
 from ._math import exp, sum8, two_diff
 
-CHUNK = 1024
+CHUNK = 512
 
 
 # ----------------------------------------------------------------- direct --
 
 @numba.njit(cache=True)
 def _min8(x):
-    """Smallest element, eight independent chains."""
+    """Smallest element, and 0.0 (NaN if an element is inf or NaN), in one
+    pass with independent chains."""
     n = x.size
-    a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = np.inf
+    a0 = a1 = a2 = a3 = np.inf
+    z0 = z1 = 0.0
     j = 0
-    while j + 8 <= n:
+    while j + 4 <= n:
         a0 = min(a0, x[j])
         a1 = min(a1, x[j + 1])
         a2 = min(a2, x[j + 2])
         a3 = min(a3, x[j + 3])
-        a4 = min(a4, x[j + 4])
-        a5 = min(a5, x[j + 5])
-        a6 = min(a6, x[j + 6])
-        a7 = min(a7, x[j + 7])
-        j += 8
+        z0 += x[j] * 0.0 + x[j + 1] * 0.0
+        z1 += x[j + 2] * 0.0 + x[j + 3] * 0.0
+        j += 4
     while j < n:
         a0 = min(a0, x[j])
+        z0 += x[j] * 0.0
         j += 1
-    return min(min(min(a0, a1), min(a2, a3)), min(min(a4, a5), min(a6, a7)))
+    return min(min(a0, a1), min(a2, a3)), z0 + z1
 
 
 @numba.njit(cache=True)
@@ -108,12 +109,26 @@ def _rel_distance(R, f, d):
 
 
 @numba.njit(cache=True)
-def _chunk_triple(f, lw, weighted, R, inv, buf):
+def _chunk_triple(f, lw, weighted, exact, R, inv, buf, d_run):
     """(d, g, S) of one chunk (see module docstring); S is NaN if a value
-    of the chunk is not finite."""
+    of the chunk is not finite.  ``exact``: distances in twice the working
+    precision, for posteriors (see the module docstring).  Without weights
+    the shift is ``min(chunk's nearest distance, d_run)``, so that a chunk
+    sharing the running shift merges with an addition, no exponential."""
     n = f.size
+    if not weighted and not exact:
+        # the log-evidence alone: |R - f| rounded once is enough (its error,
+        # eps |R - f| / scale, is eps relative to the result)
+        hi = buf[:n]
+        for i in range(n):
+            hi[i] = abs(R - f[i])
+        d, z = _min8(hi)  # z: NaN if a value is not finite
+        d = min(d, d_run)
+        for i in range(n):
+            hi[i] = exp(-(hi[i] - d) * inv)
+        return d, 0.0, sum8(hi) + z
     if not weighted:
-        # |R - f| as a pair (hi, lo) in the two halves of buf, vectorised;
+        # posteriors: |R - f| as a pair (hi, lo) in the two halves of buf;
         # a non-finite value leaves a NaN in lo
         hi = buf[:n]
         lo = buf[CHUNK:CHUNK + n]
@@ -121,7 +136,8 @@ def _chunk_triple(f, lw, weighted, R, inv, buf):
             s, e = two_diff(R, f[i])
             hi[i] = abs(s)
             lo[i] = e if s >= 0.0 else -e
-        d = _min8(hi)
+        d, _ = _min8(hi)
+        d = min(d, d_run)
         z = sum8(lo) * 0.0
         for i in range(n):
             hi[i] = exp(-((hi[i] - d) + lo[i]) * inv)
@@ -146,6 +162,8 @@ def merge_triples(d1, g1, s1, d2, g2, s2, inv):
         return d2, g2, s2
     if s2 == 0.0:
         return d1, g1, s1
+    if d1 == d2 and g1 == g2:
+        return d1, g1, s1 + s2
     d = min(d1, d2)
     l1 = g1 - (d1 - d) * inv
     l2 = g2 - (d2 - d) * inv
@@ -154,12 +172,12 @@ def merge_triples(d1, g1, s1, d2, g2, s2, inv):
 
 
 @numba.njit(cache=True)
-def _point_triple(f, lw, weighted, R, inv, buf):
+def _point_triple(f, lw, weighted, exact, R, inv, buf):
     m = f.size
     d, g, s = np.inf, -np.inf, 0.0
     for c0 in range(0, m, CHUNK):
         c1 = min(c0 + CHUNK, m)
-        d1, g1, s1 = _chunk_triple(f[c0:c1], lw[c0:c1] if weighted else lw, weighted, R, inv, buf)
+        d1, g1, s1 = _chunk_triple(f[c0:c1], lw[c0:c1] if weighted else lw, weighted, exact, R, inv, buf, d)
         d, g, s = merge_triples(d, g, s, d1, g1, s1, inv)
     return d, g, s
 
@@ -176,7 +194,7 @@ def _finish(d, g, s, R, inv, fw, lpw, want, k, out_logev, out_risk):
 def direct_points(f, lw, weighted, R, inv, fw, lpw, want, out_logev, out_risk, buf):
     """Log-evidence (and risk of a given world) at each point, serially."""
     for k in range(R.size):
-        d, g, s = _point_triple(f, lw, weighted, R[k], inv[k], buf[0])
+        d, g, s = _point_triple(f, lw, weighted, want, R[k], inv[k], buf[0])
         _finish(d, g, s, R[k], inv[k], fw[k], lpw[k], want, k, out_logev, out_risk)
 
 
@@ -187,7 +205,7 @@ def direct_points_parallel(f, lw, weighted, R, inv, fw, lpw, want, out_logev, ou
     n = R.size
     for t in numba.prange(nw):
         for k in range(t, n, nw):
-            d, g, s = _point_triple(f, lw, weighted, R[k], inv[k], buf[t])
+            d, g, s = _point_triple(f, lw, weighted, want, R[k], inv[k], buf[t])
             _finish(d, g, s, R[k], inv[k], fw[k], lpw[k], want, k, out_logev, out_risk)
 
 
@@ -200,7 +218,7 @@ def direct_one_point_parallel(f, lw, weighted, R, inv, fw, lpw, want, out_logev,
     for t in numba.prange(nw):
         a = min(t * span, m)
         b = min(a + span, m)
-        d, g, s = _point_triple(f[a:b], lw[a:b] if weighted else lw, weighted, R[0], inv[0], buf[t])
+        d, g, s = _point_triple(f[a:b], lw[a:b] if weighted else lw, weighted, want, R[0], inv[0], buf[t])
         parts[t, 0] = d
         parts[t, 1] = g
         parts[t, 2] = s
@@ -212,7 +230,7 @@ def direct_one_point_parallel(f, lw, weighted, R, inv, fw, lpw, want, out_logev,
 
 @numba.njit(cache=True)
 def _posterior_row(f, lw, lp, weighted, R, inv, row, buf):
-    d, g, s = _point_triple(f, lw, weighted, R, inv, buf)
+    d, g, s = _point_triple(f, lw, weighted, True, R, inv, buf)
     c = g + math.log(s)
     if weighted:
         for i in range(f.size):

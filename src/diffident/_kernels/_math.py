@@ -64,9 +64,10 @@ def exp(x):
 
     Every caller passes x <= 0 (a term relative to the largest), so the
     upper end is not clamped."""
-    xc = max(x, EXP_MIN)
-    n = np.rint(xc * _LOG2E)  # nearest integer, one vector instruction
-    r = fma(-n, _LN2_LO, fma(-n, _LN2_HI, xc))
+    # No clamp: below EXP_MIN (and for -inf) the lanes compute garbage that
+    # the final select discards.
+    n = np.rint(x * _LOG2E)  # nearest integer, one vector instruction
+    r = fma(-n, _LN2_LO, fma(-n, _LN2_HI, x))
     p = 2.5110037605963777e-08
     p = fma(p, r, 2.763263963904103e-07)
     p = fma(p, r, 2.755724091857897e-06)

@@ -119,13 +119,16 @@ def _chunk_triple(f, lw, weighted, exact, R, inv, buf, d_run):
     if not weighted and not exact:
         # the log-evidence alone: |R - f| rounded once is enough (its error,
         # eps |R - f| / scale, is eps relative to the result)
+        # (in units of the scale: |R - f| / scale, so the exp pass subtracts
+        # only; the shift d stays a distance for the merges)
         hi = buf[:n]
         for i in range(n):
-            hi[i] = abs(R - f[i])
-        d, z = _min8(hi)  # z: NaN if a value is not finite
-        d = min(d, d_run)
+            hi[i] = abs(R - f[i]) * inv
+        t, z = _min8(hi)  # z: NaN if a value is not finite
+        d = min(t / inv if inv > 0.0 else 0.0, d_run)
+        t = d * inv
         for i in range(n):
-            hi[i] = exp(-(hi[i] - d) * inv)
+            hi[i] = exp(t - hi[i])
         return d, 0.0, sum8(hi) + z
     if not weighted:
         # posteriors: |R - f| as a pair (hi, lo) in the two halves of buf;

@@ -5,8 +5,6 @@ whose message names the argument and shows the offending value, so that a
 grid sweep that feeds a bad cell says which cell.
 """
 
-import numbers
-
 import numpy as np
 
 
@@ -146,11 +144,3 @@ def ret(a, scalar):
     if scalar:
         return float(a)
     return a
-
-
-def check_int(name, x, minimum):
-    if isinstance(x, bool) or not isinstance(x, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {x!r}")
-    if x < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {x!r}")
-    return int(x)

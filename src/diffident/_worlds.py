@@ -26,7 +26,6 @@ class Worlds:
         else:  # the caller's kernel checks finiteness in its own pass
             f = V.as_float("values", values)
             V.shape_1d("values", f)
-        self._raw = values
         n = f.size
         c = None if counts is None else V.counts(counts, n)
         p = None if prior is None else V.weights("prior", prior, n)

@@ -15,6 +15,7 @@ from ._closed_form import (
     scale_for_rho,
 )
 from ._posterior import disclosure_risk, log_evidence, log_posterior, posterior
+from ._possible import Domain, contributions, dataset_sensitive_range, sensitive_range, world_values
 from ._worst_case import tight_epsilon, tight_scale, worst_case_risk
 
 __version__ = "0.1.0"
@@ -33,4 +34,9 @@ __all__ = [
     "worst_case_risk",
     "tight_scale",
     "tight_epsilon",
+    "Domain",
+    "world_values",
+    "sensitive_range",
+    "contributions",
+    "dataset_sensitive_range",
 ]

@@ -1,0 +1,73 @@
+"""Double-double arithmetic: values carried as an unevaluated sum hi + lo
+(about 106 bits), with error-free transformations built on explicit FMA.
+
+Used where a query value must come out *canonical*: the mean or variance of
+a world computed this way is the float nearest its exact value (up to the
+last bit in rare ties), so that two worlds with equal values give equal
+floats and group together, whatever order their elements were added in.
+"""
+
+import numba
+
+from ._math import fma
+
+
+@numba.njit(cache=True)
+def two_sum(a, b):
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+@numba.njit(cache=True)
+def fast_two_sum(a, b):
+    """Requires |a| >= |b| (or a == 0)."""
+    s = a + b
+    return s, b - (s - a)
+
+
+@numba.njit(cache=True)
+def two_prod(a, b):
+    p = a * b
+    return p, fma(a, b, -p)
+
+
+@numba.njit(cache=True)
+def add(ah, al, bh, bl):
+    s, e = two_sum(ah, bh)
+    t, f = two_sum(al, bl)
+    e += t
+    s, e = fast_two_sum(s, e)
+    e += f
+    return fast_two_sum(s, e)
+
+
+@numba.njit(cache=True)
+def add_d(ah, al, b):
+    s, e = two_sum(ah, b)
+    e += al
+    return fast_two_sum(s, e)
+
+
+@numba.njit(cache=True)
+def mul_d(ah, al, b):
+    p, e = two_prod(ah, b)
+    e = fma(al, b, e)
+    return fast_two_sum(p, e)
+
+
+@numba.njit(cache=True)
+def sqr(ah, al):
+    p, e = two_prod(ah, ah)
+    e = fma(2.0 * ah, al, e)
+    return fast_two_sum(p, e)
+
+
+@numba.njit(cache=True)
+def div_d(ah, al, d):
+    """(ah + al) / d rounded to a double (faithfully; correctly but for
+    near-ties)."""
+    q = ah / d
+    p, e = two_prod(q, d)
+    r = ((ah - p) - e) + al
+    return q + r / d

@@ -1,0 +1,181 @@
+"""Kernels for query values over possible worlds (MATH.md sections 1 and 6).
+
+A batch of worlds is ``known + S`` for the rows ``S[w]`` of a (W, k) matrix,
+each row sorted ascending.  Named queries are evaluated from statistics of
+the known part computed once (sorted values; sums in double-double relative
+to a shift ``c``), so a world costs O(k), not O(n):
+
+* sum, mean: exact double-double sums, one final rounding: equal values give
+  equal floats;
+* var, std: ``(N Q - S1^2) / (N (N - ddof))`` with ``S1 = sum(x - c)`` and
+  ``Q = sum((x - c)^2)`` in double-double: no cancellation, even for
+  capital-gain (values to 99,999 over 48,842 rows);
+* median and quantile: order statistics of the union of two sorted arrays in
+  O(k), interpolated exactly as ``np.median`` and ``np.quantile`` (linear)
+  do;
+* min, max, count.
+"""
+
+import math
+
+import numba
+import numpy as np
+
+from . import dd
+
+SUM, MEAN, MEDIAN, QUANTILE, MIN, MAX, VAR, STD, COUNT = range(9)
+
+
+@numba.njit(cache=True)
+def known_stats(ks, c, out):
+    """out = [sum hi, sum lo, S1 hi, S1 lo, Q hi, Q lo] of the known part."""
+    sh = sl = 0.0
+    h1 = l1 = 0.0
+    h2 = l2 = 0.0
+    for x in ks:
+        sh, sl = dd.add_d(sh, sl, x)
+        dh, dl = dd.two_sum(x, -c)
+        h1, l1 = dd.add(h1, l1, dh, dl)
+        qh, ql = dd.sqr(dh, dl)
+        h2, l2 = dd.add(h2, l2, qh, ql)
+    out[0], out[1], out[2], out[3], out[4], out[5] = sh, sl, h1, l1, h2, l2
+
+
+@numba.njit(cache=True)
+def kth(ks, p, row, r):
+    """The r-th smallest (0-based) of the union of the sorted known values
+    (without the one at index p, if p >= 0) and a sorted row: O(k)."""
+    n0 = ks.size - (1 if p >= 0 else 0)
+    k = row.size
+    best = np.inf
+    for a in range(max(0, r + 1 - n0), min(k, r + 1) + 1):
+        i = r - a
+        if i >= 0:
+            x = ks[i + 1] if (p >= 0 and i >= p) else ks[i]
+        else:
+            x = -np.inf
+        y = row[a - 1] if a >= 1 else -np.inf
+        v = max(x, y)
+        if v < best:
+            best = v
+    return best
+
+
+@numba.njit(cache=True)
+def _lerp(a, b, t):
+    """numpy's _lerp, operation for operation."""
+    diff = b - a
+    if t >= 0.5:
+        return b - diff * (1.0 - t)
+    return a + diff * t
+
+
+@numba.njit(cache=True)
+def evaluate_row(code, row, ks, p, st, c, ddof, q):
+    """query(known + row): known = ks without index p (p < 0: all of ks),
+    ``st`` its statistics (see :func:`known_stats`)."""
+    k = row.size
+    n0 = ks.size - (1 if p >= 0 else 0)
+    N = n0 + k
+    if code == SUM or code == MEAN:
+        h, l = st[0], st[1]
+        for j in range(k):
+            h, l = dd.add_d(h, l, row[j])
+        return h + l if code == SUM else dd.div_d(h, l, float(N))
+    if code == VAR or code == STD:
+        h1, l1, h2, l2 = st[2], st[3], st[4], st[5]
+        for j in range(k):
+            dh, dl = dd.two_sum(row[j], -c)
+            h1, l1 = dd.add(h1, l1, dh, dl)
+            qh, ql = dd.sqr(dh, dl)
+            h2, l2 = dd.add(h2, l2, qh, ql)
+        ah, al = dd.mul_d(h2, l2, float(N))
+        bh, bl = dd.sqr(h1, l1)
+        nh, nl = dd.add(ah, al, -bh, -bl)
+        v = max(dd.div_d(nh, nl, float(N) * float(N - ddof)), 0.0)
+        return v if code == VAR else math.sqrt(v)
+    if code == MIN:
+        return kth(ks, p, row, 0)
+    if code == MAX:
+        return kth(ks, p, row, N - 1)
+    if code == MEDIAN:
+        h = N // 2
+        if N % 2 == 1:
+            return kth(ks, p, row, h)
+        return (kth(ks, p, row, h - 1) + kth(ks, p, row, h)) / 2.0
+    if code == QUANTILE:
+        vi = float(N - 1) * q
+        if vi >= N - 1:
+            return kth(ks, p, row, N - 1)
+        lo = int(math.floor(vi))
+        return _lerp(kth(ks, p, row, lo), kth(ks, p, row, lo + 1), vi - lo)
+    return float(N)  # COUNT
+
+
+@numba.njit(cache=True)
+def evaluate(code, S, ks, st, c, ddof, q, out):
+    """out[w] = query(known + S[w]) for each row of S (rows sorted)."""
+    for w in range(S.shape[0]):
+        out[w] = evaluate_row(code, S[w], ks, -1, st, c, ddof, q)
+
+
+@numba.njit(cache=True)
+def evaluate_removed(code, S, ks, rem, st, c, ddof, q, out):
+    """out[w] = query(ks without index rem[w], plus S[w]); st[w] are the
+    statistics of that known part."""
+    for w in range(S.shape[0]):
+        out[w] = evaluate_row(code, S[w], ks, rem[w], st[w], c, ddof, q)
+
+
+@numba.njit(cache=True)
+def fill_combinations(vals, state, repeat, S):
+    """Write the next worlds' unknown parts into the rows of S.
+
+    ``state`` is the index vector of the next k-combination of ``vals``
+    (non-decreasing with ``repeat``, increasing without), advanced in place
+    in lexicographic order; ``state[0] == -1`` once exhausted.  Returns the
+    number of rows written."""
+    W, k = S.shape
+    n = vals.size
+    w = 0
+    while w < W and state[0] >= 0:
+        row = S[w]
+        for j in range(k):
+            row[j] = vals[state[j]]
+        w += 1
+        i = k - 1
+        while i >= 0:
+            limit = n - 1 if repeat else n - k + i
+            if state[i] < limit:
+                break
+            i -= 1
+        if i < 0:
+            state[0] = -1
+            break
+        state[i] += 1
+        for j in range(i + 1, k):
+            state[j] = state[i] if repeat else state[j - 1] + 1
+    return w
+
+
+@numba.njit
+def evaluate_jitted_callable(f, known, S, out):
+    """A numba-jitted query over each world known + S[w] (not cached: it is
+    compiled anew for each query function)."""
+    n0 = known.size
+    W, k = S.shape
+    buf = np.empty(n0 + k)
+    for w in range(W):
+        buf[:n0] = known
+        buf[n0:] = S[w]
+        out[w] = f(buf)
+
+
+@numba.njit(cache=True)
+def remove_stats(st, x, c, out):
+    """Statistics of a known part after removing one value x."""
+    out[0], out[1] = dd.add_d(st[0], st[1], -x)
+    dh, dl = dd.two_sum(x, -c)
+    out[2], out[3] = dd.add(st[2], st[3], -dh, -dl)
+    qh, ql = dd.sqr(dh, dl)
+    out[4], out[5] = dd.add(st[4], st[5], -qh, -ql)

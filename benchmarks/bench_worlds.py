@@ -1,0 +1,112 @@
+"""asv suites for possible worlds and sensitive ranges (conventions as in
+bench_core.py: seeded data, every timed call made once in ``setup``)."""
+import itertools
+
+import numba
+import numpy as np
+
+import diffident as di
+
+
+@numba.njit
+def _spread(w):
+    lo = w[0]
+    hi = w[0]
+    for x in w:
+        lo = min(lo, x)
+        hi = max(hi, x)
+    return hi - lo
+
+
+def _brute_values(fn, known, cand, k):
+    return np.unique([fn(np.concatenate([known, np.array(c)])) for c in itertools.combinations(cand, k)],
+                     return_counts=True)
+
+
+class WorldValues:
+    """world_values for named queries (k = 1 over an integer domain, k = 3
+    over explicit candidates) against itertools enumeration."""
+
+    params = (["mean", "median", "std"], [1, 3])
+    param_names = ["query", "k"]
+
+    def setup(self, query, k):
+        rng = np.random.default_rng(0)
+        self.known = rng.integers(0, 100, 1000).astype(float)
+        self.cand = di.Domain(0, 99999) if k == 1 else rng.integers(0, 100, 150).astype(float)
+        self.small = rng.integers(0, 100, 40).astype(float)
+        di.world_values(query, self.known, self.cand, k=k)
+
+    def time_world_values(self, query, k):
+        di.world_values(query, self.known, self.cand, k=k)
+
+    def time_brute_force_small(self, query, k):
+        fn = {"mean": np.mean, "median": np.median, "std": np.std}[query]
+        _brute_values(fn, self.known[:50], self.small, k)
+
+    def time_world_values_small(self, query, k):
+        di.world_values(query, self.known[:50], self.small, k=k)
+
+
+class SensitiveRange:
+    """Closed forms for named queries against enumeration of every world."""
+
+    params = (["mean", "median", "var"], [1, 2, 3])
+    param_names = ["query", "k"]
+
+    def setup(self, query, k):
+        rng = np.random.default_rng(1)
+        self.known = rng.normal(size=500)
+        self.cand = rng.normal(size=120)
+        di.sensitive_range(query, self.known, self.cand, k=k)
+        di.world_values(query, self.known, self.cand, k=k)
+
+    def time_closed_form(self, query, k):
+        di.sensitive_range(query, self.known, self.cand, k=k)
+
+    def time_enumerated(self, query, k):
+        v, _ = di.world_values(query, self.known, self.cand, k=k)
+        v[-1] - v[0]
+
+
+class DatasetSensitiveRange:
+    """The paper's max over D' = D - i*, k = 1, on Adult-sized integer columns."""
+
+    params = (["mean", "median", "std"], [(1, 99), (0, 99999)])
+    param_names = ["query", "domain"]
+
+    def setup(self, query, domain):
+        rng = np.random.default_rng(2)
+        lo, hi = domain
+        self.data = rng.integers(lo, hi + 1, 48842).astype(float)
+        self.domain = di.Domain(lo, hi)
+        di.dataset_sensitive_range(query, self.data, self.domain, ddof=1)
+
+    def time_dataset_sensitive_range(self, query, domain):
+        di.dataset_sensitive_range(query, self.data, self.domain, ddof=1)
+
+    def time_with_removed(self, query, domain):
+        di.dataset_sensitive_range(query, self.data, self.domain, ddof=1, return_removed=True)
+
+
+class Enumeration:
+    """The enumeration path: a jitted callable over C(n, 3) worlds."""
+
+    params = [100, 200, 400]
+    param_names = ["candidates"]
+
+    def setup(self, n):
+        self.known = np.array([1.0, 2.0, 3.0])
+        self.cand = np.arange(float(n))
+        di.world_values(_spread, self.known, self.cand[:10], k=3)
+
+    def time_jitted_callable(self, n):
+        di.world_values(_spread, self.known, self.cand, k=3)
+
+    def track_worlds_per_second(self, n):
+        import time
+        t = time.perf_counter()
+        _, c = di.world_values(_spread, self.known, self.cand, k=3)
+        return c.sum() / (time.perf_counter() - t)
+
+    track_worlds_per_second.unit = "worlds/s"

@@ -536,7 +536,7 @@ def dataset_sensitive_range(query, data, candidates, *, k=1, ddof=0, q=0.5, retu
     --------
     >>> import diffident as di
     >>> di.dataset_sensitive_range("median", [1, 2, 3, 9], di.Domain(0, 10))
-    2.0
+    4.0
     """
     qy = _Query(query, q, ddof)
     k = _check_k(k)

@@ -561,8 +561,9 @@ def dataset_sensitive_range(query, data, candidates, *, k=1, ddof=0, q=0.5, retu
     if not return_removed:
         return best
     hit = np.flatnonzero(S_by == best)
-    if k == 1 and qy.named:
-        idx = np.concatenate([order[first[g]:first[g] + counts[g]] for g in hit])
+    if k == 1:  # every individual of an attaining value class
+        groups = hit if qy.named else [combos[g][0] for g in hit]
+        idx = np.concatenate([order[first[g]:first[g] + counts[g]] for g in groups])
         return best, np.sort(idx).astype(np.int64)
     rows = []
     for g in hit:

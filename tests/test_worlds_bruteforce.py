@@ -314,7 +314,8 @@ def dataset_cases(k, query, ddof, sizes, base):
         rng = np.random.default_rng(5000 + 100 * base + 10 * k + s)
         data = rng.integers(-5, 6, n).astype(np.float64)   # integers: exact ties
         if s % 2:
-            cand = rand_domain(rng)
+            cand = rand_domain(rng)                         # the data lie in the domain
+            data = rng.integers(cand[0], cand[1] + 1, n).astype(np.float64)
         else:
             cand = rng.integers(-6, 7, int(rng.integers(1, 4))).astype(np.float64)
         if n >= k and valid(query, ddof, n - k, k):
@@ -351,6 +352,10 @@ def test_dataset_removed_exact_ties(query, k):
             data = np.array([2.0, 2.0, 2.0, 2.0])           # every removal ties
         if s % 2:
             cand = rand_domain(rng)
+            data = rng.integers(cand[0], cand[1] + 1, 4).astype(np.float64)
+            if s == 1:
+                cand = (2, 2)
+                data = np.array([2.0, 2.0, 2.0, 2.0])
         else:
             cand = rng.integers(-4, 5, int(rng.integers(1, 4))).astype(np.float64)
         ranges = bw.removal_ranges(query, data, cand, k, 0, 0.5)
@@ -364,8 +369,8 @@ def test_dataset_candidates_gain_the_removed():
     """Explicit candidates: the removed individual joins them.  data
     [0, 0, 10], candidates [5]: removing the 10 gives worlds {0, 0, 5} and
     {0, 0, 10} (sum range 5); removing a 0 gives {0, 10, 5} and {0, 10, 0}
-    (range 5) -- all tie.  With a domain [4, 6] the data value is not added:
-    S(sum) = 2 for every removal."""
+    (range 5) -- all tie.  With a domain [4, 6] (holding the data [4, 4, 6])
+    the removed value is not added: S(sum) = 2 for every removal."""
     s, removed = di.dataset_sensitive_range("sum", [0, 0, 10], np.array([5.0]),
                                             return_removed=True)
     assert s == 5.0
@@ -375,7 +380,7 @@ def test_dataset_candidates_gain_the_removed():
     # removing the 10: max over {0,0,5} / {0,0,10}: 5; removing a 0: 10 either way: 0
     assert s == 5.0
     np.testing.assert_array_equal(removed, [2])
-    s, removed = di.dataset_sensitive_range("sum", [0, 0, 10], di.Domain(4, 6),
+    s, removed = di.dataset_sensitive_range("sum", [4, 4, 6], di.Domain(4, 6),
                                             return_removed=True)
     assert s == 2.0
     np.testing.assert_array_equal(removed, [0, 1, 2])
@@ -385,6 +390,48 @@ def test_dataset_candidates_gain_the_removed():
     # {0, 10} or {1, 10}: the known 1 or 0 caps the min: range <= 1
     assert s == 5.0
     np.testing.assert_array_equal(removed, [[0, 1]])
+
+
+def test_dataset_var_removed_value_outside_the_candidates():
+    """k = 1, explicit candidates: the removed individual joins them and may
+    lie beyond every original candidate, on the side of the known mean.
+    data [5, -3, 5, 4], candidates [-3]: removing the 4 leaves D' = [5, -3, 5]
+    (mean 7/3) with candidates {-3, 4}: var(5, -3, 5, -3) - var(5, -3, 5, 4)
+    = 16 - 11.1875 = 4.8125; every other removal gives less."""
+    data = np.array([5.0, -3.0, 5.0, 4.0])
+    s, removed = di.dataset_sensitive_range("var", data, np.array([-3.0]), return_removed=True)
+    assert s == 4.8125
+    np.testing.assert_array_equal(removed, [3])
+    assert bw.dataset_sensitive_range("var", data, np.array([-3.0])) == (4.8125, [(3,)])
+    # the same on the other side: data [-2, -4, 5], candidates [6]: removing
+    # the -2 leaves [-4, 5] (mean 1/2) with candidates {-2, 6}
+    data = np.array([-2.0, -4.0, 5.0])
+    want = np.var([-4.0, 5.0, 6.0]) - np.var([-4.0, 5.0, -2.0])   # 16/3
+    for query, ddof, f in (("var", 0, 1.0), ("var", 1, 1.5)):
+        s, removed = di.dataset_sensitive_range(query, data, np.array([6.0]), ddof=ddof,
+                                                return_removed=True)
+        assert_close(s, want * f)
+        np.testing.assert_array_equal(removed, [0])
+    s = di.dataset_sensitive_range("std", data, np.array([6.0]))
+    assert_close(s, np.std([-4.0, 5.0, 6.0]) - np.std([-4.0, 5.0, -2.0]))
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_dataset_mean_domain_every_removal_attains(k):
+    """On a domain S(mean) = k (hi - lo) / n whatever the removed
+    individuals (MATH.md s. 6, docs/worlds.md): every removal attains the
+    maximum, also when n is not a power of two (rounding must not split
+    this tie)."""
+    data = np.array([3.0, -3.0, -2.0, 1.0, 3.0])
+    s, removed = di.dataset_sensitive_range("mean", data, di.Domain(-3, 4), k=k,
+                                            return_removed=True)
+    assert_close(s, k * 7 / 5)
+    want = list(itertools.combinations(range(5), k))
+    assert as_rows(removed, k) == want
+    s, removed = di.dataset_sensitive_range("sum", data, di.Domain(-3, 4), k=k,
+                                            return_removed=True)
+    assert s == 7.0 * k
+    assert as_rows(removed, k) == want
 
 
 def test_adult_style_mean_domain():
@@ -516,8 +563,8 @@ def test_real_interval_k2_grid(query, ddof, q):
                                         ("var", 0), ("var", 1), ("std", 1)])
 def test_real_interval_dataset(query, ddof, k):
     rng = np.random.default_rng(47)
-    data = rng.integers(-6, 7, 4).astype(np.float64)
-    lo, hi = -2.5, 3.0
+    data = rng.integers(-2, 4, 4).astype(np.float64)
+    lo, hi = -2.5, 3.0                                      # holds the data
     ranges = bw.grid_dataset_sensitive_range(query, data, lo, hi, k, ddof,
                                              npts=20001 if k == 1 else 61)
     s_ref = max(ranges.values())
@@ -648,7 +695,7 @@ def test_k_larger_than_candidates(fname):
     fn = FUNCS[fname]
     with pytest.raises(ValueError, match=r"\bk\b"):
         fn("sum", [1.0], np.array([0.0, 3.0]), k=3)
-    with pytest.raises(ValueError, match=r"\bk\b"):
+    with pytest.raises(ValueError, match=r"\bk\b|candidates"):
         fn("sum", [1.0], np.array([], dtype=float), k=1)
     # a domain allows repetition: k larger than its size is fine
     assert_close(di.sensitive_range("sum", [1.0], di.Domain(0, 1), k=3), 3.0)

@@ -363,19 +363,31 @@ def world_values(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=10*
     return _enumerate(qy, k, cands, kn, max_worlds)
 
 
-def _named_range(qy, k, cands, kn):
-    """(min, max) of a named query over every world, in closed form."""
+def _named_spread(qy, k, cands, kn):
+    """max - min of a named query over every world, in closed form."""
     if qy.code == K.COUNT:
-        n = float(kn.n + k)
-        return n, n
+        return 0.0
+    if qy.code in (K.SUM, K.MEAN):
+        # f(top) - f(bottom) = (sum(top) - sum(bottom)) / N, rounded once: the
+        # same for every known part of the same size (exact ties)
+        top, bottom = cands.extremes(0, k), cands.extremes(k, k)
+        spread = _dd_sum_difference(top, bottom)
+        return spread / (kn.n + k) if qy.code == K.MEAN else spread
     if qy.monotone:
         rows = np.stack([cands.extremes(k, k), cands.extremes(0, k)])
         lo, hi = kn.values(qy, rows)
-        return lo, hi
+        return hi - lo
     # var and std: the maximum at j smallest + (k - j) largest (convexity),
     # the minimum at k candidates contiguous in sorted order
     top = kn.values(qy, np.stack([cands.extremes(j, k) for j in range(k + 1)])).max()
-    return kn.values(qy, _min_var_rows(k, cands, kn)).min(), top
+    return top - kn.values(qy, _min_var_rows(k, cands, kn)).min()
+
+
+def _dd_sum_difference(a, b):
+    """sum(a) - sum(b) rounded once (exact double-double accumulation)."""
+    st = np.empty(6)
+    K.known_stats(np.concatenate([a, -b]), 0.0, st)
+    return st[0] + st[1]
 
 
 def _min_var_rows(k, cands, kn):
@@ -436,9 +448,8 @@ def sensitive_range(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=
     """
     qy, k, cands, kn = _setup(query, known, candidates, k, ddof, q)
     if qy.named:
-        lo, hi = _named_range(qy, k, cands, kn)
-    else:
-        lo, hi = _enumerate(qy, k, cands, kn, max_worlds, reduce="range")
+        return float(_named_spread(qy, k, cands, kn))
+    lo, hi = _enumerate(qy, k, cands, kn, max_worlds, reduce="range")
     return float(hi - lo)
 
 
@@ -623,11 +634,14 @@ def _nearest(cands, removed, t):
         return np.stack([a, np.minimum(a + 1.0, cands.hi)], axis=1)
     vals = cands.vals
     p = np.searchsorted(vals, t)
-    below = vals[np.clip(p - 1, 0, vals.size - 1)]
-    above = vals[np.clip(p, 0, vals.size - 1)]
-    # the removed individual is a candidate too
+    below = np.where(p > 0, vals[np.clip(p - 1, 0, vals.size - 1)], -np.inf)
+    above = np.where(p < vals.size, vals[np.clip(p, 0, vals.size - 1)], np.inf)
+    # the removed individual is a candidate too (U minus D')
     below = np.where((removed <= t) & (removed > below), removed, below)
     above = np.where((removed >= t) & (removed < above), removed, above)
+    # t beyond every candidate: the nearest one on the other side
+    below = np.where(np.isinf(below), above, below)
+    above = np.where(np.isinf(above), below, above)
     return np.stack([below, above], axis=1)
 
 
@@ -651,10 +665,10 @@ def _dataset_general(qy, k, xs, cands, max_worlds):
         cand.check_k(k)
         kn = _Known(known, cand.lo)
         if qy.named:
-            lo, hi = _named_range(qy, k, cand, kn)
+            S[i] = _named_spread(qy, k, cand, kn)
         else:
             lo, hi = _enumerate(qy, k, cand, kn, max_worlds, reduce="range")
-        S[i] = hi - lo
+            S[i] = hi - lo
     return S, first, counts, combos
 
 

@@ -16,6 +16,7 @@ from ._closed_form import (
 )
 from ._posterior import disclosure_risk, log_evidence, log_posterior, posterior
 from ._possible import Domain, contributions, dataset_sensitive_range, sensitive_range, world_values
+from ._sweep import SweepTable, sweep
 from ._worst_case import tight_epsilon, tight_scale, worst_case_risk
 
 __version__ = "0.1.0"
@@ -39,4 +40,6 @@ __all__ = [
     "sensitive_range",
     "contributions",
     "dataset_sensitive_range",
+    "sweep",
+    "SweepTable",
 ]

@@ -64,6 +64,44 @@ def _calibrate(args, out):
     return 0
 
 
+def _sweep(args, out):
+    from ._sweep import sweep
+
+    domains = {}
+    for spec in args.domain or []:
+        name, sep, rng = spec.rpartition("=")
+        lo, sep2, hi = rng.partition(":")
+        try:
+            if not (sep and sep2):
+                raise ValueError
+            domains[name] = (float(lo), float(hi))
+        except ValueError:
+            raise ValueError(f"--domain must look like COLUMN=LO:HI, got {spec!r}") from None
+    progress = not args.quiet and sys.stderr.isatty()
+    table = sweep(args.data, columns=args.columns, queries=args.queries, rho=args.rho, n_rho=args.n_rho,
+                  sizes=args.sizes, domains=domains, calibrations=args.calibration, ddof=args.ddof,
+                  seed=args.seed, progress=progress)
+    table.to_csv(args.out)
+    if not args.quiet:
+        cols = sorted(set(table["column"]))
+        print(f"wrote {len(table)} rows ({len(cols)} columns x {len(args.queries)} queries) to {args.out}", file=out)
+    return 0
+
+
+def _replicate(args, out):
+    from .replicate import run
+
+    result = run(args.out, data=args.data, seed=args.seed, progress=not args.quiet and sys.stderr.isatty())
+    print(f"replication of Lee and Clifton (KDD 2012) from {result['source']}", file=out)
+    print(f"report:  {result['report']}", file=out)
+    for kind in ("tables", "figures"):
+        for path in result.get(kind, []):
+            print(f"{kind[:-1]:7s}: {path}", file=out)
+    for note in result.get("notes", []):
+        print(f"note: {note}", file=out)
+    return 0
+
+
 def _rho_arg(text):
     try:
         x = float(text)
@@ -108,6 +146,40 @@ def build_parser():
     c.add_argument("--worlds", "-m", type=_worlds_arg, default=float(_HOURS_WORLDS), help="number of possible worlds m (>= 1)")
     c.add_argument("--range", "-s", type=_range_arg, default=_HOURS_RANGE, help="sensitive range S of the query (>= 0)")
     c.set_defaults(func=_calibrate)
+
+    w = sub.add_parser(
+        "sweep",
+        help="risk and calibration over a grid of rho x queries x columns x sizes, as CSV",
+        description="Sweep a grid of rho x queries x columns x dataset sizes x calibration (the paper's bound "
+        "and the exact tight one) over the numeric columns of a CSV file; write a tidy CSV table.",
+    )
+    w.add_argument("--data", required=True, help="CSV file with a header row")
+    w.add_argument("--out", required=True, help="output CSV file")
+    w.add_argument("--columns", nargs="+", default=None, help="columns (default: every numeric column)")
+    w.add_argument("--queries", nargs="+", default=["mean", "median", "std"],
+                   choices=["sum", "mean", "median", "min", "max", "var", "std", "count"])
+    w.add_argument("--rho", type=_rho_arg, nargs="+", default=None,
+                   help="risk bounds (default: --n-rho log-spaced values from just above 1/m to 0.5)")
+    w.add_argument("--n-rho", type=int, default=50, help="size of the default rho grid (default 50)")
+    w.add_argument("--sizes", type=int, nargs="+", default=None, help="dataset sizes (seeded samples of rows)")
+    w.add_argument("--domain", nargs="+", metavar="COLUMN=LO:HI", help="integer domain of a column")
+    w.add_argument("--calibration", nargs="+", default=["bound", "tight"], choices=["bound", "tight"])
+    w.add_argument("--ddof", type=int, default=1, choices=[0, 1], help="for var and std (default 1)")
+    w.add_argument("--seed", type=int, default=0)
+    w.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+    w.set_defaults(func=_sweep)
+
+    r = sub.add_parser(
+        "replicate",
+        help="reproduce the paper's tables and figures (with the exact calibration beside them)",
+        description="Reproduce every table and figure of Lee and Clifton (KDD 2012): figures (PNG, with the "
+        "plot extra), the CSV data behind them and a markdown report comparing each number with the paper's.",
+    )
+    r.add_argument("--out", default="diffident-replication", help="output directory (default ./diffident-replication)")
+    r.add_argument("--data", default=None, help="the UCI Adult CSV (default: embedded facts and a synthetic sample)")
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--quiet", action="store_true")
+    r.set_defaults(func=_replicate)
     return p
 
 

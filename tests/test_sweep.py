@@ -1,0 +1,120 @@
+"""Sweeps: the table against direct engine calls, the CLI, bad input."""
+
+import csv
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import diffident as di
+from conftest import adult_path
+
+
+def _run(*args):
+    exe = shutil.which("diffident")
+    cmd = [exe, *args] if exe else [sys.executable, "-m", "diffident", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+
+
+def test_table_matches_direct_engine_calls():
+    rng = np.random.default_rng(0)
+    data = {"a": rng.integers(0, 50, 400).astype(float), "b": rng.integers(10, 20, 400).astype(float)}
+    rho = np.array([0.03, 0.1, 0.4])
+    t = di.sweep(data, queries=["mean", "std"], rho=rho, sizes=[400, 100], domains={"b": (5, 25)}, rtol=0.0)
+    assert len(t) == 2 * 2 * 2 * 3
+    assert set(t) == {"column", "query", "n", "m", "rho", "sensitive_range", "bound_scale", "bound_epsilon",
+                      "tight_scale", "tight_epsilon", "risk_at_bound"}
+    for i in range(len(t)):
+        col, q, n = t["column"][i], t["query"][i], int(t["n"][i])
+        dom = di.Domain(0, 49) if col == "a" else di.Domain(5, 25)
+        assert t["m"][i] == dom.size
+        assert t["rho"][i] in rho
+    # one cell in full: column a, query std, all rows
+    sel = (t["column"] == "a") & (t["query"] == "std") & (t["n"] == 400)
+    d = data["a"]
+    S, removed = di.dataset_sensitive_range("std", d, di.Domain(0, 49), ddof=1, return_removed=True)
+    np.testing.assert_array_equal(t["sensitive_range"][sel], S)
+    np.testing.assert_array_equal(t["bound_scale"][sel], di.scale_for_rho(rho, 50, S))
+    np.testing.assert_array_equal(t["bound_epsilon"][sel], di.epsilon_for_rho(rho, 50))
+    v, c = di.world_values("std", np.delete(d, removed[0]), di.Domain(0, 49), ddof=1)
+    np.testing.assert_array_equal(t["tight_scale"][sel], di.tight_scale(v, rho, counts=c))
+    np.testing.assert_array_equal(t["risk_at_bound"][sel], di.worst_case_risk(v, t["bound_scale"][sel], counts=c))
+    np.testing.assert_allclose(t["tight_epsilon"][sel], (v[-1] - v[0]) / t["tight_scale"][sel], rtol=1e-15)
+    # the tight scale never exceeds the paper's, and meets rho exactly
+    assert np.all(t["tight_scale"] <= t["bound_scale"] * (1 + 1e-12))
+    ok = np.isfinite(t["bound_scale"])  # rho above 1/m
+    assert ok.sum() > 10 and np.all(t["risk_at_bound"][ok] <= t["rho"][ok] * (1 + 1e-12))
+    # unattainable rho (below 1/m = 1/21 for column b): infinite scales, risk 1/m
+    bad = t["rho"] < 1 / t["m"]
+    assert bad.any() and np.all(t["bound_scale"][bad] == np.inf) and np.all(t["tight_scale"][bad] == np.inf)
+
+
+def test_default_grid_and_pandas(tmp_path):
+    data = {"x": np.arange(1.0, 21.0)}
+    t = di.sweep(data, queries=["mean"], n_rho=7, calibrations=["bound"])
+    assert len(t) == 7
+    assert t["rho"][0] > 1 / 20 and t["rho"][-1] == 0.5
+    assert np.all(np.isnan(t["tight_scale"]))
+    path = t.to_csv(tmp_path / "out.csv")
+    rows = list(csv.DictReader(open(path)))
+    assert len(rows) == 7 and float(rows[3]["bound_scale"]) == t["bound_scale"][3]
+    pd = pytest.importorskip("pandas")
+    df = t.to_pandas()
+    assert isinstance(df, pd.DataFrame) and df.shape == (7, 11)
+
+
+def test_sweep_cli_end_to_end(tmp_path):
+    src = tmp_path / "d.csv"
+    rng = np.random.default_rng(1)
+    with open(src, "w") as fh:
+        fh.write("age,name,hours\n")
+        for a, h in zip(rng.integers(17, 91, 300), rng.integers(1, 100, 300)):
+            fh.write(f"{a},x{a},{h}\n")
+    out = tmp_path / "out.csv"
+    r = _run("sweep", "--data", str(src), "--out", str(out), "--n-rho", "4", "--quiet")
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.DictReader(open(out)))
+    assert len(rows) == 2 * 3 * 4  # numeric columns age, hours x mean, median, std x 4 rho
+    assert {row["column"] for row in rows} == {"age", "hours"}
+    assert r.stdout == ""  # --quiet
+
+
+@pytest.mark.parametrize(
+    "extra, word",
+    [
+        (("--columns", "nope"), "unknown column"),
+        (("--columns", "name"), "not numeric"),
+        (("--rho", "1.5"), "rho"),
+        (("--sizes", "100000"), "size"),
+    ],
+)
+def test_sweep_cli_bad_input(tmp_path, extra, word):
+    src = tmp_path / "d.csv"
+    src.write_text("age,name\n20,a\n30,b\n40,c\n")
+    r = _run("sweep", "--data", str(src), "--out", str(tmp_path / "o.csv"), *extra)
+    assert r.returncode == 2
+    err = r.stderr.strip().splitlines()
+    assert len(err) == 1 and word in err[0] and "Traceback" not in r.stderr
+
+
+def test_sweep_cli_unreadable_file(tmp_path):
+    r = _run("sweep", "--data", str(tmp_path / "missing.csv"), "--out", str(tmp_path / "o.csv"))
+    assert r.returncode == 2 and "cannot read" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_bad_python_input():
+    with pytest.raises(ValueError, match="integer-valued"):
+        di.sweep({"x": [0.5, 1.5]})
+    with pytest.raises(ValueError, match="calibrations"):
+        di.sweep({"x": [1.0, 2.0]}, calibrations=["exact"])
+    with pytest.raises(ValueError, match="outside its domain"):
+        di.sweep({"x": [1.0, 20.0]}, domains={"x": (0, 10)})
+
+
+def test_adult_sweep(adult):
+    t = di.sweep(str(adult_path()), columns=["hours-per-week"], queries=["mean"], rho=[0.1, 0.001])
+    assert t["bound_scale"][0] == pytest.approx(8.403207231434116e-4, rel=1e-14)
+    assert t["bound_scale"][1] == np.inf and t["tight_scale"][1] == np.inf
+    assert t["tight_scale"][0] < t["bound_scale"][0]

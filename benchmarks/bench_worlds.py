@@ -110,3 +110,19 @@ class Enumeration:
         return c.sum() / (time.perf_counter() - t)
 
     track_worlds_per_second.unit = "worlds/s"
+
+
+class Sweep:
+    """The main job's engine: a grid over rho for Adult-sized integer columns."""
+
+    params = [[10, 100, 1000]]
+    param_names = ["n_rho"]
+
+    def setup(self, n_rho):
+        rng = np.random.default_rng(3)
+        self.data = {"age": rng.integers(17, 91, 48842).astype(float),
+                     "capital-loss": rng.integers(0, 4357, 48842).astype(float)}
+        di.sweep(self.data, n_rho=3)
+
+    def time_sweep(self, n_rho):
+        di.sweep(self.data, n_rho=n_rho)

@@ -1,16 +1,26 @@
 """The diffident command, through its installed entry point."""
 
+import os
 import shutil
 import subprocess
 import sys
 
 import pytest
 
+import diffident
 
-def run(*args):
+# the diffident under test, also when it is imported from a source tree
+ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(
+    [os.path.dirname(os.path.dirname(os.path.abspath(diffident.__file__))), os.environ.get("PYTHONPATH", "")]))
+
+
+def command():
     exe = shutil.which("diffident")
-    cmd = [exe, *args] if exe else [sys.executable, "-m", "diffident", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    return [exe] if exe else [sys.executable, "-m", "diffident"]
+
+
+def run(*args, cwd=None):
+    return subprocess.run(command() + list(args), capture_output=True, text=True, timeout=300, env=ENV, cwd=cwd)
 
 
 def test_calibrate_issue_example():
@@ -24,13 +34,36 @@ def test_calibrate_issue_example():
     assert float(bound) == pytest.approx(0.1, rel=1e-9)
 
 
-def test_defaults_are_the_papers_adult_example():
-    r = run()
+def test_calibrate_defaults_are_the_papers_adult_example():
+    r = run("calibrate")
     assert r.returncode == 0, r.stderr
     assert "0.0008403207231" in r.stdout  # hours-per-week, rho = 0.1 (Table 4)
     assert "unattainable" in r.stdout     # rho = 0.001 < 1/99
-    r2 = run("calibrate")
-    assert r2.stdout == r.stdout
+
+
+def test_main_job_replicates_the_paper(tmp_path):
+    """Plain `diffident` is `diffident replicate` on the embedded defaults."""
+    r = run("--quiet", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "diffident-replication"
+    assert str(out / "report.md") in r.stdout
+    report = (out / "report.md").read_text()
+    for number in ("0.2198", "0.0144", "0.0606", "0.4445", "11.513", "8.805", "0.423", "2.1286", "0.2294",
+                   "0.6278"):
+        assert number in report, number
+    for name in ("table4.csv", "fig1_toy_risk.csv", "comparison.csv"):
+        assert (out / name).is_file()
+    if pytest.importorskip("matplotlib"):
+        assert (out / "fig1_toy_risk.png").stat().st_size > 10_000
+
+
+def test_replicate_bad_data(tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("age,workclass\n20,x\n")
+    r = run("replicate", "--out", str(tmp_path / "o"), "--data", str(bad))
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    r = run("replicate", "--out", str(tmp_path / "o"), "--data", str(tmp_path / "missing.csv"))
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
 
 
 @pytest.mark.parametrize(

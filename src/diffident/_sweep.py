@@ -260,6 +260,14 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
     The worlds are those of the D' = D - i* that attains the paper's
     sensitive range (the first such individual); the tight calibration is
     exact for that D'.
+
+    Examples
+    --------
+    >>> import numpy as np, diffident as di
+    >>> hours = np.random.default_rng(0).integers(1, 100, 2000).astype(float)
+    >>> t = di.sweep({"hours": hours}, queries=["mean"], rho=[0.015, 0.1])
+    >>> t["m"][0], bool(np.all(t["tight_scale"] < t["bound_scale"]))
+    (np.float64(99.0), True)
     """
     cols = _as_columns(data, columns)
     cals = tuple(calibrations)

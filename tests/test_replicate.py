@@ -13,7 +13,7 @@ import pytest
 import diffident as di
 from diffident import replicate as rep
 
-from conftest import adult_path
+from conftest import require_adult
 
 HAVE_MPL = importlib.util.find_spec("matplotlib") is not None
 
@@ -32,12 +32,7 @@ def embedded(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def real(tmp_path_factory):
-    path = adult_path()
-    if not path.is_file():
-        msg = f"UCI Adult data not found at {path} (set DIFFIDENT_ADULT_CSV)"
-        if os.environ.get("DIFFIDENT_REQUIRE_DATA") == "1":
-            pytest.fail(msg)
-        pytest.skip(msg)
+    path = require_adult()
     out = tmp_path_factory.mktemp("replicate_adult")
     return out, rep.run(out, data=path, seed=0), path
 

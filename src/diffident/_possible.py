@@ -582,14 +582,20 @@ def dataset_sensitive_range(query, data, candidates, *, k=1, ddof=0, q=0.5, retu
     return best, np.array(sorted(rows), dtype=np.int64).reshape(-1, k)
 
 
+def _distinct(xs):
+    """Distinct values of sorted data, where each run starts, and its length."""
+    fs = np.empty(xs.size)
+    first = np.empty(xs.size, np.int64)
+    u = group_sorted(xs, fs, first)
+    fs, first = fs[:u].copy(), first[:u].copy()
+    return fs, first, np.diff(np.append(first, xs.size))
+
+
 def _dataset_k1(qy, xs, cands):
     """S(f) for each distinct removed value, one unknown individual."""
     n = xs.size
-    fs = np.empty(n)
-    first = np.empty(n, np.int64)
-    u = group_sorted(xs, fs, first)
-    fs, first = fs[:u].copy(), first[:u].copy()
-    counts = np.diff(np.append(first, n))
+    fs, first, counts = _distinct(xs)
+    u = fs.size
     if qy.code == K.COUNT:
         return np.zeros(u), first, counts
     full = _Known(xs, 0.0)
@@ -648,11 +654,8 @@ def _nearest(cands, removed, t):
 def _dataset_general(qy, k, xs, cands, max_worlds):
     """S(f) for each distinct multiset of k removed values."""
     n = xs.size
-    fs = np.empty(n)
-    first = np.empty(n, np.int64)
-    u = group_sorted(xs, fs, first)
-    fs, first = fs[:u].copy(), first[:u].copy()
-    counts = np.diff(np.append(first, n))
+    fs, first, counts = _distinct(xs)
+    u = fs.size
     combos = _value_multisets(counts, k, max_worlds)
     S = np.empty(len(combos))
     for i, combo in enumerate(combos):

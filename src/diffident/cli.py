@@ -109,34 +109,24 @@ def _replicate(args, out):
     return 0
 
 
-def _rho_arg(text):
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"rho must be a number, got {text!r}") from None
-    if not 0.0 <= x <= 1.0:
-        raise argparse.ArgumentTypeError(f"rho must lie in [0, 1], got {text}")
-    return x
+def _number(name, ok, want):
+    """An argparse type: a float for which ok(x) holds, else a one-line error."""
+
+    def parse(text):
+        try:
+            x = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
+        if not ok(x):
+            raise argparse.ArgumentTypeError(f"{name} must be {want}, got {text}")
+        return x
+
+    return parse
 
 
-def _worlds_arg(text):
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"worlds must be a number, got {text!r}") from None
-    if not (math.isfinite(x) and x >= 1):
-        raise argparse.ArgumentTypeError(f"worlds must be a finite number >= 1, got {text}")
-    return x
-
-
-def _range_arg(text):
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"range must be a number, got {text!r}") from None
-    if not (math.isfinite(x) and x >= 0):
-        raise argparse.ArgumentTypeError(f"range must be a finite number >= 0, got {text}")
-    return x
+_rho_arg = _number("rho", lambda x: 0.0 <= x <= 1.0, "in [0, 1]")
+_worlds_arg = _number("worlds", lambda x: math.isfinite(x) and x >= 1, "a finite number >= 1")
+_range_arg = _number("range", lambda x: math.isfinite(x) and x >= 0, "a finite number >= 0")
 
 
 def build_parser():

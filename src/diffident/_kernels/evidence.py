@@ -32,6 +32,7 @@ import numba
 import numpy as np
 
 from ._math import exp, sum8, two_diff
+from .worstcase import neighbour_factors
 
 CHUNK = 512
 
@@ -272,11 +273,7 @@ def sweep_sums(fs, W, inv, A, B, E):
     [0, 1]: no overflow, no cancellation.
     """
     u = fs.size
-    lo = fs[: u - 1]
-    hi = fs[1:]
-    e1 = E[1:u]
-    for g in range(u - 1):
-        e1[g] = exp(-(hi[g] - lo[g]) * inv)
+    neighbour_factors(fs, inv, E)
     A[0] = W[0]
     for g in range(1, u):
         A[g] = W[g] + A[g - 1] * E[g]

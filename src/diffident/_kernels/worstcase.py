@@ -27,14 +27,21 @@ BLOCK = 8
 
 
 @numba.njit(cache=True)
-def worst_case_one(fs, W, invP, inv, E, B):
-    """(rho*, argmax group) for one scale; ``E`` and ``B`` are length-u work arrays."""
+def neighbour_factors(fs, inv, E):
+    """E[g] = exp(-(fs[g] - fs[g-1]) inv) for g >= 1, vectorised over g."""
     u = fs.size
     lo = fs[: u - 1]
     hi = fs[1:]
     e1 = E[1:u]
     for g in range(u - 1):
         e1[g] = exp(-(hi[g] - lo[g]) * inv)
+
+
+@numba.njit(cache=True)
+def worst_case_one(fs, W, invP, inv, E, B):
+    """(rho*, argmax group) for one scale; ``E`` and ``B`` are length-u work arrays."""
+    u = fs.size
+    neighbour_factors(fs, inv, E)
     B[u - 1] = 0.0
     for g in range(u - 2, -1, -1):
         B[g] = (B[g + 1] + W[g + 1]) * E[g + 1]

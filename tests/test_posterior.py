@@ -188,3 +188,38 @@ def test_bad_world():
     with pytest.raises(TypeError, match="world"):
         di.disclosure_risk([1.0, 2.0], 0.0, 1.0, world=0.5)
     assert di.disclosure_risk([1.0, 2.0], 1.0, 1.0, world=-1) == pytest.approx(1 / (1 + np.e), rel=1e-15)
+
+
+def test_gaussian_noise_against_direct_formula():
+    mpmath = pytest.importorskip("mpmath")
+    rng = np.random.default_rng(21)
+    v = rng.normal(size=40)
+    c = rng.integers(1, 4, 40).astype(float)
+    pri = rng.uniform(0.1, 2, 40)
+    mpmath.mp.dps = 40
+    for R, sigma in [(0.3, 0.5), (1e4, 0.2), (-50.0, 3.0), (0.0, 1e-3)]:
+        a = [mpmath.log(mpmath.mpf(ci * pi)) - (mpmath.mpf(R) - mpmath.mpf(x)) ** 2 / (2 * mpmath.mpf(sigma) ** 2)
+             for x, ci, pi in zip(v, c, pri)]
+        ev = mpmath.log(mpmath.fsum(mpmath.exp(t) for t in a))
+        got = di.log_evidence(v, R, sigma, counts=c, prior=pri, noise="gaussian")
+        assert got == pytest.approx(float(ev), rel=1e-13)
+        post = di.posterior(v, R, sigma, counts=c, prior=pri, noise="gaussian")
+        ref = np.array([float(mpmath.exp(t - ev) / ci) for t, ci in zip(a, c)])
+        big = ref > 1e-300
+        np.testing.assert_allclose(post[big], ref[big], rtol=1e-11)
+        j = int(np.argmax(ref))
+        assert di.disclosure_risk(v, R, sigma, world=j, counts=c, prior=pri, noise="gaussian") == pytest.approx(
+            ref[j], rel=1e-11)
+    # plain, and a big world set through the threaded path
+    w = rng.normal(size=200_000)
+    got = di.log_evidence(w, 0.25, 0.1, noise="gaussian")
+    a = -(0.25 - w) ** 2 / (2 * 0.01)
+    assert got == pytest.approx(a.max() + np.log(np.exp(a - a.max()).sum()), rel=1e-13)
+
+
+def test_gaussian_two_worlds_closed_form():
+    # P(world 0 | R) = 1 / (1 + exp((2 R d - d^2) / (2 sigma^2)))
+    d, sigma = 1.3, 0.7
+    R = np.linspace(-3, 4, 15)
+    np.testing.assert_allclose(di.disclosure_risk([0.0, d], R, sigma, noise="gaussian"),
+                               1 / (1 + np.exp((2 * R * d - d * d) / (2 * sigma ** 2))), rtol=1e-13)

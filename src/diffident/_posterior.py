@@ -20,7 +20,7 @@ _PARALLEL_MIN = 1 << 15  # worlds x points below which threads do not pay
 
 
 def _points(values, response, scale, counts, prior, noise, world=None):
-    V.check_noise(noise)
+    gauss = V.check_noise(noise)
     ws = Worlds(values, counts, prior, check_finite=False)
     R = V.finite("response", response)
     lam = V.positive_scale("scale", scale)
@@ -29,10 +29,12 @@ def _points(values, response, scale, counts, prior, noise, world=None):
         arrays.append(V.integer_index("world", world, ws.n))
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
     flat = [np.ascontiguousarray(np.broadcast_to(a, shape).ravel()) for a in arrays]
-    return ws, shape, flat
+    # the kernels' energy factor: |R - f| / scale, or (R - f)^2 / (2 sigma^2)
+    flat[1] = 0.5 / (flat[1] * flat[1]) if gauss else 1.0 / flat[1]
+    return ws, shape, flat, gauss
 
 
-def _evaluate(ws, R, inv, wld):
+def _evaluate(ws, R, inv, wld, gauss):
     """Log-evidence (and, with world indices, their risk) at each point."""
     n = R.size
     want = wld is not None
@@ -46,7 +48,7 @@ def _evaluate(ws, R, inv, wld):
     m = ws.n
     nw = numba.get_num_threads()
     direct_cost = _DIRECT_NS * n * m / nw
-    if n > 64 and direct_cost > 1e6:  # only then is the sweep worth considering
+    if n > 64 and direct_cost > 1e6 and not gauss:  # only then is the sweep worth considering
         inv_u, inverse = np.unique(inv, return_inverse=True)
         sweep_cost = _SORT_NS * m + _SWEEP_NS * inv_u.size * m + _LOOKUP_NS * n / nw
         if sweep_cost < direct_cost:
@@ -57,7 +59,7 @@ def _evaluate(ws, R, inv, wld):
         lpw = np.ascontiguousarray(np.log(pw))
     fw = np.ascontiguousarray(fw)
     buf = np.empty((nw, 2 * K.CHUNK))
-    args = (ws.f, ws.lw, ws.weighted)
+    args = (ws.f, ws.lw, ws.weighted, gauss)
     if n * m < _PARALLEL_MIN or nw == 1:
         K.direct_points(*args, R, inv, fw, lpw, want, logev, risk, buf[:1])
     elif n >= 4 * nw:
@@ -105,10 +107,12 @@ def _evaluate_sweep(ws, R, inv_u, inverse, fw, pw, want, logev, risk):
 def log_evidence(values, response, scale, *, counts=None, prior=None, noise="laplace"):
     """Log of the posterior's normaliser, ``log sum_k c_k pi_k L_k(R)``.
 
-    With Laplace noise ``L_k(R) = exp(-|R - f_k| / scale)`` (MATH.md s. 2;
-    no ``1/(2 scale)`` factor), and ``pi_k`` the prior weights as given
-    (default 1).  Add ``-log(2 * scale) - log(sum_k c_k pi_k)`` for the log
-    density of the response under the prior.
+    With Laplace noise ``L_k(R) = exp(-|R - f_k| / scale)``, with Gaussian
+    noise ``L_k(R) = exp(-(R - f_k)^2 / (2 scale^2))`` (MATH.md s. 2; no
+    normalising constant), and ``pi_k`` the prior weights as given (default
+    1).  Add ``-log(2 scale)`` (Laplace) or ``-log(scale sqrt(2 pi))``
+    (Gaussian), and ``-log(sum_k c_k pi_k)``, for the log density of the
+    response under the prior.
 
     Parameters
     ----------
@@ -117,14 +121,15 @@ def log_evidence(values, response, scale, *, counts=None, prior=None, noise="lap
     response : array_like
         Released value(s) R.
     scale : array_like
-        Laplace scale(s), finite and > 0.  Broadcast against ``response``.
+        Noise scale(s), finite and > 0: the Laplace scale, or the Gaussian
+        standard deviation sigma.  Broadcast against ``response``.
     counts : array_like, shape (m,), optional
         Multiplicity of each entry of ``values``: whole numbers >= 0 (floats
         beyond 2**53, as large combinatorial counts are, qualify).
     prior : array_like, shape (m,), optional
         Unnormalised prior weight of each world (>= 0), per world: each of
         the ``counts[k]`` worlds of entry k has weight ``prior[k]``.
-    noise : {"laplace"}
+    noise : {"laplace", "gaussian"}
         The noise distribution.
 
     Returns
@@ -142,8 +147,9 @@ def log_evidence(values, response, scale, *, counts=None, prior=None, noise="lap
     Notes
     -----
     One response over many worlds costs O(m), threaded over chunks of
-    worlds.  Many responses share one O(u log u) sort and one O(u) sweep per
-    distinct scale, after which each response costs O(log u).
+    worlds.  With Laplace noise, many responses share one O(u log u) sort
+    and one O(u) sweep per distinct scale, after which each response costs
+    O(log u); Gaussian noise has no such sweep (O(m) per response).
 
     Examples
     --------
@@ -151,8 +157,8 @@ def log_evidence(values, response, scale, *, counts=None, prior=None, noise="lap
     >>> round(di.log_evidence([0.0, 1.0], 0.0, 1.0), 12)   # log(1 + e^-1)
     0.313261687518
     """
-    ws, shape, (R, lam) = _points(values, response, scale, counts, prior, noise)
-    logev, _ = _evaluate(ws, R, 1.0 / lam, None)
+    ws, shape, (R, inv), gauss = _points(values, response, scale, counts, prior, noise)
+    logev, _ = _evaluate(ws, R, inv, None, gauss)
     return V.ret(logev.reshape(shape), len(shape) == 0)
 
 
@@ -187,12 +193,12 @@ def log_posterior(values, response, scale, *, counts=None, prior=None, noise="la
     >>> [round(float(x), 4) for x in p]
     [0.1655, 0.2067, 0.6278]
     """
-    ws, shape, (R, lam) = _points(values, response, scale, counts, prior, noise)
+    ws, shape, (R, inv), gauss = _points(values, response, scale, counts, prior, noise)
     n = R.size
     out = np.empty((n, ws.n))
     nw = numba.get_num_threads()
     buf = np.empty((nw, 2 * K.CHUNK))
-    args = (ws.f, ws.lw, ws.lp, ws.weighted, R, 1.0 / lam, out)
+    args = (ws.f, ws.lw, ws.lp, ws.weighted, gauss, R, inv, out)
     if n >= 2 * nw and n * ws.n >= _PARALLEL_MIN:
         K.log_posterior_rows_parallel(*args, buf)
     else:
@@ -252,6 +258,6 @@ def disclosure_risk(values, response, scale, *, world=0, counts=None, prior=None
     >>> round(di.disclosure_risk(toy, 2.0, 2.128628267061142), 6)
     0.229438
     """
-    ws, shape, (R, lam, w) = _points(values, response, scale, counts, prior, noise, world=world)
-    _, risk = _evaluate(ws, R, 1.0 / lam, w)
+    ws, shape, (R, inv, w), gauss = _points(values, response, scale, counts, prior, noise, world=world)
+    _, risk = _evaluate(ws, R, inv, w, gauss)
     return V.ret(risk.reshape(shape), len(shape) == 0)

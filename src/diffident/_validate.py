@@ -131,8 +131,9 @@ def integer_index(name, x, n):
 
 
 def check_noise(noise):
-    if noise != "laplace":
-        raise ValueError(f"noise must be 'laplace' (Gaussian noise is not implemented yet), got {noise!r}")
+    if noise not in ("laplace", "gaussian"):
+        raise ValueError(f"noise must be 'laplace' or 'gaussian', got {noise!r}")
+    return noise == "gaussian"
 
 
 def is_scalar(*args):

@@ -1,9 +1,12 @@
-"""Kernels for the posterior normaliser (log-evidence) under Laplace noise.
+"""Kernels for the posterior normaliser (log-evidence) under Laplace or
+Gaussian noise.
 
 Notation: worlds with values ``f``, log weights ``lw`` (log of count times
 prior, normalised so that the largest prior is 1; ``-inf`` for zero weight),
-a response ``R`` and ``inv = 1 / scale``.  The log-evidence is
-``log sum_k exp(lw_k - |R - f_k| * inv)``.
+a response ``R``, and the energy of a distance x: ``x inv`` with
+``inv = 1 / scale`` (Laplace) or ``x^2 inv`` with ``inv = 1 / (2 sigma^2)``
+(Gaussian, ``gauss`` true).  The log-evidence is
+``log sum_k exp(lw_k - e(|R - f_k|))``.
 
 Every sum is taken relative to a shift and reported as a mergeable triple
 ``(d, g, S)``: the sum equals ``exp(-d * inv + g) * S`` where ``d`` is a
@@ -103,14 +106,31 @@ def _max8(x):
 
 
 @numba.njit(cache=True)
-def _rel_distance(R, f, d):
-    """|R - f| - d, with |R - f| carried to twice the working precision."""
-    s, e = two_diff(R, f)
-    return (abs(s) - d) + (e if s >= 0.0 else -e)
+def _energy_diff(dh, dl, d, inv, gauss):
+    """e(|R - f|) - e(d) for the distance dh + dl (a double-double pair) and
+    a shift distance d: Laplace e(x) = x inv, Gaussian e(x) = x^2 inv with
+    inv = 1 / (2 sigma^2), the difference of squares factored so that it
+    keeps its relative precision."""
+    diff = (dh - d) + dl
+    if gauss:
+        return diff * (dh + d) * inv
+    return diff * inv
 
 
 @numba.njit(cache=True)
-def _chunk_triple(f, lw, weighted, exact, R, inv, buf, d_run):
+def _rel_energy(R, f, d, inv, gauss):
+    """e(|R - f|) - e(d), with |R - f| carried to twice the working precision."""
+    s, e = two_diff(R, f)
+    return _energy_diff(abs(s), e if s >= 0.0 else -e, d, inv, gauss)
+
+
+@numba.njit(cache=True)
+def _energy(d, inv, gauss):
+    return d * d * inv if gauss else d * inv
+
+
+@numba.njit(cache=True)
+def _chunk_triple(f, lw, weighted, exact, gauss, R, inv, buf, d_run):
     """(d, g, S) of one chunk (see module docstring); S is NaN if a value
     of the chunk is not finite.  ``exact``: distances in twice the working
     precision, for posteriors (see the module docstring).  Without weights
@@ -118,16 +138,21 @@ def _chunk_triple(f, lw, weighted, exact, R, inv, buf, d_run):
     sharing the running shift merges with an addition, no exponential."""
     n = f.size
     if not weighted and not exact:
-        # the log-evidence alone: |R - f| rounded once is enough (its error,
-        # eps |R - f| / scale, is eps relative to the result)
-        # (in units of the scale: |R - f| / scale, so the exp pass subtracts
-        # only; the shift d stays a distance for the merges)
+        # the log-evidence alone: |R - f| rounded once is enough (its error
+        # is eps relative to the result).  Terms in units of the noise, so
+        # that the exp pass subtracts only; the shift d stays a distance.
         hi = buf[:n]
-        for i in range(n):
-            hi[i] = abs(R - f[i]) * inv
+        if gauss:
+            for i in range(n):
+                x = R - f[i]
+                hi[i] = x * x * inv
+        else:
+            for i in range(n):
+                hi[i] = abs(R - f[i]) * inv
         t, z = _min8(hi)  # z: NaN if a value is not finite
-        d = min(t / inv if inv > 0.0 else 0.0, d_run)
-        t = d * inv
+        dt = math.sqrt(t / inv) if gauss else t / inv
+        d = min(dt if inv > 0.0 else 0.0, d_run)
+        t = _energy(d, inv, gauss)
         for i in range(n):
             hi[i] = exp(t - hi[i])
         return d, 0.0, sum8(hi) + z
@@ -144,13 +169,13 @@ def _chunk_triple(f, lw, weighted, exact, R, inv, buf, d_run):
         d = min(d, d_run)
         z = sum8(lo) * 0.0
         for i in range(n):
-            hi[i] = exp(-((hi[i] - d) + lo[i]) * inv)
+            hi[i] = exp(-_energy_diff(hi[i], lo[i], d, inv, gauss))
         return d, 0.0, sum8(hi) + z
     d, z = _min_distance_weighted(f, lw, R)
     if d == np.inf:
         return np.inf, -np.inf, z
     for i in range(n):
-        buf[i] = lw[i] - _rel_distance(R, f[i], d) * inv
+        buf[i] = lw[i] - _rel_energy(R, f[i], d, inv, gauss)
     g = _max8(buf[:n])
     for i in range(n):
         buf[i] = exp(buf[i] - g)
@@ -158,7 +183,7 @@ def _chunk_triple(f, lw, weighted, exact, R, inv, buf, d_run):
 
 
 @numba.njit(cache=True)
-def merge_triples(d1, g1, s1, d2, g2, s2, inv):
+def merge_triples(d1, g1, s1, d2, g2, s2, inv, gauss):
     """Combine two (d, g, S) triples of the same response and scale."""
     if s1 != s1 or s2 != s2:  # NaN: a non-finite value, reported by the caller
         return d1, g1, np.nan
@@ -169,52 +194,53 @@ def merge_triples(d1, g1, s1, d2, g2, s2, inv):
     if d1 == d2 and g1 == g2:
         return d1, g1, s1 + s2
     d = min(d1, d2)
-    l1 = g1 - (d1 - d) * inv
-    l2 = g2 - (d2 - d) * inv
+    l1 = g1 - _energy_diff(d1, 0.0, d, inv, gauss)
+    l2 = g2 - _energy_diff(d2, 0.0, d, inv, gauss)
     g = max(l1, l2)
     return d, g, s1 * math.exp(l1 - g) + s2 * math.exp(l2 - g)
 
 
 @numba.njit(cache=True)
-def _point_triple(f, lw, weighted, exact, R, inv, buf):
+def _point_triple(f, lw, weighted, exact, gauss, R, inv, buf):
     m = f.size
     d, g, s = np.inf, -np.inf, 0.0
     for c0 in range(0, m, CHUNK):
         c1 = min(c0 + CHUNK, m)
-        d1, g1, s1 = _chunk_triple(f[c0:c1], lw[c0:c1] if weighted else lw, weighted, exact, R, inv, buf, d)
-        d, g, s = merge_triples(d, g, s, d1, g1, s1, inv)
+        d1, g1, s1 = _chunk_triple(f[c0:c1], lw[c0:c1] if weighted else lw, weighted, exact, gauss,
+                                   R, inv, buf, d)
+        d, g, s = merge_triples(d, g, s, d1, g1, s1, inv, gauss)
     return d, g, s
 
 
 @numba.njit(cache=True)
-def _finish(d, g, s, R, inv, fw, lpw, want, k, out_logev, out_risk):
-    out_logev[k] = g - d * inv + math.log(s)
+def _finish(d, g, s, R, inv, gauss, fw, lpw, want, k, out_logev, out_risk):
+    out_logev[k] = g - _energy(d, inv, gauss) + math.log(s)
     if want:
-        x = lpw - _rel_distance(R, fw, d) * inv - g
+        x = lpw - _rel_energy(R, fw, d, inv, gauss) - g
         out_risk[k] = math.exp(x) / s
 
 
 @numba.njit(cache=True)
-def direct_points(f, lw, weighted, R, inv, fw, lpw, want, out_logev, out_risk, buf):
+def direct_points(f, lw, weighted, gauss, R, inv, fw, lpw, want, out_logev, out_risk, buf):
     """Log-evidence (and risk of a given world) at each point, serially."""
     for k in range(R.size):
-        d, g, s = _point_triple(f, lw, weighted, want, R[k], inv[k], buf[0])
-        _finish(d, g, s, R[k], inv[k], fw[k], lpw[k], want, k, out_logev, out_risk)
+        d, g, s = _point_triple(f, lw, weighted, want, gauss, R[k], inv[k], buf[0])
+        _finish(d, g, s, R[k], inv[k], gauss, fw[k], lpw[k], want, k, out_logev, out_risk)
 
 
 @numba.njit(cache=True, parallel=True)
-def direct_points_parallel(f, lw, weighted, R, inv, fw, lpw, want, out_logev, out_risk, buf):
+def direct_points_parallel(f, lw, weighted, gauss, R, inv, fw, lpw, want, out_logev, out_risk, buf):
     """As :func:`direct_points`, points shared among ``buf.shape[0]`` workers."""
     nw = buf.shape[0]
     n = R.size
     for t in numba.prange(nw):
         for k in range(t, n, nw):
-            d, g, s = _point_triple(f, lw, weighted, want, R[k], inv[k], buf[t])
-            _finish(d, g, s, R[k], inv[k], fw[k], lpw[k], want, k, out_logev, out_risk)
+            d, g, s = _point_triple(f, lw, weighted, want, gauss, R[k], inv[k], buf[t])
+            _finish(d, g, s, R[k], inv[k], gauss, fw[k], lpw[k], want, k, out_logev, out_risk)
 
 
 @numba.njit(cache=True, parallel=True)
-def direct_one_point_parallel(f, lw, weighted, R, inv, fw, lpw, want, out_logev, out_risk, buf, parts):
+def direct_one_point_parallel(f, lw, weighted, gauss, R, inv, fw, lpw, want, out_logev, out_risk, buf, parts):
     """One point, the worlds split into contiguous spans, one per worker."""
     nw = buf.shape[0]
     m = f.size
@@ -222,43 +248,43 @@ def direct_one_point_parallel(f, lw, weighted, R, inv, fw, lpw, want, out_logev,
     for t in numba.prange(nw):
         a = min(t * span, m)
         b = min(a + span, m)
-        d, g, s = _point_triple(f[a:b], lw[a:b] if weighted else lw, weighted, want, R[0], inv[0], buf[t])
+        d, g, s = _point_triple(f[a:b], lw[a:b] if weighted else lw, weighted, want, gauss, R[0], inv[0], buf[t])
         parts[t, 0] = d
         parts[t, 1] = g
         parts[t, 2] = s
     d, g, s = np.inf, -np.inf, 0.0
     for t in range(nw):
-        d, g, s = merge_triples(d, g, s, parts[t, 0], parts[t, 1], parts[t, 2], inv[0])
-    _finish(d, g, s, R[0], inv[0], fw[0], lpw[0], want, 0, out_logev, out_risk)
+        d, g, s = merge_triples(d, g, s, parts[t, 0], parts[t, 1], parts[t, 2], inv[0], gauss)
+    _finish(d, g, s, R[0], inv[0], gauss, fw[0], lpw[0], want, 0, out_logev, out_risk)
 
 
 @numba.njit(cache=True)
-def _posterior_row(f, lw, lp, weighted, R, inv, row, buf):
-    d, g, s = _point_triple(f, lw, weighted, True, R, inv, buf)
+def _posterior_row(f, lw, lp, weighted, gauss, R, inv, row, buf):
+    d, g, s = _point_triple(f, lw, weighted, True, gauss, R, inv, buf)
     c = g + math.log(s)
     if weighted:
         for i in range(f.size):
-            row[i] = lp[i] - _rel_distance(R, f[i], d) * inv - c
+            row[i] = lp[i] - _rel_energy(R, f[i], d, inv, gauss) - c
     else:
         for i in range(f.size):
-            row[i] = -_rel_distance(R, f[i], d) * inv - c
+            row[i] = -_rel_energy(R, f[i], d, inv, gauss) - c
 
 
 @numba.njit(cache=True)
-def log_posterior_rows(f, lw, lp, weighted, R, inv, out, buf):
+def log_posterior_rows(f, lw, lp, weighted, gauss, R, inv, out, buf):
     """out[k, i] = log posterior of world i at point k (serial)."""
     for k in range(R.size):
-        _posterior_row(f, lw, lp, weighted, R[k], inv[k], out[k], buf[0])
+        _posterior_row(f, lw, lp, weighted, gauss, R[k], inv[k], out[k], buf[0])
 
 
 @numba.njit(cache=True, parallel=True)
-def log_posterior_rows_parallel(f, lw, lp, weighted, R, inv, out, buf):
+def log_posterior_rows_parallel(f, lw, lp, weighted, gauss, R, inv, out, buf):
     """As :func:`log_posterior_rows`, rows shared among workers."""
     nw = buf.shape[0]
     n = R.size
     for t in numba.prange(nw):
         for k in range(t, n, nw):
-            _posterior_row(f, lw, lp, weighted, R[k], inv[k], out[k], buf[t])
+            _posterior_row(f, lw, lp, weighted, gauss, R[k], inv[k], out[k], buf[t])
 
 
 # ------------------------------------------------------------------ sweep --

@@ -17,6 +17,7 @@ from ._closed_form import (
 from ._posterior import disclosure_risk, log_evidence, log_posterior, posterior
 from ._possible import Domain, contributions, dataset_sensitive_range, sensitive_range, world_values
 from ._sweep import SweepTable, sweep
+from ._multi import multi_tight_scale, multi_worst_case_risk
 from ._worst_case import tight_epsilon, tight_scale, worst_case_risk
 
 __version__ = "0.1.0"
@@ -42,4 +43,6 @@ __all__ = [
     "dataset_sensitive_range",
     "sweep",
     "SweepTable",
+    "multi_worst_case_risk",
+    "multi_tight_scale",
 ]

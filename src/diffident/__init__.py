@@ -18,6 +18,8 @@ from ._posterior import disclosure_risk, log_evidence, log_posterior, posterior
 from ._possible import Domain, contributions, dataset_sensitive_range, sensitive_range, world_values
 from ._sweep import SweepTable, sweep
 from ._multi import multi_tight_scale, multi_worst_case_risk
+from ._gaussian import gaussian_delta, gaussian_sigma_for
+from . import rr
 from ._worst_case import tight_epsilon, tight_scale, worst_case_risk
 
 __version__ = "0.1.0"
@@ -45,4 +47,6 @@ __all__ = [
     "SweepTable",
     "multi_worst_case_risk",
     "multi_tight_scale",
+    "gaussian_delta",
+    "gaussian_sigma_for",
 ]

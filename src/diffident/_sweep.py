@@ -38,7 +38,7 @@ class SweepTable(Mapping):
     >>> import numpy as np, diffident as di
     >>> t = di.sweep({"x": np.arange(1.0, 11.0)}, queries=["mean"], rho=[0.2, 0.5])
     >>> len(t), t["bound_scale"].round(4).tolist()
-    (2, [1.0, 0.4551])
+    (2, [1.1098, 0.4096])
     """
 
     def __init__(self, columns):

@@ -1,0 +1,862 @@
+"""Randomized response in the local model (MATH.md section 7).
+
+Three families of schemes, all vectorised and broadcasting NumPy-style:
+
+* The two-parameter scheme for one bit ``x``: keep the true bit with
+  probability ``1 - p``; otherwise (probability ``p``) report 1 with
+  probability ``1 - k`` and 0 with probability ``k``.  So::
+
+      P(report 1 | x = 1) = 1 - p k        P(report 1 | x = 0) = p (1 - k)
+      P(report 0 | x = 1) = p k            P(report 0 | x = 0) = 1 - p + p k
+
+  :func:`epsilon`, :func:`epsilon_bound`, :func:`posterior`,
+  :func:`estimate`, :func:`variance`, :func:`sample`.
+* Warner's coin (truthful with probability ``p``, else the opposite) and its
+  ``d``-category generalisation (truthful with probability ``p``, else one of
+  the other ``d - 1`` categories uniformly at random), calibrated to an
+  epsilon: :func:`warner_p`, :func:`warner_epsilon`, :func:`warner_estimate`,
+  :func:`kary_p`, :func:`kary_epsilon`, :func:`kary_estimate`,
+  :func:`kary_sample`.  Warner's coin with truth probability ``t`` is the
+  two-parameter scheme with ``p = 2 (1 - t)``, ``k = 1/2``.
+* Differential identifiability for one respondent:
+  :func:`identification_risk` and :func:`rho`.
+
+Conventions.  Probabilities are float64 in [0, 1]; the edges are allowed and
+give documented values (``inf`` for an epsilon when some report reveals the
+bit, ``nan`` for the posterior after a report that cannot happen) rather than
+errors, so that grid sweeps run through.  Functions of scalars return a
+Python float.  Bad input (a probability outside [0, 1], NaN, a negative
+epsilon, fewer than two or a non-integer number of categories, ``n <= 0``)
+raises ``ValueError`` naming the argument and the value.
+
+The exact epsilon of the two-parameter scheme in closed form.  Both
+likelihood ratios that can exceed one are ``1 + (1 - p) / (p (1 - k))``
+(report 1) and ``1 + (1 - p) / (p k)`` (report 0), so::
+
+    epsilon = ln(1 + (1 - p) / (p min(k, 1 - k)))
+
+which is MATH.md's ``max(ln((1 - p k)/(p (1 - k))), ln((1 - p + p k)/(p k)))``
+written without cancellation.  Note (a correction to MATH.md section 7):
+``-ln(p k)`` bounds only the report-0 ratio, and is *not* an upper bound on
+epsilon when ``k > 1/2`` (``p = 0.1, k = 0.9``: epsilon 4.51 > -ln(p k) =
+2.41).  The valid bound is ``-ln(p min(k, 1 - k))``, equal to ``-ln(p k)``
+for ``k <= 1/2``; :func:`epsilon_bound` returns that.
+"""
+
+import numpy as np
+
+from . import _validate as V
+
+__all__ = [
+    "epsilon",
+    "epsilon_bound",
+    "posterior",
+    "estimate",
+    "variance",
+    "sample",
+    "warner_p",
+    "warner_epsilon",
+    "warner_estimate",
+    "kary_p",
+    "kary_epsilon",
+    "kary_estimate",
+    "kary_sample",
+    "identification_risk",
+    "rho",
+]
+
+
+# ---------------------------------------------------------------- checks
+
+def _prob(name, x):
+    return V.in_range(name, x, 0.0, 1.0)
+
+
+def _eps(x):
+    return V.in_range("epsilon", x, 0.0, np.inf)
+
+
+def _positive(name, x):
+    a = V.finite(name, x)
+    bad = a <= 0
+    if bad.any():
+        raise ValueError(f"{name} must be positive; {V._where(a, bad)}")
+    return a
+
+
+def _categories(d):
+    """d: whole numbers >= 2 (the number of categories), as float64."""
+    if isinstance(d, (bool, np.bool_)) or np.asarray(d).dtype.kind == "b":
+        raise TypeError(f"d (the number of categories) must be an integer, got {d!r}")
+    a = V.finite("d", d)
+    bad = a != np.floor(a)
+    if bad.any():
+        raise ValueError(f"d (the number of categories) must be a whole number; {V._where(a, bad)}")
+    bad = a < 2
+    if bad.any():
+        raise ValueError(f"d (the number of categories) must be at least 2; {V._where(a, bad)}")
+    return a
+
+
+def _integers(name, x):
+    """Whole-number labels (bools, ints, or integral floats) as int64."""
+    a = V.as_float(name, x)
+    V.not_nan(name, a)
+    bad = ~np.isfinite(a) | (a != np.floor(a))
+    if bad.any():
+        raise ValueError(f"{name} must hold whole numbers; {V._where(a, bad)}")
+    return a.astype(np.int64)
+
+
+def _bits(name, x):
+    a = _integers(name, x)
+    bad = (a != 0) & (a != 1)
+    if bad.any():
+        raise ValueError(f"{name} must hold 0 or 1; {V._where(a, bad)}")
+    return a
+
+
+def _generator(rng):
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(
+            f"rng must be a numpy.random.Generator (e.g. numpy.random.default_rng(seed)), "
+            f"got {type(rng).__name__}"
+        )
+    return rng
+
+
+def _ret_int(a, scalar):
+    return int(a) if scalar else a
+
+
+# ---------------------------------------------------------------- two-parameter scheme
+
+def _likelihoods(p, k):
+    """P(report 1 | x = 1), P(report 1 | x = 0) (report 0: one minus these),
+    each a sum of non-negative terms: no cancellation."""
+    return (1.0 - p) + p * (1.0 - k), p * (1.0 - k)
+
+
+def _log1p_ratio(num, den):
+    """ln(1 + num / den) for num >= 0, den >= 0 with 0/0 -> 0, x/0 -> inf,
+    and no overflow of the quotient (ln num - ln den when it is huge)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        x = num / den
+        out = np.log1p(x)
+        huge = np.isinf(x) & (den > 0)
+        out = np.where(huge, np.log(num) - np.log(den), out)
+    out = np.where((num == 0) & (den == 0), 0.0, out)
+    return np.where((den == 0) & (num > 0), np.inf, out)
+
+
+def _log_ratios(p, k):
+    """The two log-likelihood ratios that can exceed 0: report 1 (x = 1
+    over x = 0) and report 0 (x = 0 over x = 1)."""
+    q = 1.0 - p
+    a1 = _log1p_ratio(q, p * (1.0 - k))
+    a0 = _log1p_ratio(q, p * k)
+    # p = 1: the reports do not depend on x at all (whatever k)
+    a1 = np.where(p == 1.0, 0.0, a1)
+    a0 = np.where(p == 1.0, 0.0, a0)
+    return a1, a0
+
+
+def epsilon(p, k):
+    """The exact local-DP epsilon of the two-parameter scheme.
+
+    ``max(ln((1 - p k)/(p (1 - k))), ln((1 - p + p k)/(p k)))``, the largest
+    log-ratio ``ln(P(r | x) / P(r | x'))`` over both reports r and both
+    orders of the inputs, computed as
+    ``ln(1 + (1 - p) / (p min(k, 1 - k)))`` (see the module notes).
+
+    Parameters
+    ----------
+    p : array_like
+        Probability of *not* keeping the true bit, in [0, 1].
+    k : array_like
+        Probability of reporting 0 when the bit is not kept, in [0, 1].
+
+    Returns
+    -------
+    float or ndarray
+        epsilon in [0, inf], broadcast over the inputs.  Edges:
+        ``p = 0`` (the bit is always reported as it is): ``inf``;
+        ``p = 1`` (the report does not depend on x, for every k): ``0``;
+        ``0 < p < 1`` with ``k = 0`` (a report of 0 can come only from
+        ``x = 0``) or ``k = 1`` (a report of 1 only from ``x = 1``):
+        ``inf``.  A report that has probability zero under both inputs
+        (``p = 1``, ``k`` in {0, 1}) constrains nothing.
+
+    Raises
+    ------
+    ValueError
+        If p or k is outside [0, 1] or NaN.
+
+    Examples
+    --------
+    >>> from diffident import rr
+    >>> round(rr.epsilon(0.5, 0.5), 12)          # = ln 3, Warner's coin at 3/4
+    1.098612288668
+    >>> rr.epsilon(0.0, 0.5), rr.epsilon(1.0, 0.3), rr.epsilon(0.5, 0.0)
+    (inf, 0.0, inf)
+    """
+    scalar = V.is_scalar(p, k)
+    pp, kk = np.broadcast_arrays(_prob("p", p), _prob("k", k))
+    a1, a0 = _log_ratios(pp, kk)
+    return V.ret(np.maximum(a1, a0), scalar)
+
+
+def epsilon_bound(p, k):
+    """A simple upper bound on :func:`epsilon`: ``-ln(p min(k, 1 - k))``.
+
+    For ``k <= 1/2`` this is MATH.md's ``-ln(p k)``.  For ``k > 1/2``,
+    ``-ln(p k)`` is *not* a bound (it bounds only the report-0 ratio; e.g.
+    ``p = 0.1, k = 0.9`` has epsilon 4.51 but ``-ln(p k) = 2.41``), so
+    the smaller of k and 1 - k is used.  The bound exceeds the exact
+    epsilon by ``ln(1 + (1 - m)/(1 - p + p m)) >= 0`` with
+    ``m = min(k, 1 - k)``: it is loose even at ``p = 1`` (``-ln m >= ln 2``
+    where the exact epsilon is 0).
+
+    Parameters
+    ----------
+    p : array_like
+        Probability of not keeping the true bit, in [0, 1].
+    k : array_like
+        Probability of reporting 0 when the bit is not kept, in [0, 1].
+
+    Returns
+    -------
+    float or ndarray
+        The bound in [ln 2, inf]; ``inf`` where ``p = 0`` or ``k`` is 0 or 1.
+
+    Raises
+    ------
+    ValueError
+        If p or k is outside [0, 1] or NaN.
+
+    Examples
+    --------
+    >>> from diffident import rr
+    >>> round(rr.epsilon_bound(0.5, 0.5), 12)    # ln 4 >= epsilon = ln 3
+    1.38629436112
+    >>> round(rr.epsilon_bound(0.1, 0.9), 4), round(rr.epsilon(0.1, 0.9), 4)
+    (4.6052, 4.5109)
+    """
+    scalar = V.is_scalar(p, k)
+    pp, kk = np.broadcast_arrays(_prob("p", p), _prob("k", k))
+    with np.errstate(divide="ignore"):
+        out = -(np.log(pp) + np.log(np.minimum(kk, 1.0 - kk)))
+    return V.ret(out, scalar)
+
+
+def _posterior1(pp, kk, prior, report):
+    """P(x = 1 | report) by Bayes; nan where the report has probability 0."""
+    l1, l0 = _likelihoods(pp, kk)           # P(report 1 | x = 1), P(report 1 | x = 0)
+    m1 = np.where(report == 1, l1, pp * kk)  # P(report | x = 1)
+    m0 = np.where(report == 1, l0, (1.0 - pp) + pp * kk)  # P(report | x = 0)
+    num = m1 * prior
+    den = num + m0 * (1.0 - prior)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = num / den
+    return np.where(den > 0, np.minimum(out, 1.0), np.nan)
+
+
+def posterior(p, k, prior, report=1):
+    """The adversary's posterior that ``x = 1`` after a report (Bayes' rule).
+
+    Report 1: ``(1 - p k) P1 / ((1 - p) P1 + p (1 - k))`` (MATH.md; this is
+    Bayes' ``(1 - p k) P1 / ((1 - p k) P1 + p (1 - k) (1 - P1))`` with the
+    denominator simplified).  Report 0:
+    ``p k P1 / (p k P1 + (1 - p + p k)(1 - P1))
+    = p k P1 / ((1 - p)(1 - P1) + p k)``.
+
+    Parameters
+    ----------
+    p : array_like
+        Probability of not keeping the true bit, in [0, 1].
+    k : array_like
+        Probability of reporting 0 when the bit is not kept, in [0, 1].
+    prior : array_like
+        The adversary's prior ``P1 = P(x = 1)``, in [0, 1].
+    report : array_like of {0, 1}, optional
+        The observed report(s) (default 1).
+
+    Returns
+    -------
+    float or ndarray
+        ``P(x = 1 | report)`` in [0, 1]; ``nan`` where the report has
+        probability zero under the prior (e.g. report 1 with ``p = k = 1``,
+        or with ``prior = 0`` and ``p (1 - k) = 0``).
+
+    Raises
+    ------
+    ValueError
+        If p, k or prior is outside [0, 1] or NaN, or report is not 0 or 1.
+
+    Examples
+    --------
+    >>> from diffident import rr
+    >>> rr.posterior(0.5, 0.5, 0.5, report=1)    # Warner's coin at 3/4
+    0.75
+    >>> rr.posterior(0.5, 0.5, 0.5, report=[1, 0])
+    array([0.75, 0.25])
+    """
+    scalar = V.is_scalar(p, k, prior, report)
+    pp, kk, pr, r = np.broadcast_arrays(
+        _prob("p", p), _prob("k", k), _prob("prior", prior), _bits("report", report)
+    )
+    return V.ret(_posterior1(pp, kk, pr, r), scalar)
+
+
+def estimate(q, p, k):
+    """Unbiased estimate of the share of ones from the reported share q.
+
+    ``(q - p (1 - k)) / (1 - p)``: the reported share has expectation
+    ``pi (1 - p) + p (1 - k)`` when the true share is pi.  Not clipped: it
+    may fall outside [0, 1] (clip it yourself if you want a biased but
+    feasible estimate).
+
+    Parameters
+    ----------
+    q : array_like
+        Share of reports that are 1, in [0, 1].
+    p : array_like
+        Probability of not keeping the true bit, in [0, 1).
+    k : array_like
+        Probability of reporting 0 when the bit is not kept, in [0, 1].
+
+    Returns
+    -------
+    float or ndarray
+        The estimate, broadcast over the inputs.
+
+    Raises
+    ------
+    ValueError
+        If q or k is outside [0, 1], p outside [0, 1) (at ``p = 1`` the
+        reports carry no information and there is no unbiased estimate),
+        or any is NaN.
+
+    Examples
+    --------
+    >>> from diffident import rr
+    >>> round(rr.estimate(0.4, 0.5, 0.5), 12)    # (0.4 - 0.25) / 0.5
+    0.3
+    """
+    scalar = V.is_scalar(q, p, k)
+    qq, pp, kk = np.broadcast_arrays(
+        _prob("q", q), V.in_range("p", p, 0.0, 1.0, hi_open=True), _prob("k", k)
+    )
+    return V.ret((qq - pp * (1.0 - kk)) / (1.0 - pp), scalar)
+
+
+def variance(q, p, k, n):
+    """Variance of :func:`estimate` from n reports: ``q (1 - q) / ((1 - p)^2 n)``.
+
+    With q the report probability ``P(report 1)`` this is the exact
+    variance when the n respondents are an independent sample from a
+    population (each ``x`` a Bernoulli draw); with q the observed share it
+    is the usual plug-in estimate of it.  For a *fixed* set of respondents
+    the variance is smaller, by ``pi (1 - pi) / n`` (pi the true share).
+    k does not enter (q already accounts for it); it is checked and
+    broadcast so that the signature matches :func:`estimate`.
+
+    Parameters
+    ----------
+    q : array_like
+        Report probability or observed share of reports that are 1, [0, 1].
+    p : array_like
+        Probability of not keeping the true bit, in [0, 1].
+    k : array_like
+        Probability of reporting 0 when the bit is not kept, in [0, 1].
+    n : array_like
+        Number of reports, > 0.
+
+    Returns
+    -------
+    float or ndarray
+        The variance; ``inf`` at ``p = 1`` with ``0 < q < 1`` (no
+        information), ``nan`` at ``p = 1`` with q in {0, 1}.
+
+    Raises
+    ------
+    ValueError
+        If q, p or k is outside [0, 1] or NaN, or n is not positive and
+        finite.
+
+    Examples
+    --------
+    >>> from diffident import rr
+    >>> round(rr.variance(0.4, 0.5, 0.5, 100), 12)   # 0.24 / (0.25 * 100)
+    0.0096
+    """
+    scalar = V.is_scalar(q, p, k, n)
+    qq, pp, kk, nn = np.broadcast_arrays(
+        _prob("q", q), _prob("p", p), _prob("k", k), _positive("n", n)
+    )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = qq * (1.0 - qq) / ((1.0 - pp) ** 2 * nn)
+    return V.ret(out, scalar)
+
+
+def sample(x, p, k, rng):
+    """Draw the reports of the two-parameter scheme for the bits x.
+
+    Each report is 1 with probability ``1 - p k`` if its bit is 1 and
+    ``p (1 - k)`` if it is 0, independently (one uniform draw per report).
+
+    Parameters
+    ----------
+    x : array_like of {0, 1}
+        The true bits (bools, integers or integral floats).
+    p : array_like
+        Probability of not keeping the true bit, in [0, 1]; broadcast
+        against x.
+    k : array_like
+        Probability of reporting 0 when the bit is not kept, in [0, 1].
+    rng : numpy.random.Generator
+        The source of randomness (seed it for reproducible draws).
+
+    Returns
+    -------
+    int or ndarray of int64
+        The 0/1 reports, with the broadcast shape of x, p and k (an int for
+        all-scalar input).
+
+    Raises
+    ------
+    ValueError
+        If x holds values other than 0 and 1, or p or k is outside [0, 1]
+        or NaN.
+    TypeError
+        If rng is not a ``numpy.random.Generator``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from diffident import rr
+    >>> rng = np.random.default_rng(0)
+    >>> reports = rr.sample(np.ones(100_000, dtype=int), 0.5, 0.5, rng)
+    >>> round(float(reports.mean()), 2)          # 1 - p k = 0.75
+    0.75
+    >>> rr.sample([0, 1], 0.0, 0.5, rng)         # p = 0: the truth
+    array([0, 1])
+    """
+    scalar = V.is_scalar(x, p, k)
+    xx, pp, kk = np.broadcast_arrays(_bits("x", x), _prob("p", p), _prob("k", k))
+    g = _generator(rng)
+    l1, l0 = _likelihoods(pp, kk)
+    prob1 = np.where(xx == 1, l1, l0)
+    out = (g.random(prob1.shape) < prob1).astype(np.int64)
+    return _ret_int(out, scalar)
+
+
+# ---------------------------------------------------------------- Warner and k-ary
+
+def warner_p(epsilon):
+    """Warner's truth probability for epsilon-LDP: ``e^eps / (e^eps + 1)``.
+
+    Parameters
+    ----------
+    epsilon : array_like
+        Privacy parameter(s), >= 0 (``inf``: always truthful).
+
+    Returns
+    -------
+    float or ndarray
+        p in [1/2, 1].
+
+    Raises
+    ------
+    ValueError
+        If epsilon is negative or NaN.
+
+    Examples
+    --------
+    >>> from diffident import rr
+    >>> round(rr.warner_p(1.0986122886681098), 12)   # ln 3
+    0.75
+    """
+    scalar = V.is_scalar(epsilon)
+    e = _eps(epsilon)
+    return V.ret(1.0 / (1.0 + np.exp(-e)), scalar)
+
+
+def warner_epsilon(p):
+    """The epsilon of Warner's coin with truth probability p: ``ln(p/(1-p))``.
+
+    Parameters
+    ----------
+    p : array_like
+        Probability of answering truthfully, in [1/2, 1].  (A coin with
+        ``p < 1/2`` is the mirrored design; use ``1 - p``.)
+
+    Returns
+    -------
+    float or ndarray
+        epsilon in [0, inf]: 0 at ``p = 1/2``, ``inf`` at ``p = 1``.
+
+    Raises
+    ------
+    ValueError
+        If p is outside [1/2, 1] or NaN.
+
+    Examples
+    --------
+    >>> from diffident import rr
+    >>> round(rr.warner_epsilon(0.75), 12)
+    1.098612288668
+    """
+    scalar = V.is_scalar(p)
+    pp = V.in_range("p", p, 0.5, 1.0)
+    with np.errstate(divide="ignore"):
+        out = np.log1p((2.0 * pp - 1.0) / (1.0 - pp))
+    return V.ret(out, scalar)
+
+
+def warner_estimate(n_yes, n, p):
+    """Unbiased estimate of the number of ones under Warner's coin.
+
+    ``(n_yes - n (1 - p)) / (2 p - 1)``: the expected number of "yes"
+    reports is ``(2 p - 1) n1 + n (1 - p)`` when n1 of the n respondents
+    have x = 1.  Not clipped to [0, n].
+
+    Parameters
+    ----------
+    n_yes : array_like
+        Number of reports that are 1, in [0, n].
+    n : array_like
+        Number of reports, > 0.
+    p : array_like
+        Truth probability, in (1/2, 1] (at 1/2 the reports carry no
+        information).
+
+    Returns
+    -------
+    float or ndarray
+        The estimated count of ones.
+
+    Raises
+    ------
+    ValueError
+        If n is not positive, n_yes is negative or exceeds n, p is outside
+        (1/2, 1], or any is NaN.
+
+    Examples
+    --------
+    >>> from diffident import rr
+    >>> round(rr.warner_estimate(400, 1000, 0.75), 12)   # (400 - 250) / 0.5
+    300.0
+    """
+    scalar = V.is_scalar(n_yes, n, p)
+    ny, nn, pp = np.broadcast_arrays(
+        V.finite("n_yes", n_yes), _positive("n", n), V.in_range("p", p, 0.5, 1.0, lo_open=True)
+    )
+    bad = (ny < 0) | (ny > nn)
+    if bad.any():
+        raise ValueError(f"n_yes must lie in [0, n]; {V._where(ny, bad)}")
+    return V.ret((ny - nn * (1.0 - pp)) / (2.0 * pp - 1.0), scalar)
+
+
+def kary_p(epsilon, d):
+    """The truth probability of k-ary randomized response for epsilon-LDP.
+
+    ``e^eps / (e^eps + d - 1)``: report the true category with this
+    probability, else each of the other ``d - 1`` with probability
+    ``1 / (e^eps + d - 1)``.  This is OpenDP's ``prob`` in
+    ``make_randomized_response`` (``d = 2``: Warner's coin).
+
+    Parameters
+    ----------
+    epsilon : array_like
+        Privacy parameter(s), >= 0 (``inf``: always truthful).
+    d : array_like
+        Number of categories, a whole number >= 2.
+
+    Returns
+    -------
+    float or ndarray
+        p in [1/d, 1].
+
+    Raises
+    ------
+    ValueError
+        If epsilon is negative or NaN, or d is not a whole number >= 2.
+
+    Examples
+    --------
+    >>> from diffident import rr
+    >>> round(rr.kary_p(1.0986122886681098, 4), 12)  # 3 / (3 + 3)
+    0.5
+    """
+    scalar = V.is_scalar(epsilon, d)
+    e, dd = np.broadcast_arrays(_eps(epsilon), _categories(d))
+    return V.ret(1.0 / (1.0 + (dd - 1.0) * np.exp(-e)), scalar)
+
+
+def kary_epsilon(p, d):
+    """The epsilon of k-ary randomized response: ``ln(p (d - 1) / (1 - p))``.
+
+    Parameters
+    ----------
+    p : array_like
+        Probability of reporting the true category, in [1/d, 1].
+    d : array_like
+        Number of categories, a whole number >= 2.
+
+    Returns
+    -------
+    float or ndarray
+        epsilon in [0, inf]: 0 at ``p = 1/d``, ``inf`` at ``p = 1``.
+
+    Raises
+    ------
+    ValueError
+        If p is outside [1/d, 1] or NaN, or d is not a whole number >= 2.
+
+    Examples
+    --------
+    >>> from diffident import rr
+    >>> round(rr.kary_epsilon(0.5, 4), 12)           # ln 3
+    1.098612288668
+    """
+    scalar = V.is_scalar(p, d)
+    pp, dd = np.broadcast_arrays(_prob("p", p), _categories(d))
+    bad = pp < 1.0 / dd
+    if bad.any():
+        i = np.argwhere(bad)[0] if pp.ndim else ()
+        raise ValueError(
+            f"p must lie in [1/d, 1] (below 1/d the true category is the least likely report); "
+            f"{V._where(pp, bad)} with d = {dd[tuple(i)].item():g}"
+        )
+    with np.errstate(divide="ignore"):
+        out = np.maximum(np.log1p((dd * pp - 1.0) / (1.0 - pp)), 0.0)
+    return V.ret(out, scalar)
+
+
+def kary_estimate(counts, epsilon):
+    """Unbiased estimates of the number of respondents in each category.
+
+    With ``n = sum(counts)``, truth probability p and ``q = (1 - p)/(d - 1)``
+    (:func:`kary_p`), the expected count of category j is
+    ``n_j p + (n - n_j) q``, so ``n_j = (c_j - n q) / (p - q)``, computed
+    as ``(c_j (1 + (d - 1) e^-eps) - n e^-eps) / (1 - e^-eps)``.  The
+    estimates sum to n; they are not clipped to [0, n].
+
+    Parameters
+    ----------
+    counts : array_like
+        Reported counts, the d categories along the last axis (d >= 2),
+        non-negative.
+    epsilon : array_like
+        Privacy parameter(s) > 0 (``inf`` allowed: the counts are the
+        truth), broadcast against ``counts[..., 0]``.
+
+    Returns
+    -------
+    ndarray
+        The estimates, shaped like counts (broadcast with epsilon).
+
+    Raises
+    ------
+    ValueError
+        If counts is 0-d, has fewer than 2 categories, or holds negative,
+        NaN or infinite values; if epsilon is not > 0 (at 0 the reports
+        carry no information) or is NaN.
+
+    Examples
+    --------
+    >>> from diffident import rr
+    >>> rr.kary_estimate([500, 250, 250], 1.0986122886681098).round(9)  # p = 3/5
+    array([750., 125., 125.])
+    """
+    c = V.finite("counts", counts)
+    if c.ndim == 0 or c.shape[-1] < 2:
+        raise ValueError(
+            f"counts must hold the d >= 2 categories along its last axis, got shape {c.shape}"
+        )
+    bad = c < 0
+    if bad.any():
+        raise ValueError(f"counts must be non-negative; {V._where(c, bad)}")
+    e = _eps(epsilon)
+    bad = e == 0
+    if bad.any():
+        raise ValueError(f"epsilon must be > 0 for an estimate (at 0 the reports carry no information); "
+                         f"{V._where(e, bad)}")
+    d = c.shape[-1]
+    n = c.sum(axis=-1, keepdims=True)
+    t = np.exp(-e)[..., None]
+    return (c * (1.0 + (d - 1) * t) - n * t) / (-np.expm1(-e))[..., None]
+
+
+def kary_sample(x, epsilon, d, rng):
+    """Draw the reports of k-ary randomized response for categories x.
+
+    Each report is the true category with probability :func:`kary_p`
+    ``(epsilon, d)``, else one of the other ``d - 1`` categories uniformly
+    at random.  Categories are labelled ``0, ..., d - 1``.
+
+    Parameters
+    ----------
+    x : array_like of int
+        True categories in ``0, ..., d - 1``.
+    epsilon : array_like
+        Privacy parameter(s), >= 0, broadcast against x.
+    d : array_like
+        Number of categories, a whole number >= 2, broadcast against x.
+    rng : numpy.random.Generator
+        The source of randomness.
+
+    Returns
+    -------
+    int or ndarray of int64
+        The reported categories (an int for all-scalar input).
+
+    Raises
+    ------
+    ValueError
+        If x holds values outside ``0, ..., d - 1`` or non-integers,
+        epsilon is negative or NaN, or d is not a whole number >= 2.
+    TypeError
+        If rng is not a ``numpy.random.Generator``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from diffident import rr
+    >>> rng = np.random.default_rng(0)
+    >>> reports = rr.kary_sample(np.zeros(100_000, dtype=int), np.log(3), 4, rng)
+    >>> np.bincount(reports, minlength=4).round(-3)   # p = 1/2, others 1/6
+    array([50000, 17000, 17000, 17000])
+    """
+    scalar = V.is_scalar(x, epsilon, d)
+    xx, e, dd = np.broadcast_arrays(_integers("x", x), _eps(epsilon), _categories(d))
+    bad = (xx < 0) | (xx >= dd)
+    if bad.any():
+        raise ValueError(f"x must hold categories 0, ..., d - 1; {V._where(xx, bad)}")
+    g = _generator(rng)
+    di = dd.astype(np.int64)
+    p = 1.0 / (1.0 + (dd - 1.0) * np.exp(-e))
+    truthful = g.random(xx.shape) < p
+    other = (xx + 1 + g.integers(0, di - 1, size=xx.shape)) % di  # never x itself
+    out = np.where(truthful, xx, other).astype(np.int64)
+    return _ret_int(out, scalar)
+
+
+# ---------------------------------------------------------------- identifiability
+
+def identification_risk(p, k, prior, value=1):
+    """The adversary's largest posterior that the respondent's bit equals
+    ``value``, over the reports the scheme can produce.
+
+    The adversary knows the scheme (p, k), has the prior
+    ``P(x = 1) = prior`` and sees the respondent's one report r; the risk is
+    ``max_r P(x = value | r)`` over the reports r of positive probability.
+    It is the worst case over reports (not an average): the confidence the
+    adversary can reach about the sensitive value when the report is the
+    most revealing one.  With ``value = 1`` it is attained at report 1 (the
+    report-1 likelihood ratio is >= 1), so it equals
+    ``posterior(p, k, prior, 1)`` unless report 1 is impossible.
+
+    Membership reading: let ``x = 1`` mean "the person is in the data" and
+    the report be whatever the mechanism publishes about it; then this is
+    the adversary's largest posterior belief that the person is in the data
+    (differential identifiability's disclosure event), with ``prior`` the
+    prior probability of membership.
+
+    Parameters
+    ----------
+    p : array_like
+        Probability of not keeping the true bit, in [0, 1].
+    k : array_like
+        Probability of reporting 0 when the bit is not kept, in [0, 1].
+    prior : array_like
+        The adversary's prior ``P(x = 1)``, in [0, 1].
+    value : array_like of {0, 1}, optional
+        The sensitive value (default 1).
+
+    Returns
+    -------
+    float or ndarray
+        The risk in ``[P(x = value), 1]``; 1 where some report reveals that
+        ``x = value`` (e.g. ``p = 0``, or ``k = 1`` for value 1, unless the
+        prior rules the value out, which gives 0).
+
+    Raises
+    ------
+    ValueError
+        If p, k or prior is outside [0, 1] or NaN, or value is not 0 or 1.
+
+    Examples
+    --------
+    >>> from diffident import rr
+    >>> rr.identification_risk(0.5, 0.5, 0.5)    # Warner's coin at 3/4
+    0.75
+    >>> round(rr.identification_risk(0.5, 0.5, 0.1), 12)   # 0.3 / (0.3 + 0.9)
+    0.25
+    """
+    scalar = V.is_scalar(p, k, prior, value)
+    pp, kk, pr, v = np.broadcast_arrays(
+        _prob("p", p), _prob("k", k), _prob("prior", prior), _bits("value", value)
+    )
+    post1 = _posterior1(pp, kk, pr, 1)      # nan where a report is impossible
+    post0 = _posterior1(pp, kk, pr, 0)
+    r1 = np.fmax(post1, post0)               # max_r P(x = 1 | r), possible r only
+    r0 = np.fmax(1.0 - post1, 1.0 - post0)   # max_r P(x = 0 | r)
+    return V.ret(np.where(v == 1, r1, r0), scalar)
+
+
+def rho(p, k, prior):
+    """The rho that the two-parameter scheme guarantees for a prior: the
+    adversary's largest posterior of the *true* bit, over both true bits
+    and every report.
+
+    ``rho = max_x max_r P(x | r)`` over ``x`` in {0, 1} and the reports r
+    that x can produce.  For every respondent and every report the
+    adversary's posterior belief in the respondent's actual bit is at most
+    rho: the scheme is rho-differentially identifiable (MATH.md sections 1
+    and 3, with the two worlds x = 0 and x = 1 and prior weights
+    ``1 - prior`` and ``prior``).  Equivalently
+    ``max(identification_risk(..., value=1), identification_risk(..., value=0))``.
+
+    Properties: ``rho >= max(prior, 1 - prior)`` (no report lowers the
+    adversary's best guess below the prior); at ``prior = 1/2`` it is
+    ``1 / (1 + e^-epsilon)``, the paper's ``rho = 1/(1 + (m - 1) e^-eps)``
+    with m = 2 worlds and the exact :func:`epsilon`; for any prior
+    ``rho <= e^eps P / (1 - P + e^eps P)`` with ``P = max(prior, 1 - prior)``
+    (MATH.md's Bayesian reading of eps-DP), with equality at ``k = 1/2``.
+
+    Parameters
+    ----------
+    p : array_like
+        Probability of not keeping the true bit, in [0, 1].
+    k : array_like
+        Probability of reporting 0 when the bit is not kept, in [0, 1].
+    prior : array_like
+        The adversary's prior ``P(x = 1)``, in [0, 1].
+
+    Returns
+    -------
+    float or ndarray
+        rho in ``[max(prior, 1 - prior), 1]``; 1 wherever epsilon is
+        infinite or the prior is 0 or 1.
+
+    Raises
+    ------
+    ValueError
+        If p, k or prior is outside [0, 1] or NaN.
+
+    Examples
+    --------
+    >>> from diffident import rr
+    >>> rr.rho(0.5, 0.5, 0.5)                    # 1 / (1 + e^-ln 3)
+    0.75
+    >>> round(rr.rho(0.5, 0.5, 0.9), 12)         # 0.9 * 3 / (0.9 * 3 + 0.1)
+    0.964285714286
+    """
+    scalar = V.is_scalar(p, k, prior)
+    pp, kk, pr = np.broadcast_arrays(_prob("p", p), _prob("k", k), _prob("prior", prior))
+    post1 = _posterior1(pp, kk, pr, 1)
+    post0 = _posterior1(pp, kk, pr, 0)
+    out = np.fmax(np.fmax(post1, 1.0 - post1), np.fmax(post0, 1.0 - post0))
+    return V.ret(out, scalar)

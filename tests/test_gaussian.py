@@ -1,0 +1,94 @@
+"""(rho, delta)-identifiability under Gaussian noise (MATH.md s. 7)."""
+
+import numpy as np
+import pytest
+from scipy import integrate, optimize
+from scipy.stats import norm
+
+import diffident as di
+
+
+def delta_by_quad(values, rho, sigma, j, counts=None, prior=None):
+    """P_{R ~ N(f_j, sigma^2)}[posterior of world j > rho], by quadrature of
+    the indicator (split at the points where it changes, found on a grid)."""
+    v = np.asarray(values, float)
+    grid = np.linspace(v.min() - 12 * sigma, v.max() + 12 * sigma, 20001)
+    p = di.disclosure_risk(v, grid, sigma, world=j, counts=counts, prior=prior, noise="gaussian")
+    inside = p > rho
+    total = 0.0
+    f = lambda R: norm.pdf(R, v[j], sigma)  # noqa: E731
+    edges = np.flatnonzero(np.diff(inside.astype(int)))
+
+    def excess(R):
+        return di.disclosure_risk(v, R, sigma, world=j, counts=counts, prior=prior, noise="gaussian") - rho
+
+    # each change of the indicator located to 1e-15 by scipy's brentq
+    bounds = [-np.inf] + [optimize.brentq(excess, grid[e], grid[e + 1], xtol=1e-15, rtol=1e-15)
+                          for e in edges] + [np.inf]
+    state = inside[0]
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        if state:
+            total += integrate.quad(f, a, b, epsabs=1e-13, epsrel=1e-12)[0]
+        state = not state
+    return total
+
+
+def test_two_worlds_closed_form():
+    rho = np.array([0.55, 0.7, 0.9, 0.99])
+    for d, s in [(1.0, 1.0), (2.0, 0.3), (0.5, 4.0)]:
+        expect = norm.cdf(d / (2 * s) + s * np.log((1 - rho) / rho) / d)
+        np.testing.assert_allclose(di.gaussian_delta([0.0, d], rho, s, world=0), expect, rtol=1e-10, atol=1e-300)
+        np.testing.assert_allclose(di.gaussian_delta([0.0, d], rho, s), expect, rtol=1e-10, atol=1e-300)
+
+
+def test_against_quadrature():
+    rng = np.random.default_rng(8)
+    for trial in range(8):
+        m = int(rng.integers(3, 8))
+        v = np.sort(rng.normal(size=m) * 2)
+        c = rng.integers(1, 3, m).astype(float) if trial % 2 else None
+        rho = float(rng.uniform(0.3, 0.9))
+        s = float(rng.uniform(0.3, 2.0))
+        for j in range(m):
+            got = di.gaussian_delta(v, rho, s, world=j, counts=c)
+            assert got == pytest.approx(delta_by_quad(v, rho, s, j, counts=c), abs=1e-11)
+
+
+def test_edges_and_shapes():
+    v = [0.0, 1.0, 3.0]
+    assert di.gaussian_delta(v, 1.0, 1.0) == 0.0
+    assert di.gaussian_delta(v, 0.0, 1.0) == 1.0
+    out = di.gaussian_delta(v, np.array([[0.5], [0.9]]), np.array([0.5, 1.0, 2.0]))
+    assert out.shape == (2, 3)
+    assert np.all(np.diff(out, axis=1) <= 1e-15)  # more noise, less risk (here)
+    assert isinstance(di.gaussian_delta(v, 0.5, 1.0, world=1), float)
+    # one value: the posterior is the constant share
+    assert di.gaussian_delta([2.0, 2.0], 0.4, 1.0) == 1.0
+    assert di.gaussian_delta([2.0, 2.0], 0.5, 1.0) == 0.0
+
+
+def test_sigma_for_is_conservative():
+    v = np.array([0.0, 1.0, 2.0, 4.0])
+    for rho, delta in [(0.9, 0.05), (0.6, 0.1), (0.5, 0.01)]:
+        s = di.gaussian_sigma_for(v, rho, delta)
+        assert 0 < s < np.inf
+        assert di.gaussian_delta(v, rho, s) <= delta
+        assert di.gaussian_delta(v, rho, s * (1 - 1e-6)) > delta
+    assert di.gaussian_sigma_for(v, 1.0, 0.1) == 0.0
+    assert di.gaussian_sigma_for(v, 0.2, 0.1) == np.inf  # below 1/m
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: di.gaussian_delta([0.0, 1.0], 1.5, 1.0), "rho"),
+        (lambda: di.gaussian_delta([0.0, 1.0], 0.5, 0.0), "sigma"),
+        (lambda: di.gaussian_delta([0.0, 1.0], 0.5, 1.0, world=5), "world"),
+        (lambda: di.gaussian_sigma_for([0.0, 1.0], 0.5, 0.0), "delta"),
+        (lambda: di.gaussian_sigma_for([0.0, 1.0], 0.5, 1.0), "delta"),
+        (lambda: di.gaussian_delta([0.0, np.nan], 0.5, 1.0), "values"),
+    ],
+)
+def test_bad_input(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()

@@ -375,10 +375,53 @@ def case_sweep(quick, rng):
                 speedup=t_base / t_di, target="< 5 s", passed=t_di < 5.0, check=None)
 
 
+def case_gaussian_delta(quick, rng):
+    m = 10**4 if quick else 10**5
+    v = rng.standard_normal(m)
+    rho = [0.1, 0.5, 0.9]
+    t_di, ours = best_time(lambda: di.gaussian_delta(v, rho, 0.01, world=0), repeat=3)
+    # baseline: scipy quad of the indicator on a few points, extrapolated per rho
+    from scipy import integrate
+    from scipy.stats import norm
+
+    def quad_one(r):
+        f = lambda R: norm.pdf(R, v[0], 0.01) * (  # noqa: E731
+            di.disclosure_risk(v, R, 0.01, world=0, noise="gaussian") > r)
+        return integrate.quad(f, v[0] - 0.1, v[0] + 0.1, limit=20)[0]
+
+    t_b, _ = best_time(lambda: quad_one(0.5), repeat=1, warmup=False)
+    return dict(case=f"gaussian_delta {fmt_n(m)} worlds, one world x 3 rho",
+                t_diffident=t_di, t_baseline=3 * t_b, baseline="scipy quad of the indicator (x3)",
+                speedup=3 * t_b / t_di, target="(info)", passed=True, check=None)
+
+
+def case_multi_release(quick, rng):
+    m = 10**3 if quick else 10**4
+    F = rng.standard_normal((m, 3))
+    scales = np.array([0.5, 1.0, 2.0])
+    t_di, ours = best_time(lambda: di.multi_worst_case_risk(F, scales), repeat=3)
+    sub = F[:1000]
+    inv = 1.0 / scales
+
+    def dense(Fs):
+        best = 0.0
+        for a in range(0, Fs.shape[0], 128):
+            D = (np.abs(Fs[a:a + 128, None, :] - Fs[None, :, :]) * inv).sum(-1)
+            best = max(best, float((1.0 / np.exp(-D).sum(1)).max()))
+        return best
+
+    t_b, ref = best_time(lambda: dense(sub), repeat=1, warmup=False)
+    t_base = t_b * (m / 1000) ** 2
+    check = rel_diff(di.multi_worst_case_risk(sub, scales), ref)
+    return dict(case=f"multi_worst_case_risk m={fmt_n(m)}, q=3",
+                t_diffident=t_di, t_baseline=t_base, baseline="dense NumPy (extrapolated from 1e3)",
+                speedup=t_base / t_di, target="(info)", passed=True, check=check)
+
+
 CASES = [case_log_evidence, case_many_responses, case_worst_case_risk_large,
          case_worst_case_risk_dense, case_tight_scale, case_cold_start,
          case_dataset_sensitive_range, case_sensitive_range_closed_form, case_enumeration,
-         case_sweep]
+         case_sweep, case_gaussian_delta, case_multi_release]
 
 
 # --------------------------------------------------------------------------- report

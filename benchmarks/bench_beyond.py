@@ -1,0 +1,60 @@
+"""asv suites beyond Laplace: Gaussian (rho, delta)-identifiability and the
+multi-release worst case (conventions as in bench_core.py)."""
+import numpy as np
+
+import diffident as di
+
+
+def _dense_multi(F, scales, chunk=256):
+    """NumPy O(m^2 q) reference of the multi-release worst case."""
+    inv = 1.0 / np.asarray(scales)
+    best = 0.0
+    for a in range(0, F.shape[0], chunk):
+        D = (np.abs(F[a:a + chunk, None, :] - F[None, :, :]) * inv).sum(-1)
+        best = max(best, float((1.0 / np.exp(-D).sum(1)).max()))
+    return best
+
+
+class GaussianDelta:
+    params = [[10**3, 10**4, 10**5]]
+    param_names = ["worlds"]
+
+    def setup(self, m):
+        self.v = np.random.default_rng(0).normal(size=m)
+        di.gaussian_delta(self.v, [0.1, 0.5, 0.9], 0.01, world=0)
+
+    def time_one_world_three_rho(self, m):
+        di.gaussian_delta(self.v, [0.1, 0.5, 0.9], 0.01, world=0)
+
+
+class GaussianDeltaMaxOverWorlds:
+    params = [[100, 1000]]
+    param_names = ["worlds"]
+
+    def setup(self, m):
+        self.v = np.random.default_rng(1).normal(size=m)
+        di.gaussian_delta(self.v, 0.5, 0.05)
+
+    def time_max_over_worlds(self, m):
+        di.gaussian_delta(self.v, 0.5, 0.05)
+
+
+class MultiRelease:
+    params = [[10**3, 10**4], [2, 3]]
+    param_names = ["worlds", "queries"]
+
+    def setup(self, m, q):
+        self.F = np.random.default_rng(2).normal(size=(m, q))
+        self.scales = np.linspace(0.5, 2.0, q)
+        di.multi_worst_case_risk(self.F, self.scales)
+
+    def time_multi_worst_case(self, m, q):
+        di.multi_worst_case_risk(self.F, self.scales)
+
+    def time_dense_numpy(self, m, q):
+        if m <= 10**3:
+            _dense_multi(self.F, self.scales)
+
+    def time_multi_tight_scale(self, m, q):
+        if m <= 10**3:
+            di.multi_tight_scale(self.F, [0.01, 0.1])

@@ -34,10 +34,10 @@ def _points(values, response, scale, counts, prior, noise, world=None):
     return ws, shape, flat, gauss
 
 
-def _evaluate(ws, R, inv, wld, gauss):
-    """Log-evidence (and, with world indices, their risk) at each point."""
+def _evaluate(ws, R, inv, wld, gauss, log_risk=False):
+    """Log-evidence (and, with world indices, their risk or its log) at each point."""
     n = R.size
-    want = wld is not None
+    want = 0 if wld is None else (2 if log_risk else 1)
     fw = ws.f[wld] if want else np.zeros(1)
     pw = ws.world_prior(wld) if want else np.ones(1)
     logev = np.empty(n)
@@ -51,7 +51,7 @@ def _evaluate(ws, R, inv, wld, gauss):
     if n > 64 and direct_cost > 1e6 and not gauss:  # only then is the sweep worth considering
         inv_u, inverse = np.unique(inv, return_inverse=True)
         sweep_cost = _SORT_NS * m + _SWEEP_NS * inv_u.size * m + _LOOKUP_NS * n / nw
-        if sweep_cost < direct_cost:
+        if sweep_cost < direct_cost and not log_risk:
             ws.check_finite()
             _evaluate_sweep(ws, R, inv_u, inverse.ravel(), fw, pw, want, logev, risk)
             return logev + ws.log_norm, risk

@@ -214,17 +214,18 @@ def _point_triple(f, lw, weighted, exact, gauss, R, inv, buf):
 
 @numba.njit(cache=True)
 def _finish(d, g, s, R, inv, gauss, fw, lpw, want, k, out_logev, out_risk):
+    """want: 1 the risk of world fw, 2 its logarithm (0: neither)."""
     out_logev[k] = g - _energy(d, inv, gauss) + math.log(s)
     if want:
         x = lpw - _rel_energy(R, fw, d, inv, gauss) - g
-        out_risk[k] = math.exp(x) / s
+        out_risk[k] = math.exp(x) / s if want == 1 else x - math.log(s)
 
 
 @numba.njit(cache=True)
 def direct_points(f, lw, weighted, gauss, R, inv, fw, lpw, want, out_logev, out_risk, buf):
     """Log-evidence (and risk of a given world) at each point, serially."""
     for k in range(R.size):
-        d, g, s = _point_triple(f, lw, weighted, want, gauss, R[k], inv[k], buf[0])
+        d, g, s = _point_triple(f, lw, weighted, want > 0, gauss, R[k], inv[k], buf[0])
         _finish(d, g, s, R[k], inv[k], gauss, fw[k], lpw[k], want, k, out_logev, out_risk)
 
 
@@ -235,7 +236,7 @@ def direct_points_parallel(f, lw, weighted, gauss, R, inv, fw, lpw, want, out_lo
     n = R.size
     for t in numba.prange(nw):
         for k in range(t, n, nw):
-            d, g, s = _point_triple(f, lw, weighted, want, gauss, R[k], inv[k], buf[t])
+            d, g, s = _point_triple(f, lw, weighted, want > 0, gauss, R[k], inv[k], buf[t])
             _finish(d, g, s, R[k], inv[k], gauss, fw[k], lpw[k], want, k, out_logev, out_risk)
 
 
@@ -248,7 +249,7 @@ def direct_one_point_parallel(f, lw, weighted, gauss, R, inv, fw, lpw, want, out
     for t in numba.prange(nw):
         a = min(t * span, m)
         b = min(a + span, m)
-        d, g, s = _point_triple(f[a:b], lw[a:b] if weighted else lw, weighted, want, gauss, R[0], inv[0], buf[t])
+        d, g, s = _point_triple(f[a:b], lw[a:b] if weighted else lw, weighted, want > 0, gauss, R[0], inv[0], buf[t])
         parts[t, 0] = d
         parts[t, 1] = g
         parts[t, 2] = s

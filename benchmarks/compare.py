@@ -424,6 +424,16 @@ CASES = [case_log_evidence, case_many_responses, case_worst_case_risk_large,
          case_sweep, case_gaussian_delta, case_multi_release]
 
 
+def case_analytic_gaussian(quick, rng):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from bench_dp import compare_analytic_gaussian
+
+    return compare_analytic_gaussian(quick)
+
+
+CASES.append(case_analytic_gaussian)
+
+
 # --------------------------------------------------------------------------- report
 
 

@@ -19,6 +19,18 @@ from ._possible import Domain, contributions, dataset_sensitive_range, sensitive
 from ._sweep import SweepTable, sweep
 from ._multi import multi_tight_scale, multi_worst_case_risk
 from ._gaussian import gaussian_delta, gaussian_sigma_for
+from ._dp import (
+    ClassicGaussianWarning,
+    analytic_gaussian_delta,
+    analytic_gaussian_sigma,
+    classic_gaussian_sigma,
+    compose_parallel,
+    compose_sequential,
+    epsilon_for_posterior,
+    epsilon_per_release,
+    posterior_bound,
+    rho_after_composition,
+)
 from . import rr
 from ._worst_case import tight_epsilon, tight_scale, worst_case_risk
 
@@ -49,4 +61,15 @@ __all__ = [
     "multi_tight_scale",
     "gaussian_delta",
     "gaussian_sigma_for",
+    "analytic_gaussian_sigma",
+    "analytic_gaussian_delta",
+    "classic_gaussian_sigma",
+    "ClassicGaussianWarning",
+    "posterior_bound",
+    "epsilon_for_posterior",
+    "compose_sequential",
+    "compose_parallel",
+    "rho_after_composition",
+    "epsilon_per_release",
+    "rr",
 ]

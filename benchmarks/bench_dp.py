@@ -1,0 +1,205 @@
+"""asv suites for the differential-privacy companions (diffident._dp),
+conventions as in bench_core.py: seeded data, every timed call made once in
+``setup`` so that nothing is timed cold.
+
+The baseline for the analytic Gaussian mechanism is dp-accounting's
+``dp_accounting.get_sigma_gaussian(epsilon, delta, tol=1e-12)`` (defined in
+``dp_accounting/gaussian_mechanism.py``; scalar: one ``scipy.optimize.brentq``
+per point), called in a Python loop.  Where dp-accounting is not installed
+its benchmarks are skipped (``NotImplementedError`` in ``setup``).
+
+``compare_analytic_gaussian(quick)`` is the same comparison as one row for
+benchmarks/compare.py (target: >= 50x on a 1000-point epsilon grid).
+"""
+import time
+
+import numpy as np
+
+from diffident._dp import (
+    analytic_gaussian_sigma,
+    classic_gaussian_sigma,
+    compose_sequential,
+    epsilon_for_posterior,
+    posterior_bound,
+)
+
+
+def _dp_accounting():
+    try:
+        from dp_accounting import get_sigma_gaussian
+    except ImportError:  # optional: only the baselines need it
+        return None
+    return get_sigma_gaussian
+
+
+def _eps_grid(n):
+    return np.geomspace(1e-3, 50.0, int(n))
+
+
+def _baseline_loop(get_sigma_gaussian, eps, delta):
+    return np.array([get_sigma_gaussian(float(e), delta) for e in eps])
+
+
+class AnalyticGaussian:
+    """analytic_gaussian_sigma over an epsilon grid at one delta, against
+    dp-accounting's scalar get_sigma_gaussian in a loop (target >= 50x at
+    n = 1000)."""
+
+    params = [[100, 1000, 10000], [1e-12, 1e-6, 0.1]]
+    param_names = ["n_eps", "delta"]
+    timeout = 300
+
+    def setup(self, n_eps, delta):
+        self.eps = _eps_grid(n_eps)
+        self.get_sigma = _dp_accounting()
+        self.time_diffident(n_eps, delta)
+        if self.get_sigma is not None:
+            self.get_sigma(1.0, delta)
+
+    def time_diffident(self, n_eps, delta):
+        analytic_gaussian_sigma(self.eps, delta)
+
+    def time_dp_accounting_loop(self, n_eps, delta):
+        if self.get_sigma is None:
+            raise NotImplementedError("dp-accounting is not installed")
+        _baseline_loop(self.get_sigma, self.eps, delta)
+
+    time_dp_accounting_loop.number = 1
+    time_dp_accounting_loop.repeat = (1, 3, 20.0)
+
+    def track_rel_diff_vs_dp_accounting(self, n_eps, delta):
+        if self.get_sigma is None:
+            raise NotImplementedError("dp-accounting is not installed")
+        sub = self.eps[:: max(1, self.eps.size // 100)]
+        ours = analytic_gaussian_sigma(sub, delta)
+        ref = _baseline_loop(self.get_sigma, sub, delta)
+        return float(np.max(np.abs(ours / ref - 1.0)))
+
+    track_rel_diff_vs_dp_accounting.unit = "relative"
+
+
+class AnalyticGaussianGrid:
+    """The full (epsilon x delta x sensitivity) broadcast: one batched
+    solve for every cell."""
+
+    params = [[100, 1000], [100]]
+    param_names = ["n_eps", "n_delta"]
+    timeout = 300
+
+    def setup(self, n_eps, n_delta):
+        self.eps = _eps_grid(n_eps)[:, None]
+        self.delta = np.geomspace(1e-12, 0.5, n_delta)[None, :]
+        self.time_analytic_gaussian_sigma(n_eps, n_delta)
+
+    def time_analytic_gaussian_sigma(self, n_eps, n_delta):
+        analytic_gaussian_sigma(self.eps, self.delta, 2.0)
+
+
+class ScalarCalls:
+    """Per-call overhead of the scalar paths (Python floats in and out)."""
+
+    def setup(self):
+        self.get_sigma = _dp_accounting()
+        self.time_analytic_gaussian_scalar()
+        self.time_posterior_bound_scalar()
+
+    def time_analytic_gaussian_scalar(self):
+        analytic_gaussian_sigma(1.0, 1e-6)
+
+    def time_dp_accounting_scalar(self):
+        if self.get_sigma is None:
+            raise NotImplementedError("dp-accounting is not installed")
+        self.get_sigma(1.0, 1e-6)
+
+    def time_posterior_bound_scalar(self):
+        posterior_bound(1.0, 0.1)
+
+
+class ClosedForms:
+    """The elementwise closed forms on large arrays."""
+
+    params = [[10**4, 10**6]]
+    param_names = ["n"]
+
+    def setup(self, n):
+        rng = np.random.default_rng(0)
+        self.eps = rng.uniform(0.01, 0.99, n)
+        self.delta = 10.0 ** rng.uniform(-12, -1, n)
+        self.prior = rng.uniform(0.001, 0.5, n)
+        self.post = self.prior + (1 - self.prior) * rng.uniform(0.01, 0.99, n)
+        self.rows = rng.random((n // 100, 100))
+        self.time_classic_gaussian_sigma(n)
+        self.time_posterior_bound(n)
+        self.time_epsilon_for_posterior(n)
+        self.time_compose_sequential_rows(n)
+
+    def time_classic_gaussian_sigma(self, n):
+        classic_gaussian_sigma(self.eps, self.delta)
+
+    def time_posterior_bound(self, n):
+        posterior_bound(self.eps, self.prior)
+
+    def time_epsilon_for_posterior(self, n):
+        epsilon_for_posterior(self.post, self.prior)
+
+    def time_compose_sequential_rows(self, n):
+        compose_sequential(self.rows)
+
+    def time_numpy_sum_rows(self, n):
+        # reference: the plain (not upward-rounded) NumPy sum
+        self.rows.sum(axis=-1)
+
+
+# --------------------------------------------------------------------------- compare.py row
+
+
+def _best_time(fn, repeat, budget):
+    """Best wall time of ``fn()`` over up to ``repeat`` timed runs after one
+    untimed warm-up call; stops early once ``budget`` seconds are spent."""
+    out = fn()
+    best, spent = np.inf, 0.0
+    for _ in range(max(1, repeat)):
+        t0 = time.perf_counter()
+        out = fn()
+        dt = time.perf_counter() - t0
+        best, spent = min(best, dt), spent + dt
+        if spent >= budget:
+            break
+    return best, out
+
+
+def compare_analytic_gaussian(quick=False, n_eps=1000, delta=1e-6):
+    """One row for benchmarks/compare.py: ``analytic_gaussian_sigma`` on an
+    ``n_eps``-point epsilon grid (1e-3 .. 50) at one delta against
+    ``dp_accounting.get_sigma_gaussian`` in a Python loop.  Target: >= 50x.
+
+    ``quick`` times the baseline on every 5th point and extrapolates (the
+    diffident side always solves the whole grid).  ``check`` is the largest
+    relative difference from dp-accounting on the points it solved; the
+    row passes when the speed-up reaches 50x and ``check <= 1e-9``.
+    Raises ImportError when dp-accounting is not installed.
+    """
+    from dp_accounting import get_sigma_gaussian
+
+    eps = _eps_grid(n_eps)
+    t_di, ours = _best_time(lambda: analytic_gaussian_sigma(eps, delta), repeat=20, budget=2.0)
+    stride = 5 if quick else 1
+    sub = eps[::stride]
+    t_sub, ref = _best_time(lambda: _baseline_loop(get_sigma_gaussian, sub, delta),
+                            repeat=1 if quick else 3, budget=5.0)
+    t_base = t_sub * eps.size / sub.size
+    check = float(np.max(np.abs(ours[::stride] / ref - 1.0)))
+    speedup = t_base / t_di
+    baseline = "dp_accounting.get_sigma_gaussian loop"
+    if stride > 1:
+        baseline += f" x{sub.size}, extrapolated"
+    return dict(case=f"analytic_gaussian_sigma {n_eps} eps, delta={delta:g}",
+                t_diffident=t_di, t_baseline=t_base, baseline=baseline,
+                speedup=speedup, target=">= 50x",
+                passed=bool(speedup >= 50.0 and check <= 1e-9), check=check)
+
+
+if __name__ == "__main__":
+    import sys
+
+    print(compare_analytic_gaussian(quick="--quick" in sys.argv))

@@ -1,0 +1,902 @@
+"""Differential-privacy companions to the paper's calibration (MATH.md
+section 7): the analytic and the classic Gaussian mechanism, the Bayesian
+reading of epsilon-DP for an adversary with prior P, and composition.
+All functions broadcast NumPy-style and return a Python float for
+all-scalar input.
+
+Calibrations err on the private side: :func:`analytic_gaussian_sigma`
+returns the smallest float sigma at which :func:`analytic_gaussian_delta`
+(the mechanism's exact delta, evaluated stably in log space) is <= delta,
+and :func:`epsilon_for_posterior` and :func:`epsilon_per_release` are nudged
+down until the bound they invert holds in floating point.  Composed
+epsilons and deltas are sums rounded upward, never below the exact sum.
+
+Edge values are documented, never errors, so that grid sweeps run through:
+``epsilon = inf`` means no noise (sigma 0, posterior bound 1), sensitivity
+0 needs no noise, and an unattainable posterior or risk gives epsilon 0.
+"""
+
+import math
+import warnings
+
+import numpy as np
+from scipy.special import erfcx, log_ndtr, ndtri
+
+from . import _validate as V
+from ._closed_form import epsilon_for_rho, rho_for_epsilon
+
+__all__ = [
+    "analytic_gaussian_sigma",
+    "analytic_gaussian_delta",
+    "classic_gaussian_sigma",
+    "ClassicGaussianWarning",
+    "posterior_bound",
+    "epsilon_for_posterior",
+    "compose_sequential",
+    "compose_parallel",
+    "rho_after_composition",
+    "epsilon_per_release",
+]
+
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_INV_SQRT2 = 1.0 / math.sqrt(2.0)
+_SQRT_HALF_PI = math.sqrt(0.5 * math.pi)
+_N_SERIES = 40  # most Taylor terms in _ld_narrow: the last is below 1e-25 of the sum
+_INV_FACT = [1.0 / math.factorial(n) for n in range(_N_SERIES + 2)]
+_LOG_1_25 = math.log(1.25)
+_INF_BITS = np.float64(np.inf).view(np.int64)
+_MAX_NEWTON = 200
+_MAX_STEPS = 1100  # doubling steps in the bit search: enough to cross all floats
+
+
+class ClassicGaussianWarning(UserWarning):
+    """Warned by :func:`classic_gaussian_sigma` for epsilon >= 1, where the
+    classic calibration ``S sqrt(2 ln(1.25/delta)) / epsilon`` is not
+    proven to give (epsilon, delta)-DP (Dwork and Roth, Theorem A.1, needs
+    epsilon < 1).  Use :func:`analytic_gaussian_sigma` there: it is exact
+    for every epsilon and never larger.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from diffident._dp import ClassicGaussianWarning, classic_gaussian_sigma
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     _ = classic_gaussian_sigma(2.0, 1e-5, 1.0)
+    >>> issubclass(w[0].category, ClassicGaussianWarning)
+    True
+    """
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def _epsilon(x, name="epsilon"):
+    return V.in_range(name, x, 0.0, np.inf)
+
+
+def _delta(x):
+    return V.in_range("delta", x, 0.0, 1.0, lo_open=True, hi_open=True)
+
+
+def _sensitivity(x):
+    a = V.finite("sensitivity", x)
+    bad = a < 0
+    if bad.any():
+        raise ValueError(f"sensitivity must be non-negative; {V._where(a, bad)}")
+    return a
+
+
+def _m(m):
+    a = V.finite("m", m)
+    bad = a < 1
+    if bad.any():
+        raise ValueError(f"m (the number of possible worlds) must be >= 1; {V._where(a, bad)}")
+    return a
+
+
+def _releases(k):
+    a = V.finite("k", k)
+    bad = (a < 1) | (a != np.floor(a))
+    if bad.any():
+        raise ValueError(f"k (the number of releases) must be a whole number >= 1; {V._where(a, bad)}")
+    return a
+
+
+# --------------------------------------------------------------------------- bit-level search
+
+
+def _bits(x):
+    return np.ascontiguousarray(x, dtype=np.float64).view(np.int64)
+
+
+def _floats(b):
+    return np.ascontiguousarray(b, dtype=np.int64).view(np.float64)
+
+
+def _smallest_ok(x0, ok):
+    """The smallest float64 ``x >= 0`` near ``x0`` with ``ok(idx, x)``.
+
+    ``ok(idx, x)`` evaluates the condition for the entries ``idx`` at the
+    trial values ``x`` and is assumed False below the answer and True above
+    it (locally: the answer is a float where ``ok`` holds and fails one ulp
+    below).  Non-negative floats are ordered like their bit patterns, so the
+    search runs on the integers: from ``x0`` outwards in 1, 2, 4, ... ulps
+    until the condition changes, then bisection down to adjacent floats.
+    All entries advance together; only the unfinished ones are evaluated.
+    """
+    x0 = np.asarray(x0, dtype=np.float64).ravel()
+    start = _bits(x0).copy()
+    idx = np.arange(x0.size)
+    good = ok(idx, x0)
+    hi = np.where(good, start, _INF_BITS)  # bits where ok holds
+    lo = np.where(good, -1, start)  # bits where ok fails (-1: below 0.0)
+
+    # outward search: down from the ok entries, up from the failing ones
+    step = np.ones(x0.size, dtype=np.int64)
+    act = idx.copy()
+    for _ in range(_MAX_STEPS):
+        if act.size == 0:
+            break
+        g = good[act]
+        cand = np.where(g, np.maximum(hi[act] - step[act], 0), np.minimum(lo[act] + step[act], _INF_BITS))
+        res = ok(act, _floats(cand))
+        # moving down: ok -> new hi, keep going; fails -> lo found, stop
+        # moving up: fails -> new lo, keep going; ok -> hi found, stop
+        hi[act] = np.where(res, cand, hi[act])
+        lo[act] = np.where(res, lo[act], cand)
+        cont = np.where(g, res & (cand > 0), ~res & (cand < _INF_BITS))
+        step[act] = np.minimum(2 * step[act], 2**61)  # no int64 overflow
+        act = act[cont]
+
+    # bisection on the bit patterns
+    act = np.flatnonzero(hi - lo > 1)
+    while act.size:
+        mid = lo[act] + (hi[act] - lo[act]) // 2
+        res = ok(act, _floats(mid))
+        hi[act] = np.where(res, mid, hi[act])
+        lo[act] = np.where(res, lo[act], mid)
+        act = act[hi[act] - lo[act] > 1]
+    return _floats(hi)
+
+
+def _largest_ok_down(x, ok):
+    """Move the entries of ``x`` where ``ok`` fails down (1, 2, 4, ... ulps,
+    never below 0) until it holds: the private-side nudge for an epsilon."""
+    x = np.array(x, dtype=np.float64).ravel()
+    idx = np.flatnonzero(~ok(np.arange(x.size), x))
+    start = x[idx]
+    step = np.spacing(np.abs(start))
+    for _ in range(_MAX_STEPS):
+        if idx.size == 0:
+            return x
+        trial = np.maximum(start - step, 0.0)
+        x[idx] = trial
+        still = ~ok(idx, trial)
+        idx, start, step = idx[still], start[still], 2.0 * step[still]
+    x[idx] = 0.0  # not reached in practice; stay private
+    return x
+
+
+# --------------------------------------------------------------------------- Gaussian
+
+
+def _ld_tails(h, c, eps):
+    """log delta from the two Gaussian tails, ``a = h - c``, ``b = -h - c``:
+    ``log Phi(a) + log1p(-exp(eps + log Phi(b) - log Phi(a)))`` (used where
+    ``a >= 0``: no cancellation to speak of)."""
+    la = log_ndtr(h - c)
+    r = eps + log_ndtr(-h - c) - la
+    out = la + np.log1p(-np.exp(r))
+    return np.where(r < 0.0, out, -np.inf)
+
+
+def _ld_mills(h, c):
+    """log delta where ``a = h - c < 0``: with ``eps = 2 h c`` and
+    ``Phi(-x) = phi(x) R(x)`` (R the Mills ratio, ``erfcx``),
+    ``e^eps Phi(b) / Phi(a) = R(c + h) / R(c - h)`` exactly, so
+    ``delta = Phi(a) (1 - R(c + h) / R(c - h))`` with no exponentials to
+    cancel."""
+    ratio = erfcx((c + h) * _INV_SQRT2) / erfcx((c - h) * _INV_SQRT2)
+    out = log_ndtr(h - c) + np.log1p(-ratio)
+    return np.where(ratio < 1.0, out, -np.inf)
+
+
+def _ld_narrow(h, c, eps):
+    """log delta for a narrow interval (``h max(c, 1) <= 1``), where the
+    two tails nearly cancel:
+
+        delta = [Phi(-c + h) - Phi(-c - h)] - expm1(eps) Phi(-c - h)
+              = I (1 - expm1(eps) Phi(-c - h) / I),
+
+    with ``I = 2 h phi(c) sum_k He_2k(c) h^2k / (2k + 1)!`` (Taylor series
+    of the normal density around -c; probabilists' Hermite polynomials in
+    the scaled recurrence ``P_n = He_n(c) h^n``, no overflow) and
+    ``Phi(-c - h) = phi(c) exp(-h c - h^2 / 2) R(c + h)``: the ratio
+    carries no ``exp(-c^2/2)``.
+    """
+    ch, h2 = c * h, h * h
+    p_prev, p = np.ones_like(h), ch  # P_0, P_1
+    ser = np.ones_like(h)
+    small = 0  # consecutive even terms below 2^-60 of the sum
+    for n in range(1, _N_SERIES):
+        p_prev, p = p, ch * p - n * h2 * p_prev  # P_{n+1}
+        if n % 2:
+            term = p * _INV_FACT[n + 2]
+            ser = ser + term
+            small = small + 1 if np.all(np.abs(term) <= 2.0**-60 * ser) else 0
+            if small == 2:
+                break
+    mills = _SQRT_HALF_PI * erfcx((c + h) * _INV_SQRT2)
+    ratio = np.expm1(eps) * np.exp(-ch - 0.5 * h2) * mills / (2.0 * h * ser)
+    out = np.log(2.0 * h) - 0.5 * c * c - _LOG_SQRT_2PI + np.log(ser) + np.log1p(-ratio)
+    return np.where(ratio < 1.0, out, -np.inf)
+
+
+def _log_delta(q, eps):
+    """log of ``Phi(1/(2q) - eps q) - e^eps Phi(-1/(2q) - eps q)``, the
+    delta of the Gaussian mechanism with ``q = sigma / sensitivity`` (Balle
+    and Wang 2018, Theorem 8), for finite ``eps >= 0`` and ``q`` in
+    [0, inf]; ``-inf`` where it is not positive in floating point.
+
+    With ``h = 1/(2q)`` and ``c = eps q`` the two arguments are
+    ``a = h - c`` and ``b = -h - c``.  Three evaluations, each where it is
+    accurate (checked against mpmath: the error, divided by the slope
+    ``d ln delta / d ln sigma``, is a relative 1e-15 in sigma, 1e-14 in the
+    worst corners): :func:`_ld_narrow` where the
+    interval [b, a] is narrow and the tails cancel (small epsilon with
+    large sigma, epsilon 0 with tiny delta), :func:`_ld_mills` where
+    ``a < 0``, :func:`_ld_tails` (log space: ``e^eps Phi(b)`` never
+    overflows) where ``a >= 0``.
+    """
+    q, eps = np.broadcast_arrays(np.asarray(q, dtype=np.float64), np.asarray(eps, dtype=np.float64))
+    shape = q.shape
+    q, eps = q.ravel(), eps.ravel()
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        h = 0.5 / q
+        c = eps * q
+        out = _ld_tails(h, c, eps)
+        narrow = h * np.maximum(c, 1.0) <= 1.0
+        i = np.flatnonzero(narrow)
+        if i.size:
+            out[i] = _ld_narrow(h[i], c[i], eps[i])
+        i = np.flatnonzero(~narrow & (c > h))
+        if i.size:
+            out[i] = _ld_mills(h[i], c[i])
+    return out.reshape(shape)
+
+
+def _gauss_delta(sigma, eps, s):
+    """The delta at noise ``sigma`` (arrays of one shape); the edge values
+    of :func:`analytic_gaussian_delta`."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = sigma / s
+    safe_e = np.where(np.isinf(eps), 0.0, eps)
+    safe_q = np.where((s == 0.0) | np.isnan(q), 1.0, q)
+    d = np.exp(_log_delta(safe_q, safe_e))
+    d = np.where(np.isinf(q), 0.0, d)  # infinite noise (0 * inf guarded above)
+    return np.where((s == 0.0) | np.isinf(eps), 0.0, d)
+
+
+def _upper_start(eps, delta):
+    """An upper bound on the analytic sigma for sensitivity 1: the least of
+    three scales where the exact delta is <= delta (it is below
+    Phi(1/(2s) - eps s), below 2 Phi(1/(2s)) - 1 and below
+    1/(s sqrt(2 pi)), and falls with s and with eps)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        z = ndtri(delta)
+        r = np.sqrt(z * z + 2.0 * eps)
+        s1 = np.where(z < 0.0, (r - z) / (2.0 * eps), 1.0 / (r + z))
+        s2 = 0.5 / ndtri(0.5 + 0.5 * delta)
+        s3 = _INV_SQRT_2PI / delta
+    s = np.fmin(np.fmin(s1, s2), s3)
+    return np.where(np.isnan(s) | (s <= 0.0), np.inf, s)
+
+
+def _newton_log_scale(eps, delta):
+    """Safeguarded Newton on ``t = ln s`` for ``log delta(s) = log(delta)``
+    (sensitivity 1), all entries at once; converged to a few ulps of t.
+
+    ``d delta / ds = -phi(a) / s^2`` with ``a = 1/(2s) - eps s`` (the two
+    Gaussian densities cancel since ``b^2 = a^2 + 2 eps``), so
+    ``d log delta / dt = -phi(a) / (s delta)``.  A bracket [lo, hi] is kept
+    from the signs seen; a step leaving it is replaced by bisection (or a
+    factor e where one side is still open).
+    """
+    logd = np.log(delta)
+    t = np.log(_upper_start(eps, delta))
+    tlo = np.full(t.shape, -np.inf)
+    thi = np.full(t.shape, np.inf)
+    act = np.flatnonzero(np.isfinite(t))
+    for _ in range(_MAX_NEWTON):
+        if act.size == 0:
+            break
+        ti, e = t[act], eps[act]
+        s = np.exp(ti)
+        ld = _log_delta(s, e)
+        g = ld - logd[act]
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            a = 0.5 / s - e * s
+            slope = -np.exp(-0.5 * a * a - _LOG_SQRT_2PI - ld - ti)
+            tn = ti - g / slope
+        above = g > 0.0  # delta too large: the root lies at larger t
+        lo = np.where(above, np.maximum(tlo[act], ti), tlo[act])
+        hi = np.where(above, thi[act], np.minimum(thi[act], ti))
+        tlo[act], thi[act] = lo, hi
+        tol = 4.0 * np.spacing(np.maximum(np.abs(ti), 1.0))
+        # a Newton step below the tolerance: converged (at the noise level
+        # of the evaluation the step may point just outside the bracket)
+        done = (np.abs(tn - ti) <= tol) | (g == 0.0) | (hi - lo <= tol)
+        inside = (tn > lo) & (tn < hi)
+        fallback = np.where(np.isfinite(lo) & np.isfinite(hi), 0.5 * (lo + hi),
+                            np.where(np.isfinite(lo), lo + 1.0, hi - 1.0))
+        tn = np.where(inside | done, tn, fallback)
+        t[act] = np.where(np.isfinite(tn), tn, ti)
+        act = act[~done]
+    return t
+
+
+def analytic_gaussian_delta(sigma, epsilon, sensitivity=1.0):
+    """The exact delta of the Gaussian mechanism at noise sigma: the
+    smallest delta for which adding N(0, sigma^2) noise to a query of
+    L2-sensitivity S is (epsilon, delta)-DP (Balle and Wang, ICML 2018,
+    Theorem 8):
+
+        delta = Phi(S/(2 sigma) - epsilon sigma/S)
+                - e^epsilon Phi(-S/(2 sigma) - epsilon sigma/S)
+
+    evaluated stably: in log space (``scipy.special.log_ndtr``, so that
+    ``e^epsilon Phi(.)`` never overflows for large epsilon), and where the
+    two terms nearly cancel (small epsilon, large sigma) through the Mills
+    ratio (``scipy.special.erfcx``) or a Taylor series of the normal
+    density instead of their difference.  This is the condition that
+    :func:`analytic_gaussian_sigma` calibrates against.
+
+    Parameters
+    ----------
+    sigma : array_like
+        Noise standard deviation(s), >= 0 (``inf`` allowed).
+    epsilon : array_like
+        Privacy parameter(s), >= 0 (``inf`` allowed).
+    sensitivity : array_like, optional
+        L2-sensitivity S >= 0 of the query (default 1).
+
+    Returns
+    -------
+    float or ndarray
+        delta in [0, 1], broadcast over the inputs: 1 at sigma 0 (with
+        S > 0 and finite epsilon), 0 at sigma inf, epsilon inf or S = 0.
+        Values below about 1e-308 underflow to 0.
+
+    Raises
+    ------
+    ValueError
+        For negative or NaN sigma or epsilon, or a negative, NaN or
+        infinite sensitivity.
+
+    Examples
+    --------
+    >>> from diffident._dp import analytic_gaussian_delta
+    >>> round(analytic_gaussian_delta(1.0, 1.0), 12)
+    0.126936737507
+    >>> analytic_gaussian_delta(0.0, 1.0)
+    1.0
+    """
+    scalar = V.is_scalar(sigma, epsilon, sensitivity)
+    sg, e, s = np.broadcast_arrays(V.scale_or_limit("sigma", sigma), _epsilon(epsilon),
+                                   _sensitivity(sensitivity))
+    return V.ret(_gauss_delta(sg, e, s), scalar)
+
+
+def analytic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
+    """The analytic Gaussian mechanism (Balle and Wang, ICML 2018,
+    Algorithm 1 / Theorem 8): the smallest sigma for which adding
+    N(0, sigma^2) noise to a query of L2-sensitivity S is
+    (epsilon, delta)-DP, i.e. for which
+
+        Phi(S/(2 sigma) - epsilon sigma/S)
+            - e^epsilon Phi(-S/(2 sigma) - epsilon sigma/S) <= delta.
+
+    Exact for every epsilon (the classic ``sqrt(2 ln(1.25/delta))``
+    calibration, :func:`classic_gaussian_sigma`, needs epsilon < 1 and is
+    larger there by 0.8% or more).  All entries are
+    solved at once: a safeguarded Newton iteration on ln(sigma), from an
+    analytic upper bound, then a bisection on the bit patterns of sigma.
+
+    Parameters
+    ----------
+    epsilon : array_like
+        Privacy parameter(s), >= 0 (``inf`` allowed).
+    delta : array_like
+        Privacy parameter(s), in the open interval (0, 1).
+    sensitivity : array_like, optional
+        L2-sensitivity S >= 0 of the query (default 1).
+
+    Returns
+    -------
+    float or ndarray
+        sigma, broadcast over the inputs.  It is conservative and tight to
+        the last bit: :func:`analytic_gaussian_delta` at the returned sigma
+        is <= delta and, at the float just below it, > delta.  Edge values:
+        0 where ``epsilon = inf`` or ``S = 0`` (no noise needed); ``inf``
+        only where the answer exceeds the float range (epsilon 0 with a
+        subnormal delta).  There is no threshold of delta beyond which
+        sigma is 0: every delta < 1 needs noise (as delta -> 1, sigma
+        falls to about S/17 at epsilon <= 1 and S/21 at epsilon 50, not
+        to 0), and epsilon 0 gives the finite sigma of (0, delta)-DP.
+
+    Raises
+    ------
+    ValueError
+        For negative or NaN epsilon, delta outside (0, 1) (delta 0 would
+        need infinite noise, delta 1 none), or a negative, NaN or infinite
+        sensitivity.
+
+    Notes
+    -----
+    The delta is evaluated in three ways, each where it does not cancel
+    (see ``_log_delta``), so the returned sigma is within a relative 4e-15
+    of the exact (50-digit) root, mostly within 1e-15, for epsilon in
+    [0, 50] and delta in [1e-30, 0.5] (tested); where delta falls like
+    1/sigma (epsilon near 0) the log-space evaluation costs about
+    ``|ln delta|`` ulps (1.4e-14 at delta = 1e-200).
+    ``dp_accounting.get_sigma_gaussian`` solves the same equation by
+    ``scipy.optimize.brentq``, one point at a time, to an absolute 1e-12,
+    with a tail evaluation that cancels for small epsilon: the two agree
+    to a relative 3e-12 over epsilon in [1e-3, 50] and delta in
+    [1e-12, 0.5], the difference being dp-accounting's.
+
+    Examples
+    --------
+    >>> from diffident._dp import analytic_gaussian_sigma
+    >>> round(analytic_gaussian_sigma(1.0, 1e-5), 10)
+    3.7306316348
+    >>> analytic_gaussian_sigma([0.5, 1.0, float("inf")], 1e-5, 2.0).round(6)
+    array([14.063653,  7.461263,  0.      ])
+    """
+    scalar = V.is_scalar(epsilon, delta, sensitivity)
+    e, d, s = np.broadcast_arrays(_epsilon(epsilon), _delta(delta), _sensitivity(sensitivity))
+    shape = e.shape
+    e, d, s = e.ravel(), d.ravel(), s.ravel()
+    out = np.zeros(e.size)
+    live = np.flatnonzero(np.isfinite(e) & (s > 0.0))
+    if live.size:
+        el, dl, sl = e[live], d[live], s[live]
+        t = _newton_log_scale(el, dl)
+        with np.errstate(over="ignore"):
+            x0 = sl * np.exp(t)
+        x0 = np.where(np.isnan(x0), np.inf, x0)
+
+        def ok(i, x):
+            return _gauss_delta(x, el[i], sl[i]) <= dl[i]
+
+        out[live] = _smallest_ok(x0, ok)
+    return V.ret(out.reshape(shape), scalar)
+
+
+def classic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
+    """The classic Gaussian calibration ``S sqrt(2 ln(1.25/delta)) / epsilon``
+    (Dwork and Roth 2014, Theorem A.1).
+
+    It gives (epsilon, delta)-DP only for epsilon < 1: a
+    :class:`ClassicGaussianWarning` is warned when any epsilon is >= 1.
+    Where it holds it is larger than :func:`analytic_gaussian_sigma` by
+    0.8% or more (epsilon < 1, any delta), so a few ulps of rounding cannot
+    make it unsafe and it is not nudged; prefer the analytic sigma, which
+    is exact.
+
+    Parameters
+    ----------
+    epsilon : array_like
+        Privacy parameter(s), >= 0 (``inf`` allowed).
+    delta : array_like
+        Privacy parameter(s), in (0, 1).
+    sensitivity : array_like, optional
+        L2-sensitivity S >= 0 (default 1).
+
+    Returns
+    -------
+    float or ndarray
+        sigma, broadcast over the inputs: ``inf`` at epsilon 0 (with
+        S > 0), 0 at epsilon inf or S = 0.
+
+    Raises
+    ------
+    ValueError
+        For negative or NaN epsilon, delta outside (0, 1), or a negative,
+        NaN or infinite sensitivity.
+
+    Warns
+    -----
+    ClassicGaussianWarning
+        When any epsilon is >= 1.
+
+    Examples
+    --------
+    >>> from diffident._dp import classic_gaussian_sigma
+    >>> round(classic_gaussian_sigma(0.5, 1e-5), 10)
+    9.6896105252
+    """
+    scalar = V.is_scalar(epsilon, delta, sensitivity)
+    e, d, s = np.broadcast_arrays(_epsilon(epsilon), _delta(delta), _sensitivity(sensitivity))
+    if np.any(e >= 1.0):
+        warnings.warn(
+            "the classic Gaussian calibration sqrt(2 ln(1.25/delta)) S / epsilon is only proven "
+            "for epsilon < 1; use analytic_gaussian_sigma, which is exact for every epsilon",
+            ClassicGaussianWarning, stacklevel=2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = s * np.sqrt(2.0 * (_LOG_1_25 - np.log(d))) / e
+    out = np.where(s == 0.0, 0.0, out)
+    return V.ret(out, scalar)
+
+
+# --------------------------------------------------------------------------- posterior
+
+
+def _posterior_bound(e, p):
+    with np.errstate(invalid="ignore", over="ignore", under="ignore"):
+        out = p / (p + (1.0 - p) * np.exp(-e))
+    out = np.where(p == 0.0, 0.0, out)
+    return np.where(p == 1.0, 1.0, out)
+
+
+def posterior_bound(epsilon, prior):
+    """The Bayesian reading of epsilon-DP: an adversary who must tell two
+    worlds apart and gives the true one prior probability P ends, after an
+    epsilon-DP release, with a posterior of at most
+
+        e^epsilon P / (1 - P + e^epsilon P)
+
+    (MATH.md section 7), computed as ``P / (P + (1 - P) e^-epsilon)``.  The
+    paper's ``rho = 1 / (1 + (m - 1) e^-epsilon)`` is the case ``P = 1/m``
+    (:func:`diffident.rho_for_epsilon`).
+
+    Parameters
+    ----------
+    epsilon : array_like
+        Privacy parameter(s), >= 0 (``inf`` allowed: no noise).
+    prior : array_like
+        The adversary's prior P of the true world, in [0, 1].
+
+    Returns
+    -------
+    float or ndarray
+        The bound, in [P, 1], broadcast over the inputs: P at epsilon 0,
+        1 at epsilon inf (for P > 0); 0 for P = 0 and 1 for P = 1 whatever
+        epsilon (nothing can move a certain belief).
+
+    Raises
+    ------
+    ValueError
+        For negative or NaN epsilon, or prior outside [0, 1] or NaN.
+
+    Examples
+    --------
+    >>> from diffident._dp import posterior_bound
+    >>> round(posterior_bound(1.0, 0.5), 12)
+    0.73105857863
+    >>> posterior_bound(0.0, 0.25)
+    0.25
+    """
+    scalar = V.is_scalar(epsilon, prior)
+    e, p = np.broadcast_arrays(_epsilon(epsilon), V.in_range("prior", prior, 0.0, 1.0))
+    return V.ret(_posterior_bound(e, p), scalar)
+
+
+def epsilon_for_posterior(posterior, prior):
+    """The epsilon at which :func:`posterior_bound` equals a given posterior:
+    the largest epsilon-DP that keeps an adversary with prior P at or below
+    that posterior,
+
+        epsilon = ln(q (1 - P) / (P (1 - q)))
+                = log1p((q - P) / (P (1 - q))),   q = posterior,
+
+    computed in the second form (no cancellation for q near P) and nudged
+    down, by a few ulps at most, until ``posterior_bound(epsilon, P) <= q``
+    holds in floating point.
+
+    Parameters
+    ----------
+    posterior : array_like
+        The posterior bound q to respect, in [0, 1].
+    prior : array_like
+        The adversary's prior P, in [0, 1].
+
+    Returns
+    -------
+    float or ndarray
+        epsilon >= 0, broadcast over the inputs.  Edge values: ``inf``
+        where q = 1 or P = 0 (any epsilon keeps the bound); ``0`` where
+        ``q <= P < 1`` or where ``P = 1 > q``: a posterior below the prior
+        is unattainable (epsilon 0, no information, is the best there is;
+        the paper's infinite noise).
+
+    Raises
+    ------
+    ValueError
+        For posterior or prior outside [0, 1] or NaN.
+
+    Examples
+    --------
+    >>> from diffident._dp import epsilon_for_posterior
+    >>> round(epsilon_for_posterior(0.75, 0.5), 12)   # ln 3
+    1.098612288668
+    >>> epsilon_for_posterior(0.2, 0.5)                # below the prior
+    0.0
+    """
+    scalar = V.is_scalar(posterior, prior)
+    q, p = np.broadcast_arrays(V.in_range("posterior", posterior, 0.0, 1.0),
+                               V.in_range("prior", prior, 0.0, 1.0))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        x = (q - p) / (p * (1.0 - q))
+        eps = np.log1p(x)
+        # x overflows (or p (1 - q) underflows) for a tiny prior and q near
+        # 1, where epsilon is still finite (~700): take it in logs
+        big = ~(x < 1e300) & (q < 1.0) & (p > 0.0)
+        eps = np.where(big, np.log(q - p) - np.log(p) - np.log1p(-q), eps)
+    eps = np.where(q <= p, 0.0, eps)
+    eps = np.where((q >= 1.0) | (p == 0.0), np.inf, eps)
+    live = ((eps > 0.0) & np.isfinite(eps)).ravel()
+    qf, pf = q.ravel(), p.ravel()
+    eps = _largest_ok_down(eps, lambda i, x: ~live[i] | (_posterior_bound(x, pf[i]) <= qf[i]))
+    return V.ret(eps.reshape(q.shape), scalar)
+
+
+# --------------------------------------------------------------------------- composition
+
+
+def _sum_up(x, axis):
+    """Sum of non-negative ``x`` along ``axis``, rounded upward.
+
+    Pairwise summation with Knuth's error-free TwoSum at every level: the
+    rounding errors are collected (their own sum is off by a relative
+    2^-106 per level at most) and added back, and the result is moved one
+    ulp up where the exact remainder is positive.  So the result is the
+    exact sum rounded up (up to that second-order term), never a float
+    below it.  Infinite terms or overflow give inf; an empty axis gives 0.
+    """
+    x = np.moveaxis(x, axis, -1)
+    has_inf = np.isinf(x).any(axis=-1)
+    x = np.where(np.isinf(x), 0.0, x)
+    if x.shape[-1] == 0:
+        return np.zeros(x.shape[:-1])
+    err = np.zeros(x.shape[:-1])
+    with np.errstate(over="ignore", invalid="ignore"):
+        while x.shape[-1] > 1:
+            if x.shape[-1] % 2:
+                x = np.concatenate([x, np.zeros(x.shape[:-1] + (1,))], axis=-1)
+            a, b = x[..., 0::2], x[..., 1::2]
+            s = a + b
+            bb = s - a
+            err = err + ((a - (s - bb)) + (b - bb)).sum(axis=-1)
+            x = s
+        s = x[..., 0]
+        res = s + err
+        bb = res - s
+        rem = (s - (res - bb)) + (err - bb)
+        res = np.where(rem > 0.0, np.nextafter(res, np.inf), res)
+    return np.where(has_inf | ~np.isfinite(res), np.inf, res)
+
+
+def _compose_args(epsilons, deltas):
+    e = _epsilon(epsilons, "epsilons")
+    if deltas is None:
+        return (e if e.ndim else e.reshape(1)), None
+    d = V.in_range("deltas", deltas, 0.0, 1.0)
+    e, d = np.broadcast_arrays(e, d)
+    if e.ndim == 0:
+        e, d = e.reshape(1), d.reshape(1)
+    return e, d
+
+
+def compose_sequential(epsilons, deltas=None, axis=-1):
+    """Basic sequential composition: releasing several mechanisms on the
+    same data, with parameters (epsilon_i, delta_i), is
+    (sum epsilon_i, sum delta_i)-DP.
+
+    The sums are exact sums rounded upward (never below the exact value:
+    pairwise TwoSum summation, see Notes) and the total delta is capped at
+    1.  For many (epsilon, delta) mechanisms the advanced composition
+    theorems or a privacy-loss accountant give smaller totals; this is the
+    simple, always valid bound, and the exact one for pure epsilon-DP
+    mechanisms in the worst case.
+
+    Parameters
+    ----------
+    epsilons : array_like
+        The mechanisms' epsilons (>= 0, ``inf`` allowed) along ``axis``; a
+        scalar is one mechanism.
+    deltas : array_like, optional
+        Their deltas, in [0, 1] (0 for pure epsilon-DP), broadcast against
+        ``epsilons`` (a scalar delta applies to every mechanism).  Without
+        it only the epsilon is composed.
+    axis : int
+        The axis that lists the mechanisms (default the last).
+
+    Returns
+    -------
+    epsilon : float or ndarray
+        The total epsilon, the other axes kept (a float for 1-d input); 0
+        for an empty axis, inf if any epsilon is inf.
+    delta : float or ndarray
+        Only when ``deltas`` is given: ``min(sum delta_i, 1)``.  The pair
+        is returned as a tuple ``(epsilon, delta)``.
+
+    Raises
+    ------
+    ValueError
+        For negative or NaN epsilons, or deltas outside [0, 1] or NaN.
+
+    Notes
+    -----
+    Summation: the terms are added in pairs with the error-free TwoSum
+    transformation, the rounding errors are summed separately and added
+    back, and the result is moved up one ulp where the exact remainder is
+    positive.  The result is the exact sum rounded up, up to a relative
+    ``log2(n) 2^-106``.
+
+    Examples
+    --------
+    >>> from diffident._dp import compose_sequential
+    >>> compose_sequential([0.1] * 10)   # sum() gives 0.9999999999999999
+    1.0000000000000002
+    >>> compose_sequential([0.5, 0.5], deltas=[1e-6, 1e-6])
+    (1.0, 2e-06)
+    """
+    e, d = _compose_args(epsilons, deltas)
+    eps = _sum_up(e, axis)
+    eps = V.ret(eps, eps.ndim == 0)
+    if d is None:
+        return eps
+    dt = np.minimum(_sum_up(d, axis), 1.0)
+    return eps, V.ret(dt, dt.ndim == 0)
+
+
+def compose_parallel(epsilons, deltas=None, axis=-1):
+    """Parallel composition: mechanisms applied to disjoint parts of the
+    data (each person in one part only) are together
+    (max epsilon_i, max delta_i)-DP.  Exact (no rounding).
+
+    Parameters
+    ----------
+    epsilons : array_like
+        The mechanisms' epsilons (>= 0, ``inf`` allowed) along ``axis``.
+    deltas : array_like, optional
+        Their deltas in [0, 1], broadcast against ``epsilons``.
+    axis : int
+        The axis that lists the mechanisms (default the last).
+
+    Returns
+    -------
+    epsilon : float or ndarray
+        The largest epsilon along the axis (0 for an empty axis).
+    delta : float or ndarray
+        Only when ``deltas`` is given: the largest delta; the pair is
+        returned as a tuple ``(epsilon, delta)``.
+
+    Raises
+    ------
+    ValueError
+        For negative or NaN epsilons, or deltas outside [0, 1] or NaN.
+
+    Examples
+    --------
+    >>> from diffident._dp import compose_parallel
+    >>> compose_parallel([0.1, 0.5, 0.3])
+    0.5
+    >>> compose_parallel([0.1, 0.5], deltas=[1e-5, 1e-7])
+    (0.5, 1e-05)
+    """
+    e, d = _compose_args(epsilons, deltas)
+    eps = np.max(e, axis=axis, initial=0.0)
+    eps = V.ret(eps, eps.ndim == 0)
+    if d is None:
+        return eps
+    dt = np.max(d, axis=axis, initial=0.0)
+    return eps, V.ret(dt, dt.ndim == 0)
+
+
+def rho_after_composition(epsilons, m, axis=-1):
+    """The paper's risk bound after several epsilon-DP releases of the same
+    data: ``rho = 1 / (1 + (m - 1) exp(-sum epsilon_i))``
+    (:func:`diffident.rho_for_epsilon` at the sequentially composed
+    epsilon).  The sum is rounded upward, so the returned rho is never
+    below the exact bound's value at the exact sum.
+
+    For releases on disjoint data use
+    ``rho_for_epsilon(compose_parallel(epsilons), m)``; for a non-uniform
+    prior pass ``m = diffident.effective_worlds(prior)``.
+
+    Parameters
+    ----------
+    epsilons : array_like
+        The releases' epsilons (>= 0, ``inf`` allowed) along ``axis``.
+    m : array_like
+        Number of possible worlds (>= 1), broadcast against the result.
+    axis : int
+        The axis that lists the releases (default the last).
+
+    Returns
+    -------
+    float or ndarray
+        rho in [1/m, 1]: 1/m with no release (an empty axis), 1 if any
+        epsilon is inf.
+
+    Raises
+    ------
+    ValueError
+        For negative or NaN epsilons, or m < 1 or not finite.
+
+    Examples
+    --------
+    >>> from diffident._dp import rho_after_composition
+    >>> round(rho_after_composition([0.5, 0.5], 2), 12)   # = rho_for_epsilon(1, 2)
+    0.73105857863
+    """
+    eps = compose_sequential(epsilons, axis=axis)
+    mm = _m(m)
+    out = rho_for_epsilon(eps, mm)
+    return V.ret(out, np.ndim(out) == 0)
+
+
+def _times_le(k, e, total):
+    """Whether the exact product ``k * e`` is <= ``total`` (Dekker's
+    two-product carries the rounding error of ``k * e``)."""
+    p = k * e
+    split = 134217729.0  # 2**27 + 1
+    with np.errstate(over="ignore", invalid="ignore"):
+        c = split * k
+        kh = c - (c - k)
+        kl = k - kh
+        c = split * e
+        eh = c - (c - e)
+        el = e - eh
+        err = ((kh * eh - p) + kh * el + kl * eh) + kl * el
+    err = np.where(np.isfinite(err), err, 0.0)
+    return (p < total) | ((p == total) & (err <= 0.0))
+
+
+def epsilon_per_release(rho, m, k):
+    """The epsilon that each of k releases of the same data may use so that
+    the paper's risk bound after all of them stays at or below rho:
+    ``epsilon_for_rho(rho, m) / k``, rounded down so that
+    ``rho_after_composition([epsilon] * k, m) <= rho`` holds in floating
+    point (the exact product ``k * epsilon`` never exceeds the total).
+
+    Parameters
+    ----------
+    rho : array_like
+        Risk bound(s) in [0, 1].
+    m : array_like
+        Number of possible worlds (>= 1).
+    k : array_like
+        Number of releases: whole numbers >= 1.
+
+    Returns
+    -------
+    float or ndarray
+        epsilon per release, broadcast over the inputs: 0 where
+        ``rho <= 1/m`` (unattainable), inf where ``rho >= 1``.
+
+    Raises
+    ------
+    ValueError
+        For rho outside [0, 1] or NaN, m < 1 or not finite, or k not a
+        whole number >= 1.
+
+    Examples
+    --------
+    >>> from diffident._dp import epsilon_per_release
+    >>> round(epsilon_per_release(1/3, 8, 4), 12)   # ln(7/2) / 4
+    0.313190742124
+    """
+    scalar = V.is_scalar(rho, m, k)
+    kk = _releases(k)
+    r, mm, kk = np.broadcast_arrays(V.in_range("rho", rho, 0.0, 1.0), _m(m), kk)
+    total = np.asarray(epsilon_for_rho(r, mm), dtype=np.float64)
+    eps = total / kk
+    live = (np.isfinite(eps) & (eps > 0.0)).ravel()
+    kf, tf = kk.ravel(), total.ravel()
+    eps = _largest_ok_down(eps, lambda i, x: ~live[i] | _times_le(kf[i], x, tf[i]))
+    return V.ret(eps.reshape(r.shape), scalar)

@@ -360,7 +360,60 @@ def world_values(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=10*
     ([2.0, 3.0], [1, 7])
     """
     qy, k, cands, kn = _setup(query, known, candidates, k, ddof, q)
+    if qy.code in (K.SUM, K.MEAN) and k > 1:
+        grid = _sum_grid(cands)
+        if grid is not None:
+            return _sum_multiplicities(qy, k, cands, kn, grid)
     return _enumerate(qy, k, cands, kn, max_worlds)
+
+
+_DP_CELLS = 2 * 10**9  # work bound (values x layers x sums) of the subset-sum DP
+
+
+def _sum_grid(cands):
+    """(offsets, scale, base) when the candidates lie on a grid of step
+    1 / scale (integers, cents, ...): value = base + offset / scale exactly;
+    None when they do not (or the DP would be too large)."""
+    if cands.real:
+        return None
+    vals = cands.vals
+    for scale in (1.0, 2.0, 4.0, 10.0, 100.0, 1000.0, 10**4, 10**6):
+        ints = np.round(vals * scale)
+        if np.all(ints / scale == vals) and np.all(np.abs(ints) < 2.0**52):
+            base = ints[0]
+            return ints - base, scale, base
+    return None
+
+
+def _sum_multiplicities(qy, k, cands, kn, grid):
+    """Sum or mean over k-subsets (k-multisets for a Domain) by the exact
+    subset-sum dynamic programme of MATH.md section 8."""
+    from ._kernels.subsets import multiset_sums, subset_sums
+
+    offs, scale, base = grid
+    distinct, first, mult = _distinct(np.ascontiguousarray(offs))
+    width = int(distinct[-1]) * k + 1
+    work = distinct.size * k * (1 if cands.repeat else k) * width
+    if work > _DP_CELLS:
+        raise ValueError(f"the subset-sum table ({distinct.size} values, k = {k}, {width} sums) is too large")
+    table = np.zeros((k + 1, width))
+    if cands.repeat:
+        multiset_sums(distinct, k, table)
+    else:
+        binom = np.array([[float(math.comb(int(n), a)) for a in range(k + 1)] for n in mult])
+        subset_sums(distinct, binom, k, table)
+    counts = table[k]
+    if not np.all(np.isfinite(counts)):
+        raise ValueError("more than 1e308 possible worlds: the counts overflow float64")
+    s = np.flatnonzero(counts)
+    # world sums: known + k base values + offset sum, exactly, then the query
+    S = (base * k + s.astype(np.float64)) / scale
+    rows = np.zeros((s.size, k))
+    rows[:, 0] = S  # a row whose sum is the unknown part's sum
+    vals = kn.values(qy, rows)  # known + (S, 0, ..., 0): the sum, or the mean over n + k
+    exact = counts[s]
+    ints = exact.astype(np.int64) if exact.max() < 2.0**53 else exact
+    return vals, ints
 
 
 def _named_spread(qy, k, cands, kn):

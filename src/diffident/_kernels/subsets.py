@@ -1,0 +1,49 @@
+"""Exact multiplicities of subset sums (MATH.md section 8).
+
+The number of k-subsets of a multiset of integers with a given sum is the
+coefficient of z^k t^s in prod_v (1 + z t^v)^{n_v}; for multisets drawn
+with repetition it is prod_v 1 / (1 - z t^v).  Both are built one distinct
+value at a time, a layer per subset size, in float64: counts stay exact
+below 2^53 and within float64's relative precision above (no logarithms,
+whose rounding would cost more), and a count beyond 1e308 is reported as
+an overflow by the caller.
+"""
+
+import numba
+
+
+@numba.njit(cache=True)
+def subset_sums(vals, binom, k, out):
+    """k-subsets without repetition: vals are distinct non-negative integer
+    offsets (as float64), ``binom[i, a]`` = C(n_i, a); out is (k+1, S+1),
+    zero on entry.  out[j, s] = number of j-subsets with offset sum s."""
+    out[0, 0] = 1.0
+    width = out.shape[1]
+    for i in range(vals.size):
+        v = int(vals[i])
+        for j in range(k, 0, -1):  # downwards: layers below still hold the old counts
+            dst = out[j]
+            for a in range(1, j + 1):
+                c = binom[i, a]
+                if c == 0.0:
+                    break
+                shift = a * v
+                if shift >= width:
+                    break
+                src = out[j - a]
+                for s in range(width - shift):
+                    dst[s + shift] += c * src[s]
+
+
+@numba.njit(cache=True)
+def multiset_sums(vals, k, out):
+    """k-multisets (repetition allowed) of the distinct offsets vals."""
+    out[0, 0] = 1.0
+    width = out.shape[1]
+    for i in range(vals.size):
+        v = int(vals[i])
+        for j in range(1, k + 1):  # upwards: a value may be taken again
+            dst = out[j]
+            src = out[j - 1]
+            for s in range(width - v):
+                dst[s + v] += src[s]

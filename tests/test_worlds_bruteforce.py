@@ -768,11 +768,15 @@ def test_non_finite_values():
 
 def test_max_worlds():
     known = np.array([1.0])
+    # enumerated queries refuse more than max_worlds worlds and say how many
     with pytest.raises(ValueError, match=r"4060|4,060"):
-        di.world_values("sum", known, np.arange(30.0), k=3, max_worlds=1000)
+        di.world_values("max", known, np.arange(30.0), k=3, max_worlds=1000)
     # a domain: C(100 + 3 - 1, 3) = 171700 multisets
     with pytest.raises(ValueError, match=r"171700|171,700"):
-        di.world_values("sum", known, di.Domain(1, 100), k=3, max_worlds=171699)
+        di.world_values("max", known, di.Domain(1, 100), k=3, max_worlds=171699)
+    # sums and means are counted exactly, without enumeration, whatever max_worlds
+    v, c = di.world_values("sum", known, np.arange(30.0), k=3, max_worlds=10)
+    assert c.sum() == 4060
     v, c = di.world_values("sum", known, np.arange(30.0), k=3, max_worlds=4060)
     assert c.sum() == 4060
     np.testing.assert_array_equal(v, np.arange(4.0, 86.0))    # 1 + (0+1+2) .. 1 + (27+28+29)

@@ -334,13 +334,17 @@ def world_values(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=10*
         The quantile of ``"quantile"``, in [0, 1] (numpy's linear
         interpolation).
     max_worlds : int
-        Refuse to enumerate more worlds than this.
+        Refuse to enumerate more worlds than this.  Sums and means with
+        k > 1 over candidates on a grid (integers, halves, cents, ...) are
+        not enumerated: their multiplicities come from the subset-sum
+        generating function (MATH.md section 8), exactly, for any number of
+        worlds (1.8e13 in milliseconds).
 
     Returns
     -------
     values : ndarray of float64
         Distinct query values, ascending.
-    counts : ndarray of int64
+    counts : ndarray of int64 (float64 beyond 2**53)
         Number of worlds with each value; they sum to the number of worlds.
 
     Raises

@@ -31,6 +31,7 @@ from ._dp import (
     posterior_bound,
     rho_after_composition,
 )
+from ._membership import membership_risk, membership_tight_scale
 from . import rr
 from ._worst_case import tight_epsilon, tight_scale, worst_case_risk
 
@@ -71,5 +72,7 @@ __all__ = [
     "compose_parallel",
     "rho_after_composition",
     "epsilon_per_release",
+    "membership_risk",
+    "membership_tight_scale",
     "rr",
 ]

@@ -1,0 +1,189 @@
+"""Membership: is a given individual among the k unknown ones? (MATH.md s. 8)
+
+With k unknown individuals drawn from explicit candidates, the disclosure
+event "candidate i is in D" is the union of the worlds that contain i.  For
+sum and mean queries the worlds are grouped by their sum (exact counts from
+the subset-sum generating function), so the posterior of the event is a
+ratio of two weighted sums over the distinct world values:
+
+    P(i in D | R) = sum_t N_i[t] L_t(R) / sum_t G[t] L_t(R)
+
+with G[t] the number of worlds of value t and N_i[t] the number of those
+that contain i.  Its prior is k / N.  Under Laplace noise both sums are, on
+each interval between world values, a e^{R/b} + c e^{-R/b}, so their ratio is
+monotone there: the worst response is a world value, and the two-sided sweep
+of MATH.md section 4 gives both sums at every world value in O(u).
+"""
+
+import math
+
+import numpy as np
+
+from . import _validate as V
+from ._kernels import subsets as KS
+from ._kernels.evidence import sweep_sums
+from ._possible import _Candidates, _distinct, _Known, _Query, _check_k, _sum_grid
+from ._worst_case import _bisect
+
+__all__ = ["membership_risk", "membership_tight_scale"]
+
+
+class _Membership:
+    """Worlds by sum, and for each distinct candidate value the worlds that
+    contain one given candidate of that value."""
+
+    def __init__(self, query, known, candidates, k):
+        qy = _Query(query, 0.5, 0)
+        if qy.name not in ("sum", "mean"):
+            raise ValueError(f"query must be 'sum' or 'mean' for membership risks, got {query!r}")
+        k = _check_k(k)
+        cands = _Candidates(candidates)
+        if cands.domain is not None:
+            raise ValueError("candidates must be explicit individuals (an array), not a Domain")
+        cands.check_k(k)
+        grid = _sum_grid(cands)
+        if grid is None:
+            raise ValueError("candidates must lie on a grid (integers, halves, cents, ...) for exact counts")
+        offs, scale, base = grid
+        distinct, first, mult = _distinct(np.ascontiguousarray(offs))
+        width = int(distinct[-1]) * k + 1
+        self.k, self.N = k, cands.vals.size
+        total = self._table(distinct, mult, k, width)[k]
+        # worlds containing one candidate of value d: that candidate, plus
+        # k - 1 of the others (one fewer of its own value)
+        self.contain = np.zeros((distinct.size, width))
+        for g, v in enumerate(distinct.astype(np.int64)):
+            fewer = mult.copy()
+            fewer[g] -= 1
+            h = self._table(distinct, fewer, k - 1, width)[k - 1]
+            self.contain[g, v:] = h[: width - v]
+        live = np.flatnonzero(total > 0)
+        kn = _Known(known, cands.lo)
+        rows = np.zeros((live.size, k))
+        rows[:, 0] = (base * k + live.astype(np.float64)) / scale
+        self.values = kn.values(qy, rows)  # ascending with the sum
+        self.total = total[live]
+        self.contain = np.ascontiguousarray(self.contain[:, live])
+        self.cand_group = np.empty(self.N, np.int64)  # caller's candidate -> distinct value
+        for g in range(distinct.size):
+            self.cand_group[cands.order[first[g]:first[g] + mult[g]]] = g
+        self.prior = k / self.N
+
+    @staticmethod
+    def _table(distinct, mult, k, width):
+        table = np.zeros((k + 1, width))
+        binom = np.array([[float(math.comb(int(n), a)) for a in range(k + 1)] for n in mult])
+        KS.subset_sums(distinct.astype(np.float64), binom, k, table)
+        return table
+
+    def worst(self, inv):
+        """max over world values of the membership posterior, per distinct
+        candidate value, for each 1/scale in inv: array (len(inv), groups)."""
+        fs = self.values
+        u = fs.size
+        A, B, E = np.empty(u), np.empty(u), np.empty(u)
+        out = np.empty((inv.size, self.contain.shape[0]))
+        for i, x in enumerate(inv):
+            sweep_sums(fs, self.total, x, A, B, E)
+            den = (A - self.total) + B
+            for g in range(self.contain.shape[0]):
+                w = self.contain[g]
+                sweep_sums(fs, w, x, A, B, E)
+                out[i, g] = np.max(((A - w) + B) / den)
+        return np.minimum(out, 1.0)
+
+
+def membership_risk(query, known, candidates, scale, *, k=1, individual=None):
+    """The adversary's worst-case posterior that a candidate is one of the k
+    unknown individuals, after a Laplace release of a sum or a mean.
+
+    Parameters
+    ----------
+    query : {"sum", "mean"}
+    known : array_like
+        The known part D'.
+    candidates : array_like
+        The candidate individuals' values (integers or a decimal grid).
+    scale : array_like
+        Laplace scale(s), >= 0 (0: no noise; inf: the prior k / N).
+    k : int
+        Number of unknown individuals.
+    individual : int or array_like of int, optional
+        Candidate index(es); by default the maximum over every candidate.
+
+    Returns
+    -------
+    float or ndarray
+        The worst case over responses, shape ``scale.shape`` (by default)
+        or ``scale.shape + individual.shape``.  Compare with the prior k / N.
+
+    Examples
+    --------
+    >>> import diffident as di
+    >>> r = di.membership_risk("sum", [], [0, 1, 2, 3, 10], 1.0, k=2)
+    >>> 2 / 5 < r < 1
+    True
+    """
+    mb = _Membership(query, known, candidates, k)
+    lam = V.scale_or_limit("scale", scale)
+    with np.errstate(divide="ignore"):
+        inv = (1.0 / lam).ravel()
+    risk = mb.worst(inv)  # (scales, groups)
+    if individual is None:
+        out = risk.max(axis=1).reshape(lam.shape)
+        return V.ret(out, lam.ndim == 0)
+    ind = V.integer_index("individual", individual, mb.N)
+    out = risk[:, mb.cand_group[ind.ravel()]].reshape(lam.shape + ind.shape)
+    return V.ret(out, out.ndim == 0)
+
+
+def membership_tight_scale(query, known, candidates, rho, *, k=1, rtol=0.0):
+    """The smallest Laplace scale that keeps every candidate's worst-case
+    membership posterior at or below rho (conservative, like tight_scale).
+
+    Returns 0 where no noise is needed and inf where rho is at or below the
+    prior k / N (unattainable).
+
+    Examples
+    --------
+    >>> import diffident as di
+    >>> c = [0, 1, 2, 3, 10]
+    >>> s = di.membership_tight_scale("sum", [], c, 0.6, k=2)
+    >>> bool(di.membership_risk("sum", [], c, s, k=2) <= 0.6)
+    True
+    """
+    mb = _Membership(query, known, candidates, k)
+    r = V.in_range("rho", rho, 0.0, 1.0)
+    rtol = float(V.in_range("rtol", rtol, 0.0, np.inf, hi_open=True))
+
+    def ev(inv):
+        return mb.worst(np.asarray(inv, float)).max(axis=1), None
+
+    r_zero, r_inf = ev([np.inf, 0.0])[0]
+    flat = r.ravel()
+    out = np.full(flat.shape, np.nan)
+    out[flat >= r_zero] = 0.0
+    out[np.isnan(out) & (flat <= r_inf)] = np.inf
+    todo = np.flatnonzero(np.isnan(out))
+    if todo.size:
+        rt = flat[todo]
+        spread = max(mb.values[-1] - mb.values[0], np.finfo(float).tiny)
+        hi = np.full(rt.size, spread)
+        r_hi = ev(1.0 / hi)[0]
+        for _ in range(200):
+            bad = r_hi > rt
+            if not bad.any():
+                break
+            hi = np.where(bad, hi * 4.0, hi)
+            r_hi = np.where(bad, ev(1.0 / hi)[0], r_hi)
+        lo = hi / 4.0
+        r_lo = ev(1.0 / lo)[0]
+        for _ in range(2000):
+            ok = r_lo <= rt
+            if not ok.any():
+                break
+            hi, r_hi = np.where(ok, lo, hi), np.where(ok, r_lo, r_hi)
+            lo = np.where(ok, lo / 4.0, lo)
+            r_lo = np.where(ok, ev(1.0 / lo)[0], r_lo)
+        out[todo] = _bisect(lambda inv: ev(inv), rt, lo, hi, r_lo, r_hi, rtol)[1]
+    return V.ret(out.reshape(r.shape), r.ndim == 0)

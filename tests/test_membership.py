@@ -1,0 +1,65 @@
+"""Membership posteriors against brute force over the enumerated worlds."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+import diffident as di
+
+
+def brute(query, known, cands, k, scale):
+    """Per candidate: max over a response grid holding every world value of
+    P(candidate in D | R)."""
+    combos = list(itertools.combinations(range(len(cands)), k))
+    f = np.array([(np.sum if query == "sum" else np.mean)(np.concatenate([known, [cands[i] for i in c]]))
+                  for c in combos])
+    R = np.unique(np.concatenate([f, np.linspace(f.min() - 3, f.max() + 3, 301)]))
+    a = -np.abs(R[:, None] - f[None, :]) / scale
+    L = np.exp(a - a.max(1, keepdims=True))
+    out = []
+    for i in range(len(cands)):
+        mask = np.array([i in c for c in combos])
+        out.append((L[:, mask].sum(1) / L.sum(1)).max())
+    return np.array(out)
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+@pytest.mark.parametrize("query", ["sum", "mean"])
+def test_against_brute_force(k, query):
+    rng = np.random.default_rng(k * 7 + (query == "mean"))
+    for trial in range(3):
+        known = rng.integers(0, 10, int(rng.integers(0, 5))).astype(float)
+        cands = rng.integers(0, 8, int(rng.integers(k + 1, 9))).astype(float)  # repeated values
+        for scale in (0.3, 2.0):
+            ref = brute(query, known, cands, k, scale)
+            got = di.membership_risk(query, known, cands, scale, k=k, individual=np.arange(cands.size))
+            np.testing.assert_allclose(got, ref, rtol=1e-12)
+            assert di.membership_risk(query, known, cands, scale, k=k) == pytest.approx(ref.max(), rel=1e-12)
+
+
+def test_limits_prior_and_tight():
+    c = np.array([0.0, 1.0, 1.0, 2.0, 5.0, 9.0])
+    k = 2
+    assert di.membership_risk("sum", [], c, np.inf, k=k) == pytest.approx(k / c.size, rel=1e-14)
+    r = di.membership_risk("sum", [], c, np.geomspace(0.01, 100, 20), k=k)
+    assert np.all(np.diff(r) <= 1e-15) and np.all(r >= k / c.size - 1e-15)
+    rho = np.array([0.4, 0.6, 0.95])
+    s = di.membership_tight_scale("sum", [], c, rho, k=k)
+    assert np.all(di.membership_risk("sum", [], c, s, k=k) <= rho)
+    assert np.all(di.membership_risk("sum", [], c, s * (1 - 1e-9), k=k) > rho)
+    assert di.membership_tight_scale("sum", [], c, k / c.size, k=k) == np.inf
+    assert di.membership_tight_scale("sum", [], c, 1.0, k=k) == 0.0
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="query"):
+        di.membership_risk("median", [], [1.0, 2.0], 1.0)
+    with pytest.raises(ValueError, match="Domain"):
+        di.membership_risk("sum", [], di.Domain(0, 5), 1.0)
+    with pytest.raises(ValueError, match="k = 3"):
+        di.membership_risk("sum", [], [1.0, 2.0], 1.0, k=3)
+    with pytest.raises(ValueError, match="scale"):
+        di.membership_risk("sum", [], [1.0, 2.0], -1.0)
+    with pytest.raises(ValueError, match="individual"):
+        di.membership_risk("sum", [], [1.0, 2.0], 1.0, individual=7)

@@ -32,6 +32,7 @@ from ._dp import (
     rho_after_composition,
 )
 from ._membership import membership_risk, membership_tight_scale
+from ._chunked import chunked_log_evidence, chunked_worst_case_risk, iter_chunks
 from . import rr
 from ._worst_case import tight_epsilon, tight_scale, worst_case_risk
 
@@ -74,5 +75,8 @@ __all__ = [
     "epsilon_per_release",
     "membership_risk",
     "membership_tight_scale",
+    "chunked_log_evidence",
+    "chunked_worst_case_risk",
+    "iter_chunks",
     "rr",
 ]

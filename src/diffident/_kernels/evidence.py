@@ -230,6 +230,33 @@ def direct_points(f, lw, weighted, gauss, R, inv, fw, lpw, want, out_logev, out_
 
 
 @numba.njit(cache=True, parallel=True)
+def merge_chunk(f, lw, weighted, gauss, R, inv, D, G, S, buf):
+    """Fold one chunk of worlds into each point's running triple (D, G, S),
+    in place: the out-of-core and distributed log-evidence (MATH.md s. 8).
+    Distances in twice the working precision, as for posteriors."""
+    nw = buf.shape[0]
+    n = R.size
+    for t in numba.prange(nw):
+        for k in range(t, n, nw):
+            d, g, s = _point_triple(f, lw, weighted, True, gauss, R[k], inv[k], buf[t])
+            D[k], G[k], S[k] = merge_triples(D[k], G[k], S[k], d, g, s, inv[k], gauss)
+
+
+@numba.njit(cache=True)
+def merge_triple_arrays(D1, G1, S1, D2, G2, S2, inv, gauss):
+    """Element-wise merge of two arrays of triples into the first."""
+    for k in range(D1.size):
+        D1[k], G1[k], S1[k] = merge_triples(D1[k], G1[k], S1[k], D2[k], G2[k], S2[k], inv[k], gauss)
+
+
+@numba.njit(cache=True)
+def finish_triples(D, G, S, R, inv, gauss, fw, lpw, want, out_logev, out_risk):
+    """Log-evidence (and risk of the world fw, when want) from merged triples."""
+    for k in range(D.size):
+        _finish(D[k], G[k], S[k], R[k], inv[k], gauss, fw[k], lpw[k], want, k, out_logev, out_risk)
+
+
+@numba.njit(cache=True, parallel=True)
 def direct_points_parallel(f, lw, weighted, gauss, R, inv, fw, lpw, want, out_logev, out_risk, buf):
     """As :func:`direct_points`, points shared among ``buf.shape[0]`` workers."""
     nw = buf.shape[0]

@@ -166,3 +166,43 @@ def group_weights(first, n, cs, ps, order, out_W, out_P, out_rep):
         out_W[g] = w
         out_P[g] = p
         out_rep[g] = rep
+
+
+@numba.njit(cache=True)
+def chunk_left(fs, W, inv, a_first):
+    """Left sweep through one chunk of sorted distinct values from A' at its
+    first value: the inclusive left sum A' + W at its last value."""
+    a = a_first
+    for g in range(1, fs.size):
+        a = (a + W[g - 1]) * exp(-(fs[g] - fs[g - 1]) * inv)
+    return a + W[fs.size - 1]
+
+
+@numba.njit(cache=True)
+def chunk_worst(fs, W, invP, inv, a0, b_next, f_next, E, B):
+    """The smallest S/P over one chunk of sorted distinct values (rho* is
+    its reciprocal), given A' at the chunk's first value (a0) and the right
+    carry: the inclusive right sum at the next chunk's first value (b_next)
+    and that value (f_next; inf after the last chunk).  The same operations
+    as :func:`worst_case_one`, so chunked and in-memory agree bit for bit.
+    Returns (min S/P, its position, the inclusive right sum at this chunk's
+    first value)."""
+    u = fs.size
+    neighbour_factors(fs, inv, E)
+    if f_next < np.inf:
+        B[u - 1] = b_next * exp(-(f_next - fs[u - 1]) * inv)
+    else:
+        B[u - 1] = 0.0
+    for g in range(u - 2, -1, -1):
+        B[g] = (B[g + 1] + W[g + 1]) * E[g + 1]
+    a = a0
+    best = np.inf
+    arg = 0
+    for g in range(u):
+        if g > 0:
+            a = (a + W[g - 1]) * E[g]
+        q = ((a + W[g]) + B[g]) * invP[g]
+        if q < best:
+            best = q
+            arg = g
+    return best, arg, B[0] + W[0]

@@ -1,0 +1,199 @@
+"""Out-of-core evaluation (MATH.md section 8): world values supplied as a
+sequence of chunks (arrays, or slices of a memory-mapped array), in memory
+O(chunk).  Log-evidence folds each chunk into mergeable (shift, log weight,
+sum) triples; the worst case runs the sweep's left and right carries across
+sorted chunks.  Results equal the in-memory functions'.
+"""
+
+import numba
+import numpy as np
+
+from . import _validate as V
+from ._kernels import evidence as KE
+from ._kernels import worstcase as KW
+
+__all__ = ["chunked_log_evidence", "chunked_worst_case_risk", "iter_chunks"]
+
+
+def iter_chunks(values, chunk_size=1 << 20, counts=None):
+    """Split an array (a ``np.memmap`` too: slices are read lazily) into
+    (values, counts) chunks for the chunked functions.
+
+    Parameters
+    ----------
+    values : array_like
+        World values (any object with ``len`` and slicing).
+    chunk_size : int
+        Values per chunk.
+    counts : array_like, optional
+        Multiplicities, sliced alongside.
+
+    Yields
+    ------
+    tuple
+        ``(values[a:b], counts[a:b] or None)``.
+
+    Examples
+    --------
+    >>> import numpy as np, diffident as di
+    >>> [len(v) for v, _ in di.iter_chunks(np.arange(10.0), 4)]
+    [4, 4, 2]
+    """
+    n = len(values)
+    size = int(chunk_size)
+    if size < 1:
+        raise ValueError(f"chunk_size must be positive, got {chunk_size!r}")
+    for a in range(0, n, size):
+        yield (values[a:a + size], None if counts is None else counts[a:a + size])
+
+
+def _chunk(item, name):
+    v, c = (item if isinstance(item, tuple) else (item, None))
+    f = V.values_1d(name, v)
+    if c is None:
+        return np.ascontiguousarray(f), None
+    return np.ascontiguousarray(f), V.counts(c, f.size)
+
+
+def chunked_log_evidence(chunks, response, scale, *, noise="laplace"):
+    """:func:`log_evidence` over world values given in chunks.
+
+    Parameters
+    ----------
+    chunks : iterable
+        Arrays of world values, or ``(values, counts)`` pairs (see
+        :func:`iter_chunks`); read once, in order.
+    response, scale, noise
+        As for :func:`log_evidence` (one pass over the chunks serves every
+        response and scale).
+
+    Returns
+    -------
+    float or ndarray
+        Shape ``broadcast(response, scale)``.
+
+    Examples
+    --------
+    >>> import numpy as np, diffident as di
+    >>> v = np.random.default_rng(0).normal(size=10_000)
+    >>> a = di.chunked_log_evidence(di.iter_chunks(v, 999), 0.3, 0.5)
+    >>> bool(np.isclose(a, di.log_evidence(v, 0.3, 0.5), rtol=1e-13))
+    True
+    """
+    gauss = V.check_noise(noise)
+    R = V.finite("response", response)
+    lam = V.positive_scale("scale", scale)
+    shape = np.broadcast_shapes(R.shape, lam.shape)
+    Rf = np.ascontiguousarray(np.broadcast_to(R, shape).ravel())
+    lf = np.broadcast_to(lam, shape).ravel()
+    inv = np.ascontiguousarray(0.5 / (lf * lf) if gauss else 1.0 / lf)
+    n = Rf.size
+    D = np.full(n, np.inf)
+    G = np.full(n, -np.inf)
+    S = np.zeros(n)
+    nw = numba.get_num_threads()
+    buf = np.empty((nw, 2 * KE.CHUNK))
+    seen = False
+    for i, item in enumerate(chunks):
+        f, c = _chunk(item, f"values (chunk {i})")
+        lw = np.log(c, where=c > 0, out=np.full(c.size, -np.inf)) if c is not None else np.empty(0)
+        KE.merge_chunk(f, lw, c is not None, gauss, Rf, inv, D, G, S, buf)
+        seen = True
+    if not seen:
+        raise ValueError("chunks must hold at least one value")
+    if not np.all(S > 0):
+        raise ValueError("counts give every world zero weight")
+    out = np.empty(n)
+    KE.finish_triples(D, G, S, Rf, inv, gauss, np.zeros(n), np.zeros(n), 0, out, np.empty(1))
+    return V.ret(out.reshape(shape), len(shape) == 0)
+
+
+def chunked_worst_case_risk(chunks, scale):
+    """:func:`worst_case_risk` over sorted world values given in chunks.
+
+    Parameters
+    ----------
+    chunks : sequence
+        Arrays of world values (or ``(values, counts)`` pairs), sorted
+        ascending across the whole sequence; read twice (forwards, then
+        backwards), so a list or another re-iterable, e.g. slices of a
+        ``np.memmap``.
+    scale : array_like
+        Laplace scale(s), >= 0.
+
+    Returns
+    -------
+    float or ndarray
+        Shape of ``scale``.
+
+    Raises
+    ------
+    ValueError
+        For values that are not sorted, empty input, bad counts or scales.
+
+    Examples
+    --------
+    >>> import numpy as np, diffident as di
+    >>> v = np.sort(np.random.default_rng(0).normal(size=10_000))
+    >>> parts = [v[a:a + 1000] for a in range(0, v.size, 1000)]
+    >>> bool(di.chunked_worst_case_risk(parts, 0.1) == di.worst_case_risk(v, 0.1))
+    True
+    """
+    lam = V.scale_or_limit("scale", scale)
+    with np.errstate(divide="ignore"):
+        inv = (1.0 / lam).ravel()
+    groups = []
+    last = -np.inf
+    for i, item in enumerate(chunks):
+        f, c = _chunk(item, f"values (chunk {i})")
+        if f[0] < last or np.any(np.diff(f) < 0):
+            raise ValueError(f"values must be sorted ascending across the chunks (chunk {i} is not)")
+        last = f[-1]
+        groups.append((f, c))
+    if not groups:
+        raise ValueError("chunks must hold at least one value")
+    out = np.empty(inv.size)
+    for s, x in enumerate(inv):
+        out[s] = _worst_one(groups, x)
+    return V.ret(out.reshape(lam.shape), lam.ndim == 0)
+
+
+def _grouped(f, c):
+    fs = np.empty(f.size)
+    first = np.empty(f.size, np.int64)
+    u = KW.group_sorted(f, fs, first)
+    fs = fs[:u].copy()
+    w = (np.diff(np.append(first[:u], f.size)).astype(np.float64) if c is None
+         else np.add.reduceat(c, first[:u]))
+    keep = w > 0
+    return np.ascontiguousarray(fs[keep]), np.ascontiguousarray(w[keep])
+
+
+def _worst_one(groups, inv):
+    # forwards: A' at each chunk's first value
+    firsts = []
+    carry, prev = 0.0, -np.inf
+    for f, c in groups:
+        fs, W = _grouped(f, c)
+        if fs.size == 0:
+            firsts.append(None)
+            continue
+        a0 = carry * KW.exp(-(fs[0] - prev) * inv) if prev > -np.inf else 0.0
+        firsts.append(a0)
+        carry = KW.chunk_left(fs, W, inv, a0)
+        prev = fs[-1]
+    # backwards: the right carry, and the chunk's smallest S/P
+    best = np.inf
+    b_next, f_next = 0.0, np.inf
+    for (f, c), a0 in zip(reversed(groups), reversed(firsts)):
+        if a0 is None:
+            continue
+        fs, W = _grouped(f, c)
+        E = np.empty(fs.size)
+        B = np.empty(fs.size)
+        q, _, b_first = KW.chunk_worst(fs, W, np.ones(fs.size), inv, a0, b_next, f_next, E, B)
+        best = min(best, q)
+        b_next, f_next = b_first, fs[0]
+    if best == np.inf:
+        raise ValueError("counts give every world zero weight")
+    return min(1.0 / best, 1.0)

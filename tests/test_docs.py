@@ -36,3 +36,11 @@ def test_readme_python_example_runs():
         exec(compile(block, "README.md", "exec"), ns)
     assert ns["lam"] == pytest.approx(2.128628267061142, rel=1e-14)
     assert (ns["eps_tight"] >= ns["eps_paper"]).all()
+
+
+def test_dask_docstring_examples():
+    pytest.importorskip("dask.array")
+    import diffident.dask as dd
+
+    result = doctest.testmod(dd, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0

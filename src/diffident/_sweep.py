@@ -204,7 +204,8 @@ class _Progress:
 
 
 def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_rho=50, sizes=None,
-          domains=None, calibrations=("bound", "tight"), ddof=1, seed=0, rtol=1e-12, progress=False):
+          domains=None, calibrations=("bound", "tight"), ddof=1, seed=0, rtol=1e-12, progress=False,
+          column_seed=None):
     """Risk and calibration over a grid: rho x queries x columns x sizes.
 
     Parameters
@@ -234,7 +235,12 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
         For var and std (default 1: the sample standard deviation, as the
         paper's Table 4).
     seed : int
-        Seed of the dataset samples.
+        Seed of the dataset samples: each (column, size) draws from its own
+        stream, ``SeedSequence([seed, column number, size number])``, so a
+        column gives the same rows whatever else is swept.
+    column_seed : int, optional
+        The column number to use in that stream when one column is swept on
+        its own (the Dask backend's tasks).
     rtol : float
         Relative precision of the tight scales (default 1e-12; 0 bisects to
         adjacent floats, about 40% more passes).  Always conservative.
@@ -279,19 +285,19 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
     n_rho = int(n_rho)
     if rho is None and n_rho < 1:
         raise ValueError(f"n_rho must be at least 1, got {n_rho}")
-    rng = np.random.default_rng(seed)
     plan = []
-    for name, col in cols.items():
+    for ci, (name, col) in enumerate(cols.items()):
         full = col.size
-        for n in (sizes or [full]):
+        for si, n in enumerate(sizes or [full]):
             n = int(n)
             if not 1 <= n <= full:
                 raise ValueError(f"size {n} is outside 1..{full} for column {name!r}")
-            plan.append((name, n))
+            cnum = ci if column_seed is None else int(column_seed)
+            plan.append((name, n, np.random.default_rng([int(seed), cnum, si])))
     bar = _Progress(len(plan) * len(queries), progress)
     out = {k: [] for k in FIELDS}
     domain_of = {name: _domain(name, col, domains) for name, col in cols.items()}
-    for name, n in plan:
+    for name, n, rng in plan:
         col = cols[name]
         d = col if n == col.size else rng.choice(col, size=n, replace=False)
         dom = domain_of[name]

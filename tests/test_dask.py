@@ -1,0 +1,56 @@
+"""The Dask backend against the in-memory path, on a real LocalCluster."""
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+
+import diffident as di  # noqa: E402
+import diffident.dask as dd  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None)
+    c = distributed.Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+def test_log_evidence_on_a_cluster(client):
+    rng = np.random.default_rng(0)
+    v = rng.normal(size=2_000_000) * 5
+    x = da.from_array(v, chunks=250_000)
+    R = np.array([0.3, -7.0, 100.0])
+    for noise in ("laplace", "gaussian"):
+        got = dd.log_evidence(x, R, 0.2, noise=noise)
+        np.testing.assert_allclose(got, di.log_evidence(v, R, 0.2, noise=noise), rtol=1e-12)
+
+
+def test_worst_case_risk_on_a_cluster(client):
+    rng = np.random.default_rng(1)
+    v = np.sort(rng.normal(size=1_000_000))
+    x = da.from_array(v, chunks=200_001)
+    s = np.array([1e-4, 0.01, 1.0])
+    np.testing.assert_allclose(dd.worst_case_risk(x, s), di.worst_case_risk(v, s), rtol=1e-12)
+
+
+def test_sweep_on_a_cluster(client):
+    rng = np.random.default_rng(2)
+    data = {"a": rng.integers(0, 60, 3000).astype(float), "b": rng.integers(5, 25, 3000).astype(float)}
+    kw = dict(queries=["mean", "std"], rho=[0.05, 0.2], sizes=[3000, 500])
+    t1 = di.sweep(data, **kw)
+    t2 = dd.sweep(data, client=client, **kw)
+    for k in t1:
+        if t1[k].dtype == object:
+            assert list(t1[k]) == list(t2[k])
+        else:
+            np.testing.assert_allclose(t2[k], t1[k], rtol=1e-12)
+
+
+def test_unsorted_blocks_are_refused():
+    with pytest.raises(ValueError, match="sorted"):
+        dd.worst_case_risk(da.from_array(np.array([3.0, 1.0, 2.0]), chunks=2), 1.0)

@@ -97,7 +97,7 @@ def chunked_log_evidence(chunks, response, scale, *, noise="laplace"):
     for i, item in enumerate(chunks):
         f, c = _chunk(item, f"values (chunk {i})")
         lw = np.log(c, where=c > 0, out=np.full(c.size, -np.inf)) if c is not None else np.empty(0)
-        KE.merge_chunk(f, lw, c is not None, gauss, Rf, inv, D, G, S, buf)
+        _fold(f, lw, c is not None, gauss, Rf, inv, D, G, S, buf)
         seen = True
     if not seen:
         raise ValueError("chunks must hold at least one value")
@@ -106,6 +106,16 @@ def chunked_log_evidence(chunks, response, scale, *, noise="laplace"):
     out = np.empty(n)
     KE.finish_triples(D, G, S, Rf, inv, gauss, np.zeros(n), np.zeros(n), 0, out, np.empty(1))
     return V.ret(out.reshape(shape), len(shape) == 0)
+
+
+def _fold(f, lw, weighted, gauss, R, inv, D, G, S, buf):
+    """Fold a chunk into the triples: threads over responses, or over the
+    chunk when there are fewer responses than threads."""
+    nw = buf.shape[0]
+    if R.size >= nw:
+        KE.merge_chunk(f, lw, weighted, gauss, R, inv, D, G, S, buf)
+    else:
+        KE.merge_chunk_spans(f, lw, weighted, gauss, R, inv, D, G, S, buf, np.empty((nw, 3)))
 
 
 def chunked_worst_case_risk(chunks, scale):

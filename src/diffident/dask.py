@@ -16,7 +16,7 @@ summation order for the log-evidence; bit for bit for the worst case).
 import numpy as np
 
 from . import _validate as V
-from ._chunked import _chunk, _grouped
+from ._chunked import _chunk, _fold, _grouped
 from ._kernels import evidence as KE
 from ._kernels import worstcase as KW
 
@@ -39,7 +39,7 @@ def _block_triples(block, R, inv, gauss):
     n = R.size
     D, G, S = np.full(n, np.inf), np.full(n, -np.inf), np.zeros(n)
     buf = np.empty((numba.get_num_threads(), 2 * KE.CHUNK))
-    KE.merge_chunk(f, np.empty(0), False, gauss, R, inv, D, G, S, buf)
+    _fold(f, np.empty(0), False, gauss, R, inv, D, G, S, buf)
     return np.stack([D, G, S])
 
 

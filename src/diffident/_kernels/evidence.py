@@ -232,14 +232,33 @@ def direct_points(f, lw, weighted, gauss, R, inv, fw, lpw, want, out_logev, out_
 @numba.njit(cache=True, parallel=True)
 def merge_chunk(f, lw, weighted, gauss, R, inv, D, G, S, buf):
     """Fold one chunk of worlds into each point's running triple (D, G, S),
-    in place: the out-of-core and distributed log-evidence (MATH.md s. 8).
-    Distances in twice the working precision, as for posteriors."""
+    in place, points shared among workers: the out-of-core and distributed
+    log-evidence (MATH.md s. 8)."""
     nw = buf.shape[0]
     n = R.size
     for t in numba.prange(nw):
         for k in range(t, n, nw):
-            d, g, s = _point_triple(f, lw, weighted, True, gauss, R[k], inv[k], buf[t])
+            d, g, s = _point_triple(f, lw, weighted, False, gauss, R[k], inv[k], buf[t])
             D[k], G[k], S[k] = merge_triples(D[k], G[k], S[k], d, g, s, inv[k], gauss)
+
+
+@numba.njit(cache=True, parallel=True)
+def merge_chunk_spans(f, lw, weighted, gauss, R, inv, D, G, S, buf, parts):
+    """As :func:`merge_chunk` for few points: the chunk split among workers."""
+    nw = buf.shape[0]
+    m = f.size
+    span = (m + nw - 1) // nw
+    for k in range(R.size):
+        for t in numba.prange(nw):
+            a = min(t * span, m)
+            b = min(a + span, m)
+            d, g, s = _point_triple(f[a:b], lw[a:b] if weighted else lw, weighted, False, gauss, R[k], inv[k],
+                                    buf[t])
+            parts[t, 0] = d
+            parts[t, 1] = g
+            parts[t, 2] = s
+        for t in range(nw):
+            D[k], G[k], S[k] = merge_triples(D[k], G[k], S[k], parts[t, 0], parts[t, 1], parts[t, 2], inv[k], gauss)
 
 
 @numba.njit(cache=True)

@@ -1,0 +1,68 @@
+"""asv suites for huge world sets (MATH.md section 8): exact multiplicities,
+membership, chunked evaluation (conventions as in bench_core.py)."""
+import numpy as np
+
+import diffident as di
+
+
+class SubsetSumWorlds:
+    """An Adult-sized universe (4357 values of capital-loss), a 1,000-row
+    database, k unknown individuals: about 1.8e13 worlds for k = 3."""
+
+    params = [[2, 3, 4]]
+    param_names = ["k"]
+
+    def setup(self, k):
+        rng = np.random.default_rng(0)
+        self.cands = rng.integers(0, 4357, 47842 + k).astype(float)
+        self.known = rng.integers(0, 4357, 1000 - k).astype(float)
+        self.values, self.counts = di.world_values("mean", self.known, self.cands, k=k)
+        di.worst_case_risk(self.values, 0.1, counts=self.counts)
+        di.tight_scale(self.values, [0.1], counts=self.counts)
+
+    def time_world_values(self, k):
+        di.world_values("mean", self.known, self.cands, k=k)
+
+    def time_worst_case_risk(self, k):
+        di.worst_case_risk(self.values, 0.1, counts=self.counts)
+
+    def time_tight_scale(self, k):
+        di.tight_scale(self.values, [0.01, 0.1, 0.5], counts=self.counts)
+
+    def track_worlds(self, k):
+        return float(self.counts.sum())
+
+
+class Membership:
+    params = [[2, 3]]
+    param_names = ["k"]
+
+    def setup(self, k):
+        rng = np.random.default_rng(1)
+        self.cands = rng.integers(0, 100, 20000).astype(float)
+        self.known = rng.integers(0, 100, 500).astype(float)
+        di.membership_risk("mean", self.known, self.cands, 0.1, k=k)
+
+    def time_membership_risk(self, k):
+        di.membership_risk("mean", self.known, self.cands, [0.01, 0.1, 1.0], k=k)
+
+
+class Chunked:
+    params = [[10**6, 10**7]]
+    param_names = ["worlds"]
+
+    def setup(self, n):
+        self.v = np.random.default_rng(2).normal(size=n)
+        self.sorted = np.sort(self.v)
+        self.parts = [self.sorted[a:a + (1 << 20)] for a in range(0, n, 1 << 20)]
+        di.chunked_log_evidence(di.iter_chunks(self.v[:1000], 100), 0.3, 0.5)
+        di.chunked_worst_case_risk(self.parts[:1], 0.1)
+
+    def time_chunked_log_evidence(self, n):
+        di.chunked_log_evidence(di.iter_chunks(self.v, 1 << 20), 0.3, 0.5)
+
+    def time_in_memory_log_evidence(self, n):
+        di.log_evidence(self.v, 0.3, 0.5)
+
+    def time_chunked_worst_case(self, n):
+        di.chunked_worst_case_risk(self.parts, 0.1)

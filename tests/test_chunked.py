@@ -56,3 +56,13 @@ def test_bad_chunks():
         di.chunked_log_evidence([], 0.0, 1.0)
     with pytest.raises(ValueError, match="chunk_size"):
         list(di.iter_chunks(np.arange(3.0), 0))
+
+
+def test_posterior_of_a_given_world_out_of_core():
+    rng = np.random.default_rng(5)
+    v = rng.normal(size=500_000)
+    c = rng.integers(1, 3, v.size).astype(float)
+    R = np.array([0.2, 3.0, -50.0])
+    for j in (0, 12345, 499_999):
+        got = di.chunked_disclosure_risk(di.iter_chunks(v, 60_000, counts=c), R, 0.01, v[j])
+        np.testing.assert_allclose(got, di.disclosure_risk(v, R, 0.01, world=j, counts=c), rtol=1e-12, atol=1e-300)

@@ -63,3 +63,20 @@ def test_bad_input():
         di.membership_risk("sum", [], [1.0, 2.0], -1.0)
     with pytest.raises(ValueError, match="individual"):
         di.membership_risk("sum", [], [1.0, 2.0], 1.0, individual=7)
+
+
+def test_posterior_at_a_response_against_brute_force():
+    cands = np.array([0.0, 1.0, 1.0, 3.0, 4.0, 8.0])
+    known = np.array([2.0, 5.0])
+    k = 2
+    combos = list(itertools.combinations(range(cands.size), k))
+    f = np.array([np.mean(np.concatenate([known, cands[list(c)]])) for c in combos])
+    R = np.array([1.0, 2.9, 10.0])
+    for scale in (0.2, 1.5):
+        L = np.exp(-np.abs(R[:, None] - f[None, :]) / scale)
+        got = di.membership_risk("mean", known, cands, scale, k=k, individual=[0, 1, 5], response=R)
+        for col, i in enumerate([0, 1, 5]):
+            mask = np.array([i in c for c in combos])
+            np.testing.assert_allclose(got[:, col], L[:, mask].sum(1) / L.sum(1), rtol=1e-12)
+    with pytest.raises(ValueError, match="individual"):
+        di.membership_risk("mean", known, cands, 1.0, k=k, response=R)

@@ -32,7 +32,7 @@ from ._dp import (
     rho_after_composition,
 )
 from ._membership import membership_risk, membership_tight_scale
-from ._chunked import chunked_log_evidence, chunked_worst_case_risk, iter_chunks
+from ._chunked import chunked_disclosure_risk, chunked_log_evidence, chunked_worst_case_risk, iter_chunks
 from . import rr
 from ._worst_case import tight_epsilon, tight_scale, worst_case_risk
 
@@ -76,6 +76,7 @@ __all__ = [
     "membership_risk",
     "membership_tight_scale",
     "chunked_log_evidence",
+    "chunked_disclosure_risk",
     "chunked_worst_case_risk",
     "iter_chunks",
     "rr",

@@ -12,7 +12,7 @@ from . import _validate as V
 from ._kernels import evidence as KE
 from ._kernels import worstcase as KW
 
-__all__ = ["chunked_log_evidence", "chunked_worst_case_risk", "iter_chunks"]
+__all__ = ["chunked_log_evidence", "chunked_disclosure_risk", "chunked_worst_case_risk", "iter_chunks"]
 
 
 def iter_chunks(values, chunk_size=1 << 20, counts=None):
@@ -55,6 +55,34 @@ def _chunk(item, name):
     return np.ascontiguousarray(f), V.counts(c, f.size)
 
 
+def _fold_all(chunks, response, scale, noise):
+    """Validate, broadcast, and fold every chunk into per-point triples."""
+    gauss = V.check_noise(noise)
+    R = V.finite("response", response)
+    lam = V.positive_scale("scale", scale)
+    shape = np.broadcast_shapes(R.shape, lam.shape)
+    Rf = np.ascontiguousarray(np.broadcast_to(R, shape).ravel())
+    lf = np.broadcast_to(lam, shape).ravel()
+    inv = np.ascontiguousarray(0.5 / (lf * lf) if gauss else 1.0 / lf)
+    n = Rf.size
+    D = np.full(n, np.inf)
+    G = np.full(n, -np.inf)
+    S = np.zeros(n)
+    nw = numba.get_num_threads()
+    buf = np.empty((nw, 2 * KE.CHUNK))
+    seen = False
+    for i, item in enumerate(chunks):
+        f, c = _chunk(item, f"values (chunk {i})")
+        lw = np.log(c, where=c > 0, out=np.full(c.size, -np.inf)) if c is not None else np.empty(0)
+        _fold(f, lw, c is not None, gauss, Rf, inv, D, G, S, buf)
+        seen = True
+    if not seen:
+        raise ValueError("chunks must hold at least one value")
+    if not np.all(S > 0):
+        raise ValueError("counts give every world zero weight")
+    return shape, Rf, inv, gauss, D, G, S
+
+
 def chunked_log_evidence(chunks, response, scale, *, noise="laplace"):
     """:func:`log_evidence` over world values given in chunks.
 
@@ -80,31 +108,49 @@ def chunked_log_evidence(chunks, response, scale, *, noise="laplace"):
     >>> bool(np.isclose(a, di.log_evidence(v, 0.3, 0.5), rtol=1e-13))
     True
     """
-    gauss = V.check_noise(noise)
-    R = V.finite("response", response)
-    lam = V.positive_scale("scale", scale)
-    shape = np.broadcast_shapes(R.shape, lam.shape)
-    Rf = np.ascontiguousarray(np.broadcast_to(R, shape).ravel())
-    lf = np.broadcast_to(lam, shape).ravel()
-    inv = np.ascontiguousarray(0.5 / (lf * lf) if gauss else 1.0 / lf)
+    shape, Rf, inv, gauss, D, G, S = _fold_all(chunks, response, scale, noise)
     n = Rf.size
-    D = np.full(n, np.inf)
-    G = np.full(n, -np.inf)
-    S = np.zeros(n)
-    nw = numba.get_num_threads()
-    buf = np.empty((nw, 2 * KE.CHUNK))
-    seen = False
-    for i, item in enumerate(chunks):
-        f, c = _chunk(item, f"values (chunk {i})")
-        lw = np.log(c, where=c > 0, out=np.full(c.size, -np.inf)) if c is not None else np.empty(0)
-        _fold(f, lw, c is not None, gauss, Rf, inv, D, G, S, buf)
-        seen = True
-    if not seen:
-        raise ValueError("chunks must hold at least one value")
-    if not np.all(S > 0):
-        raise ValueError("counts give every world zero weight")
     out = np.empty(n)
     KE.finish_triples(D, G, S, Rf, inv, gauss, np.zeros(n), np.zeros(n), 0, out, np.empty(1))
+    return V.ret(out.reshape(shape), len(shape) == 0)
+
+
+def chunked_disclosure_risk(chunks, response, scale, world_value, *, world_weight=1.0, noise="laplace"):
+    """The posterior of one world, given by its value, over world values
+    given in chunks (:func:`disclosure_risk` out of core).
+
+    Parameters
+    ----------
+    chunks, response, scale, noise
+        As for :func:`chunked_log_evidence` (the chunks include the world).
+    world_value : float
+        The query value of the world whose posterior is wanted.
+    world_weight : float
+        Its prior weight on the scale of the chunks' counts (default 1: one
+        world of the uniform prior).
+
+    Returns
+    -------
+    float or ndarray
+        Shape ``broadcast(response, scale)``.
+
+    Examples
+    --------
+    >>> import numpy as np, diffident as di
+    >>> v = np.random.default_rng(0).normal(size=10_000)
+    >>> p = di.chunked_disclosure_risk(di.iter_chunks(v, 999), 0.3, 0.5, v[7])
+    >>> bool(np.isclose(p, di.disclosure_risk(v, 0.3, 0.5, world=7), rtol=1e-13))
+    True
+    """
+    fw = float(V.finite("world_value", world_value))
+    pw = float(V.in_range("world_weight", world_weight, 0.0, np.inf, hi_open=True))
+    shape, Rf, inv, gauss, D, G, S = _fold_all(chunks, response, scale, noise)
+    n = Rf.size
+    logev = np.empty(n)
+    out = np.empty(n)
+    with np.errstate(divide="ignore"):
+        lpw = np.full(n, np.log(pw))
+    KE.finish_triples(D, G, S, Rf, inv, gauss, np.full(n, fw), lpw, 1, logev, out)
     return V.ret(out.reshape(shape), len(shape) == 0)
 
 

@@ -22,6 +22,7 @@ import numpy as np
 from . import _validate as V
 from ._kernels import subsets as KS
 from ._kernels.evidence import sweep_sums
+from ._posterior import log_evidence
 from ._possible import _Candidates, _distinct, _Known, _Query, _check_k, _sum_grid
 from ._worst_case import _bisect
 
@@ -93,9 +94,13 @@ class _Membership:
         return np.minimum(out, 1.0)
 
 
-def membership_risk(query, known, candidates, scale, *, k=1, individual=None):
-    """The adversary's worst-case posterior that a candidate is one of the k
-    unknown individuals, after a Laplace release of a sum or a mean.
+def membership_risk(query, known, candidates, scale, *, k=1, individual=None, response=None):
+    """The adversary's posterior that a candidate is one of the k unknown
+    individuals, after a Laplace release of a sum or a mean: at given
+    responses, or (by default) its worst case over every response.
+
+    The event is the union of the worlds that contain the candidate; its
+    prior is k / N (N candidates), which is also the risk at infinite noise.
 
     Parameters
     ----------
@@ -110,12 +115,18 @@ def membership_risk(query, known, candidates, scale, *, k=1, individual=None):
         Number of unknown individuals.
     individual : int or array_like of int, optional
         Candidate index(es); by default the maximum over every candidate.
+    response : array_like, optional
+        Released value(s): the posterior there (broadcast with scale, and
+        then with ``individual``, which is required), instead of the worst
+        case.
 
     Returns
     -------
     float or ndarray
         The worst case over responses, shape ``scale.shape`` (by default)
-        or ``scale.shape + individual.shape``.  Compare with the prior k / N.
+        or ``scale.shape + individual.shape``; with ``response``, shape
+        ``broadcast(response, scale) + individual.shape``.  Compare with
+        the prior k / N.
 
     Examples
     --------
@@ -125,6 +136,19 @@ def membership_risk(query, known, candidates, scale, *, k=1, individual=None):
     True
     """
     mb = _Membership(query, known, candidates, k)
+    if response is not None:
+        if individual is None:
+            raise ValueError("individual is required with a response (whose membership?)")
+        ind = V.integer_index("individual", individual, mb.N)
+        groups = mb.cand_group[ind.ravel()]
+        R = V.finite("response", response)
+        lam = V.positive_scale("scale", scale)
+        shape = np.broadcast_shapes(R.shape, lam.shape)
+        den = log_evidence(mb.values, R, lam, counts=mb.total)
+        cols = [np.exp(np.asarray(log_evidence(mb.values, R, lam, counts=mb.contain[g]) - den)) for g in groups]
+        out = np.minimum(np.stack([np.broadcast_to(c, shape) for c in cols], axis=-1), 1.0)
+        out = out.reshape(shape + ind.shape)
+        return V.ret(out, out.ndim == 0)
     lam = V.scale_or_limit("scale", scale)
     with np.errstate(divide="ignore"):
         inv = (1.0 / lam).ravel()

@@ -46,19 +46,25 @@ def _sensitive_range(s):
     return a
 
 
-def _m_rho_minus_one(m, rho):
-    """m * rho - 1 with the product carried exactly (Dekker's two-product)."""
-    p = m * rho
+def two_product(a, b):
+    """(p, e) with p = fl(a b) and a b == p + e exactly (Dekker's
+    two-product, vectorised; e = 0 where the splitting overflows)."""
+    p = a * b
     split = 134217729.0  # 2**27 + 1
     with np.errstate(over="ignore", invalid="ignore"):
-        c = split * m
-        mh = c - (c - m)
-        ml = m - mh
-        c = split * rho
-        rh = c - (c - rho)
-        rl = rho - rh
-        err = ((mh * rh - p) + mh * rl + ml * rh) + ml * rl
-    err = np.where(np.isfinite(err), err, 0.0)
+        c = split * a
+        ah = c - (c - a)
+        al = a - ah
+        c = split * b
+        bh = c - (c - b)
+        bl = b - bh
+        err = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    return p, np.where(np.isfinite(err), err, 0.0)
+
+
+def _m_rho_minus_one(m, rho):
+    """m * rho - 1 with the product carried exactly."""
+    p, err = two_product(m, rho)
     return (p - 1.0) + err
 
 

@@ -23,7 +23,7 @@ import numpy as np
 from scipy.special import erfcx, log_ndtr, ndtri
 
 from . import _validate as V
-from ._closed_form import epsilon_for_rho, rho_for_epsilon
+from ._closed_form import epsilon_for_rho, rho_for_epsilon, two_product
 
 __all__ = [
     "analytic_gaussian_sigma",
@@ -843,17 +843,7 @@ def rho_after_composition(epsilons, m, axis=-1):
 def _times_le(k, e, total):
     """Whether the exact product ``k * e`` is <= ``total`` (Dekker's
     two-product carries the rounding error of ``k * e``)."""
-    p = k * e
-    split = 134217729.0  # 2**27 + 1
-    with np.errstate(over="ignore", invalid="ignore"):
-        c = split * k
-        kh = c - (c - k)
-        kl = k - kh
-        c = split * e
-        eh = c - (c - e)
-        el = e - eh
-        err = ((kh * eh - p) + kh * el + kl * eh) + kl * el
-    err = np.where(np.isfinite(err), err, 0.0)
+    p, err = two_product(k, e)
     return (p < total) | ((p == total) & (err <= 0.0))
 
 

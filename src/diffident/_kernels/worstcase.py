@@ -40,21 +40,7 @@ def neighbour_factors(fs, inv, E):
 @numba.njit(cache=True)
 def worst_case_one(fs, W, invP, inv, E, B):
     """(rho*, argmax group) for one scale; ``E`` and ``B`` are length-u work arrays."""
-    u = fs.size
-    neighbour_factors(fs, inv, E)
-    B[u - 1] = 0.0
-    for g in range(u - 2, -1, -1):
-        B[g] = (B[g + 1] + W[g + 1]) * E[g + 1]
-    a = 0.0
-    best = np.inf
-    arg = 0
-    for g in range(u):
-        if g > 0:
-            a = (a + W[g - 1]) * E[g]
-        q = ((a + W[g]) + B[g]) * invP[g]
-        if q < best:
-            best = q
-            arg = g
+    best, arg, _ = chunk_worst(fs, W, invP, inv, 0.0, 0.0, np.inf, E, B)
     # P/S <= 1 exactly; 1/(S * (1/P)) may round a hair above it
     return min(1.0 / best, 1.0), arg
 

@@ -39,11 +39,7 @@ def _rho(rho):
 
 
 def _sensitive_range(s):
-    a = V.finite("sensitive_range", s)
-    bad = a < 0
-    if bad.any():
-        raise ValueError(f"sensitive_range must be non-negative; {V._where(a, bad)}")
-    return a
+    return V.non_negative("sensitive_range", s)
 
 
 def two_product(a, b):

@@ -23,7 +23,7 @@ import numpy as np
 from scipy.special import erfcx, log_ndtr, ndtri
 
 from . import _validate as V
-from ._closed_form import epsilon_for_rho, rho_for_epsilon, two_product
+from ._closed_form import _m, epsilon_for_rho, rho_for_epsilon, two_product
 
 __all__ = [
     "analytic_gaussian_sigma",
@@ -81,19 +81,7 @@ def _delta(x):
 
 
 def _sensitivity(x):
-    a = V.finite("sensitivity", x)
-    bad = a < 0
-    if bad.any():
-        raise ValueError(f"sensitivity must be non-negative; {V._where(a, bad)}")
-    return a
-
-
-def _m(m):
-    a = V.finite("m", m)
-    bad = a < 1
-    if bad.any():
-        raise ValueError(f"m (the number of possible worlds) must be >= 1; {V._where(a, bad)}")
-    return a
+    return V.non_negative("sensitivity", x)
 
 
 def _releases(k):

@@ -43,6 +43,15 @@ def finite(name, x):
     return a
 
 
+def non_negative(name, x):
+    """Finite values >= 0."""
+    a = finite(name, x)
+    bad = a < 0
+    if bad.any():
+        raise ValueError(f"{name} must be non-negative; {_where(a, bad)}")
+    return a
+
+
 def not_nan(name, a):
     bad = np.isnan(a)
     if bad.any():

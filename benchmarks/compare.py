@@ -477,7 +477,6 @@ def case_chunked_memmap(quick, rng):
         t_c, got = best_time(lambda: di.chunked_log_evidence(di.iter_chunks(ro, chunk), 0.3, 0.5), repeat=2)
         mem = np.array(ro)
         t_m, ref = best_time(lambda: di.log_evidence(mem, 0.3, 0.5), repeat=3)
-        del ro, mm
     return dict(case=f"chunked log_evidence, {fmt_n(n)}-value memmap ({t_c / n * 1e9:.2f} ns/world)",
                 t_diffident=t_c, t_baseline=t_m, baseline="in-memory log_evidence",
                 speedup=t_m / t_c, target="close to in-memory", passed=t_c < 3 * t_m,

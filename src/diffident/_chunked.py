@@ -55,21 +55,36 @@ def _chunk(item, name):
     return np.ascontiguousarray(f), V.counts(c, f.size)
 
 
-def _fold_all(chunks, response, scale, noise):
-    """Validate, broadcast, and fold every chunk into per-point triples."""
+def _grid(response, scale, noise):
+    """Validated, broadcast points: (shape, responses, energy factors, gauss)."""
     gauss = V.check_noise(noise)
     R = V.finite("response", response)
     lam = V.positive_scale("scale", scale)
     shape = np.broadcast_shapes(R.shape, lam.shape)
     Rf = np.ascontiguousarray(np.broadcast_to(R, shape).ravel())
     lf = np.broadcast_to(lam, shape).ravel()
-    inv = np.ascontiguousarray(0.5 / (lf * lf) if gauss else 1.0 / lf)
+    return shape, Rf, np.ascontiguousarray(0.5 / (lf * lf) if gauss else 1.0 / lf), gauss
+
+
+def _empty_triples(n):
+    """The identity of the triple merge, for n points."""
+    return np.full(n, np.inf), np.full(n, -np.inf), np.zeros(n)
+
+
+def _finish_log_evidence(shape, Rf, inv, gauss, D, G, S):
+    if not np.all(S > 0):
+        raise ValueError("counts give every world zero weight")
     n = Rf.size
-    D = np.full(n, np.inf)
-    G = np.full(n, -np.inf)
-    S = np.zeros(n)
-    nw = numba.get_num_threads()
-    buf = np.empty((nw, 2 * KE.CHUNK))
+    out = np.empty(n)
+    KE.finish_triples(D, G, S, Rf, inv, gauss, np.zeros(n), np.zeros(n), 0, out, np.empty(1))
+    return V.ret(out.reshape(shape), len(shape) == 0)
+
+
+def _fold_all(chunks, response, scale, noise):
+    """Validate, broadcast, and fold every chunk into per-point triples."""
+    shape, Rf, inv, gauss = _grid(response, scale, noise)
+    D, G, S = _empty_triples(Rf.size)
+    buf = np.empty((numba.get_num_threads(), 2 * KE.CHUNK))
     seen = False
     for i, item in enumerate(chunks):
         f, c = _chunk(item, f"values (chunk {i})")
@@ -78,8 +93,6 @@ def _fold_all(chunks, response, scale, noise):
         seen = True
     if not seen:
         raise ValueError("chunks must hold at least one value")
-    if not np.all(S > 0):
-        raise ValueError("counts give every world zero weight")
     return shape, Rf, inv, gauss, D, G, S
 
 
@@ -108,11 +121,7 @@ def chunked_log_evidence(chunks, response, scale, *, noise="laplace"):
     >>> bool(np.isclose(a, di.log_evidence(v, 0.3, 0.5), rtol=1e-13))
     True
     """
-    shape, Rf, inv, gauss, D, G, S = _fold_all(chunks, response, scale, noise)
-    n = Rf.size
-    out = np.empty(n)
-    KE.finish_triples(D, G, S, Rf, inv, gauss, np.zeros(n), np.zeros(n), 0, out, np.empty(1))
-    return V.ret(out.reshape(shape), len(shape) == 0)
+    return _finish_log_evidence(*_fold_all(chunks, response, scale, noise))
 
 
 def chunked_disclosure_risk(chunks, response, scale, world_value, *, world_weight=1.0, noise="laplace"):
@@ -145,6 +154,8 @@ def chunked_disclosure_risk(chunks, response, scale, world_value, *, world_weigh
     fw = float(V.finite("world_value", world_value))
     pw = float(V.in_range("world_weight", world_weight, 0.0, np.inf, hi_open=True))
     shape, Rf, inv, gauss, D, G, S = _fold_all(chunks, response, scale, noise)
+    if not np.all(S > 0):
+        raise ValueError("counts give every world zero weight")
     n = Rf.size
     logev = np.empty(n)
     out = np.empty(n)

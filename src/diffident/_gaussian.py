@@ -132,7 +132,6 @@ def _argmax_inside(ws, world, fj, sigma, log_rho, lo_v, hi_v):
 def _edge(ws, world, sigma, log_rho, inside, side, infinite):
     """The end of {P > rho} on one side of a point inside it: bisection to
     adjacent floats between the inside point and a point outside."""
-    n = world.size
     out = np.where(infinite, side * np.inf, np.nan)
     idx = np.flatnonzero(~infinite)
     if idx.size == 0:

@@ -710,9 +710,7 @@ def _nearest(cands, removed, t):
 
 def _dataset_general(qy, k, xs, cands, max_worlds):
     """S(f) for each distinct multiset of k removed values."""
-    n = xs.size
     fs, first, counts = _distinct(xs)
-    u = fs.size
     combos = _value_multisets(counts, k, max_worlds)
     S = np.empty(len(combos))
     for i, combo in enumerate(combos):

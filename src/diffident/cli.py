@@ -60,7 +60,7 @@ def _calibrate(args, out):
         (_fmt(r), _fmt(e), _fmt(l), _fmt(b), "unattainable" if math.isinf(l) else ("no noise" if l == 0 else ""))
         for r, e, l, b in zip(rho, eps, lam, bound)
     ]
-    print(f"Laplace calibration for differential identifiability (Lee and Clifton, KDD 2012, Theorem 1)", file=out)
+    print("Laplace calibration for differential identifiability (Lee and Clifton, KDD 2012, Theorem 1)", file=out)
     print(f"worlds m = {_fmt(m)}, sensitive range S = {_fmt(s)}, lowest reachable risk 1/m = {_fmt(min_rho(m))}", file=out)
     print(file=out)
     print(_table(["rho", "epsilon", "scale", "risk bound", "note"], rows), file=out)

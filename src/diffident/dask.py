@@ -16,7 +16,7 @@ summation order for the log-evidence; bit for bit for the worst case).
 import numpy as np
 
 from . import _validate as V
-from ._chunked import _chunk, _fold, _grouped
+from ._chunked import _chunk, _empty_triples, _finish_log_evidence, _fold, _grid, _grouped
 from ._kernels import evidence as KE
 from ._kernels import worstcase as KW
 
@@ -36,8 +36,7 @@ def _block_triples(block, R, inv, gauss):
     import numba
 
     f, _ = _chunk(np.asarray(block, dtype=np.float64), "values")
-    n = R.size
-    D, G, S = np.full(n, np.inf), np.full(n, -np.inf), np.zeros(n)
+    D, G, S = _empty_triples(R.size)
     buf = np.empty((numba.get_num_threads(), 2 * KE.CHUNK))
     _fold(f, np.empty(0), False, gauss, R, inv, D, G, S, buf)
     return np.stack([D, G, S])
@@ -75,13 +74,7 @@ def log_evidence(values, response, scale, *, noise="laplace", compute=True):
     True
     """
     dask, da = _dask()
-    gauss = V.check_noise(noise)
-    R = V.finite("response", response)
-    lam = V.positive_scale("scale", scale)
-    shape = np.broadcast_shapes(R.shape, lam.shape)
-    Rf = np.ascontiguousarray(np.broadcast_to(R, shape).ravel())
-    lf = np.broadcast_to(lam, shape).ravel()
-    inv = np.ascontiguousarray(0.5 / (lf * lf) if gauss else 1.0 / lf)
+    shape, Rf, inv, gauss = _grid(response, scale, noise)
     x = values if isinstance(values, da.Array) else da.asarray(values)
     if x.ndim != 1 or x.size == 0:
         raise ValueError(f"values must be a non-empty one-dimensional array, got shape {x.shape}")
@@ -94,13 +87,7 @@ def log_evidence(values, response, scale, *, noise="laplace", compute=True):
 
 
 def _finish(t, R, inv, gauss, shape):
-    n = R.size
-    out = np.empty(n)
-    if not np.all(t[2] > 0):
-        raise ValueError("values hold no world")
-    KE.finish_triples(t[0].copy(), t[1].copy(), t[2].copy(), R, inv, gauss, np.zeros(n), np.zeros(n), 0, out,
-                      np.empty(1))
-    return V.ret(out.reshape(shape), len(shape) == 0)
+    return _finish_log_evidence(shape, R, inv, gauss, t[0].copy(), t[1].copy(), t[2].copy())
 
 
 def _forward(block, carry, inv):

@@ -881,7 +881,7 @@ def _report(checks, toy, sec35, t4, fig2, fig4, identity, tables, figures, plots
     for query in ("mean", "std"):
         hdr = ["attribute", "lo..hi", "m", query, f"S({query})"]
         for rho in TABLE4_RHO:
-            hdr += [f"scale, rho = {rho}"] + ([f"paper"] if query == "mean" else []) + [f"responses, rho = {rho}"]
+            hdr += [f"scale, rho = {rho}"] + (["paper"] if query == "mean" else []) + [f"responses, rho = {rho}"]
         if query == "std":
             hdr.insert(5, "paper S(std)")
         body = []

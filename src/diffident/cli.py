@@ -188,6 +188,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         return args.func(args, sys.stdout)
+    except BrokenPipeError:  # output piped into a reader that stopped (| head)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (ValueError, TypeError) as exc:
         print(f"diffident: error: {exc}", file=sys.stderr)
         return 2

@@ -16,28 +16,47 @@ __all__ = ["chunked_log_evidence", "chunked_disclosure_risk", "chunked_worst_cas
 
 
 def iter_chunks(values, chunk_size=1 << 20, counts=None):
-    """Split an array (a ``np.memmap`` too: slices are read lazily) into
-    (values, counts) chunks for the chunked functions.
+    """Split an array into (values, counts) chunks for the chunked functions.
+
+    A ``np.memmap`` works too: its slices are read lazily, so the chunked
+    functions hold one chunk in memory at a time.
 
     Parameters
     ----------
     values : array_like
         World values (any object with ``len`` and slicing).
-    chunk_size : int
-        Values per chunk.
+    chunk_size : int, optional
+        Values per chunk, >= 1 (default 2**20).
     counts : array_like, optional
         Multiplicities, sliced alongside.
 
     Yields
     ------
     tuple
-        ``(values[a:b], counts[a:b] or None)``.
+        ``(values[a:b], counts[a:b])``, or ``(values[a:b], None)`` without
+        counts.
+
+    Raises
+    ------
+    ValueError
+        If chunk_size is below 1.
+    TypeError
+        If values has no ``len``.  Both are raised when the iteration
+        starts, not by the call itself (this is a generator).
+
+    See Also
+    --------
+    chunked_log_evidence : One consumer of the chunks.
+
+    chunked_worst_case_risk : Another, for sorted values.
 
     Examples
     --------
     >>> import numpy as np, diffident as di
     >>> [len(v) for v, _ in di.iter_chunks(np.arange(10.0), 4)]
     [4, 4, 2]
+    >>> next(di.iter_chunks(np.arange(10.0), 4, counts=np.ones(10)))[1]
+    array([1., 1., 1., 1.])
     """
     n = len(values)
     size = int(chunk_size)
@@ -97,21 +116,46 @@ def _fold_all(chunks, response, scale, noise):
 
 
 def chunked_log_evidence(chunks, response, scale, *, noise="laplace"):
-    """:func:`log_evidence` over world values given in chunks.
+    """`log_evidence` over world values given in chunks.
+
+    The chunks are read once, in order, each folded into per-response
+    mergeable triples; memory is O(chunk + responses), and the result equals
+    `log_evidence` on the concatenated values (to the rounding of a different
+    summation order).
 
     Parameters
     ----------
     chunks : iterable
         Arrays of world values, or ``(values, counts)`` pairs (see
-        :func:`iter_chunks`); read once, in order.
-    response, scale, noise
-        As for :func:`log_evidence` (one pass over the chunks serves every
-        response and scale).
+        `iter_chunks`); read once, in order.
+    response : array_like
+        Released value(s) R.
+    scale : array_like
+        Noise scale(s), finite and > 0 (the Laplace scale, or the Gaussian
+        sigma), broadcast against ``response``.  One pass over the chunks
+        serves every response and scale.
+    noise : {"laplace", "gaussian"}, optional
+        The noise distribution (default Laplace).
 
     Returns
     -------
     float or ndarray
-        Shape ``broadcast(response, scale)``.
+        The log-evidence, shape ``broadcast(response, scale)``.
+
+    Raises
+    ------
+    ValueError
+        For no chunks, an empty, multi-dimensional, NaN or infinite chunk,
+        bad counts (negative, not whole, wrong length, all zero), responses
+        or scales as for `log_evidence`, or an unknown noise.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
+
+    See Also
+    --------
+    log_evidence : The in-memory function.
+
+    diffident.dask.log_evidence : The same on a Dask array.
 
     Examples
     --------
@@ -125,23 +169,46 @@ def chunked_log_evidence(chunks, response, scale, *, noise="laplace"):
 
 
 def chunked_disclosure_risk(chunks, response, scale, world_value, *, world_weight=1.0, noise="laplace"):
-    """The posterior of one world, given by its value, over world values
-    given in chunks (:func:`disclosure_risk` out of core).
+    """`disclosure_risk` out of core: the posterior of one world, given by its value.
+
+    The world values come in chunks, as for `chunked_log_evidence`; the
+    world whose posterior is wanted is named by its query value and weight
+    (it must be among the chunks' worlds).
 
     Parameters
     ----------
-    chunks, response, scale, noise
-        As for :func:`chunked_log_evidence` (the chunks include the world).
+    chunks : iterable
+        Arrays of world values, or ``(values, counts)`` pairs (see
+        `iter_chunks`); read once, in order.  They include the world.
+    response : array_like
+        Released value(s) R.
+    scale : array_like
+        Noise scale(s), finite and > 0 (the Laplace scale, or the Gaussian
+        sigma), broadcast against ``response``.
     world_value : float
         The query value of the world whose posterior is wanted.
-    world_weight : float
+    world_weight : float, optional
         Its prior weight on the scale of the chunks' counts (default 1: one
-        world of the uniform prior).
+        world of the uniform prior), finite and >= 0.
+    noise : {"laplace", "gaussian"}, optional
+        The noise distribution (default Laplace).
 
     Returns
     -------
     float or ndarray
-        Shape ``broadcast(response, scale)``.
+        The posterior, shape ``broadcast(response, scale)``.
+
+    Raises
+    ------
+    ValueError
+        As for `chunked_log_evidence`, and for a NaN or infinite
+        world_value or a negative or non-finite world_weight.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
+
+    See Also
+    --------
+    disclosure_risk : The in-memory function, with the world by index.
 
     Examples
     --------
@@ -176,7 +243,11 @@ def _fold(f, lw, weighted, gauss, R, inv, D, G, S, buf):
 
 
 def chunked_worst_case_risk(chunks, scale):
-    """:func:`worst_case_risk` over sorted world values given in chunks.
+    """`worst_case_risk` over sorted world values given in chunks.
+
+    The sweep's left carry runs forwards through the chunks and its right
+    carry backwards; the result equals `worst_case_risk` on the
+    concatenated values bit for bit.
 
     Parameters
     ----------
@@ -186,17 +257,28 @@ def chunked_worst_case_risk(chunks, scale):
         backwards), so a list or another re-iterable, e.g. slices of a
         ``np.memmap``.
     scale : array_like
-        Laplace scale(s), >= 0.
+        Laplace scale(s), >= 0 (0 and ``inf`` allowed, as for
+        `worst_case_risk`).
 
     Returns
     -------
     float or ndarray
-        Shape of ``scale``.
+        The worst-case risk, shape of ``scale``.
 
     Raises
     ------
     ValueError
-        For values that are not sorted, empty input, bad counts or scales.
+        For values that are not sorted, no chunks or an empty chunk, NaN or
+        infinite values, bad counts (negative, not whole, wrong length, all
+        zero), or negative or NaN scales.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
+
+    See Also
+    --------
+    worst_case_risk : The in-memory function.
+
+    diffident.dask.worst_case_risk : The same on a sorted Dask array.
 
     Examples
     --------

@@ -6,8 +6,8 @@ Edge values (documented, never errors, so that grid sweeps run through):
 ``rho >= 1`` needs no noise (scale 0, epsilon inf); ``rho <= 1/m`` cannot
 be reached with finite noise (scale inf, epsilon 0: the paper's "infinity").
 Calibrations err on the private side: the returned scale (epsilon) is
-nudged, by at most a few ulps, until :func:`risk_bound`
-(:func:`rho_for_epsilon`) evaluated at it is <= rho.
+nudged, by at most a few ulps, until `risk_bound` (`rho_for_epsilon`)
+evaluated at it is <= rho.
 """
 
 import numpy as np
@@ -127,26 +127,39 @@ def epsilon_for_rho(rho, m):
         Risk bound(s) in [0, 1].
     m : array_like
         Number of possible worlds (>= 1; need not be an integer, see
-        :func:`effective_worlds`).
+        `effective_worlds`).
 
     Returns
     -------
     float or ndarray
-        Epsilon, broadcast over the inputs.  ``0`` where ``rho <= 1/m``
-        (unattainable: the paper's infinite noise), ``inf`` where
-        ``rho >= 1``.  Never larger than the exact inverse:
+        Epsilon, broadcast over the inputs (a Python float for scalar input).
+        ``0`` where ``rho <= 1/m`` (unattainable: the paper's infinite noise),
+        ``inf`` where ``rho >= 1``.  Never larger than the exact inverse:
         ``rho_for_epsilon(epsilon_for_rho(rho, m), m) <= rho``.
 
     Raises
     ------
     ValueError
-        If rho is outside [0, 1] or NaN, or m is below 1 or not finite.
+        If rho is outside [0, 1] or NaN, m is below 1 or not finite, or the
+        inputs do not broadcast.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
+
+    See Also
+    --------
+    scale_for_rho : The Laplace scale ``S / epsilon`` for a sensitive range S.
+
+    rho_for_epsilon : The inverse: the risk bound of an epsilon.
+
+    epsilon_per_release : The epsilon of each of k releases.
 
     Examples
     --------
     >>> import diffident as di
     >>> round(di.epsilon_for_rho(1/3, 8), 12)   # the paper's toy example
     1.252762968495
+    >>> di.epsilon_for_rho([0.1, 1.0], 8)        # unattainable (<= 1/m), no noise
+    array([ 0., inf])
     """
     scalar = V.is_scalar(rho, m)
     r, mm = np.broadcast_arrays(_rho(rho), _m(m))
@@ -171,20 +184,29 @@ def scale_for_rho(rho, m, sensitive_range):
         Number of possible worlds (>= 1).
     sensitive_range : array_like
         The query's sensitive range S (>= 0): the largest difference of the
-        query between two possible worlds.
+        query between two possible worlds (see `sensitive_range`).
 
     Returns
     -------
     float or ndarray
-        The scale.  ``inf`` where ``rho <= 1/m`` (unattainable), ``0`` where
-        ``rho >= 1``; with ``S == 0`` the risk is 1/m whatever the noise, so
-        the scale is 0 where ``rho >= 1/m`` and inf elsewhere.
+        The scale, broadcast over the inputs.  ``inf`` where ``rho <= 1/m``
+        (unattainable), ``0`` where ``rho >= 1``; with ``S == 0`` the risk is
+        1/m whatever the noise, so the scale is 0 where ``rho >= 1/m`` and inf
+        elsewhere.
 
     Raises
     ------
     ValueError
         For rho outside [0, 1], m < 1, a negative sensitive range, NaN or
-        infinities.
+        infinities, or inputs that do not broadcast.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
+
+    See Also
+    --------
+    tight_scale : The exact (smaller) scale for the worst-case risk.
+
+    risk_bound : The bound that this scale meets.
 
     Examples
     --------
@@ -207,8 +229,10 @@ def scale_for_rho(rho, m, sensitive_range):
 
 
 def rho_for_epsilon(epsilon, m):
-    """The risk bound that an epsilon-DP Laplace release guarantees:
-    ``1 / (1 + (m - 1) exp(-epsilon))``.
+    """The risk bound that an epsilon-DP Laplace release guarantees.
+
+    ``rho = 1 / (1 + (m - 1) exp(-epsilon))`` (MATH.md section 3): the
+    inverse of `epsilon_for_rho`.
 
     Parameters
     ----------
@@ -220,18 +244,29 @@ def rho_for_epsilon(epsilon, m):
     Returns
     -------
     float or ndarray
-        rho in [1/m, 1].
+        The bound rho in [1/m, 1], broadcast over the inputs.
 
     Raises
     ------
     ValueError
-        For negative or NaN epsilon, or m < 1.
+        For negative or NaN epsilon, m < 1 or not finite, or inputs that do
+        not broadcast.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
+
+    See Also
+    --------
+    posterior_bound : The same bound for an adversary with any prior.
+
+    rho_after_composition : The bound after several releases.
 
     Examples
     --------
     >>> import diffident as di
     >>> di.rho_for_epsilon(0.0, 4)
     0.25
+    >>> round(di.rho_for_epsilon(1.252762968495368, 8), 12)
+    0.333333333333
     """
     scalar = V.is_scalar(epsilon, m)
     e, mm = np.broadcast_arrays(V.in_range("epsilon", epsilon, 0.0, np.inf), _m(m))
@@ -239,8 +274,11 @@ def rho_for_epsilon(epsilon, m):
 
 
 def risk_bound(scale, m, sensitive_range):
-    """The paper's upper bound on the identification risk of a Laplace
-    release: ``1 / (1 + (m - 1) exp(-S / scale))`` (MATH.md eq. 9).
+    """The paper's upper bound on the identification risk of a Laplace release.
+
+    ``1 / (1 + (m - 1) exp(-S / scale))`` (MATH.md eq. 9): no response and no
+    true world gives the adversary a posterior above it.  It is not tight; see
+    `worst_case_risk` for the exact worst case.
 
     Parameters
     ----------
@@ -260,7 +298,16 @@ def risk_bound(scale, m, sensitive_range):
     Raises
     ------
     ValueError
-        For negative or NaN scales, m < 1, negative or non-finite S.
+        For negative or NaN scales, m < 1 or not finite, a negative or
+        non-finite S, or inputs that do not broadcast.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
+
+    See Also
+    --------
+    worst_case_risk : The exact worst-case risk of the same release.
+
+    scale_for_rho : The inverse: the scale for a bound.
 
     Examples
     --------
@@ -278,20 +325,48 @@ def risk_bound(scale, m, sensitive_range):
 def min_rho(m):
     """The lowest reachable risk, 1/m (a random guess among m worlds).
 
+    No release, however noisy, pushes the adversary's posterior of the true
+    world below a uniform guess: a target ``rho <= min_rho(m)`` gets infinite
+    noise from `scale_for_rho` and epsilon 0 from `epsilon_for_rho`.
+
+    Parameters
+    ----------
+    m : array_like
+        Number of possible worlds (>= 1; need not be an integer, see
+        `effective_worlds`).
+
+    Returns
+    -------
+    float or ndarray
+        The risk ``1 / m``, shaped like m (a Python float for scalar input).
+
+    Raises
+    ------
+    ValueError
+        If m is below 1, NaN or infinite.
+    TypeError
+        If m is not real numbers (a string, complex values).
+
+    See Also
+    --------
+    effective_worlds : The m to use for a non-uniform prior.
+
     Examples
     --------
     >>> import diffident as di
     >>> di.min_rho(4)
     0.25
+    >>> di.min_rho([2, 8])
+    array([0.5  , 0.125])
     """
     scalar = V.is_scalar(m)
     return V.ret(1.0 / _m(m), scalar)
 
 
 def effective_worlds(prior, axis=-1):
-    """The number of worlds that a non-uniform prior is worth:
-    ``1 / max_j pi_j`` for the normalised prior (MATH.md section 3).
+    """The number of worlds that a non-uniform prior is worth.
 
+    ``1 / max_j pi_j`` for the normalised prior (MATH.md section 3).
     Substitute it for m in the closed forms: the adversary's risk can never
     fall below the largest prior probability.
 
@@ -299,19 +374,28 @@ def effective_worlds(prior, axis=-1):
     ----------
     prior : array_like
         Unnormalised non-negative prior weights over worlds, along ``axis``.
-    axis : int
+    axis : int, optional
         The worlds axis (default the last).
 
     Returns
     -------
     float or ndarray
-        ``sum(prior) / max(prior)`` along the axis, in [1, number of worlds].
+        The effective number ``sum(prior) / max(prior)`` along the axis, in
+        [1, number of worlds].
 
     Raises
     ------
     ValueError
         For negative, NaN or infinite weights, an empty axis, or weights
         that are all zero.
+    TypeError
+        If prior is not real numbers (a string, complex values).
+    IndexError
+        If ``axis`` is out of range for prior.
+
+    See Also
+    --------
+    min_rho : The lowest reachable risk, 1/m.
 
     Examples
     --------

@@ -4,12 +4,12 @@ reading of epsilon-DP for an adversary with prior P, and composition.
 All functions broadcast NumPy-style and return a Python float for
 all-scalar input.
 
-Calibrations err on the private side: :func:`analytic_gaussian_sigma`
-returns the smallest float sigma at which :func:`analytic_gaussian_delta`
-(the mechanism's exact delta, evaluated stably in log space) is <= delta,
-and :func:`epsilon_for_posterior` and :func:`epsilon_per_release` are nudged
-down until the bound they invert holds in floating point.  Composed
-epsilons and deltas are sums rounded upward, never below the exact sum.
+Calibrations err on the private side: `analytic_gaussian_sigma` returns
+the smallest float sigma at which `analytic_gaussian_delta` (the
+mechanism's exact delta, evaluated stably in log space) is <= delta, and
+`epsilon_for_posterior` and `epsilon_per_release` are nudged down until
+the bound they invert holds in floating point.  Composed epsilons and
+deltas are sums rounded upward, never below the exact sum.
 
 Edge values are documented, never errors, so that grid sweeps run through:
 ``epsilon = inf`` means no noise (sigma 0, posterior bound 1), sensitivity
@@ -51,16 +51,21 @@ _MAX_STEPS = 1100  # doubling steps in the bit search: enough to cross all float
 
 
 class ClassicGaussianWarning(UserWarning):
-    """Warned by :func:`classic_gaussian_sigma` for epsilon >= 1, where the
-    classic calibration ``S sqrt(2 ln(1.25/delta)) / epsilon`` is not
-    proven to give (epsilon, delta)-DP (Dwork and Roth, Theorem A.1, needs
-    epsilon < 1).  Use :func:`analytic_gaussian_sigma` there: it is exact
-    for every epsilon and never larger.
+    """Warned by `classic_gaussian_sigma` when an epsilon is 1 or more.
+
+    The classic calibration ``S sqrt(2 ln(1.25/delta)) / epsilon`` is not
+    proven to give (epsilon, delta)-DP for epsilon >= 1 (Dwork and Roth,
+    Theorem A.1, needs epsilon < 1).  Use `analytic_gaussian_sigma` there:
+    it is exact for every epsilon and never larger.
+
+    See Also
+    --------
+    analytic_gaussian_sigma : The exact calibration, for every epsilon.
 
     Examples
     --------
     >>> import warnings
-    >>> from diffident._dp import ClassicGaussianWarning, classic_gaussian_sigma
+    >>> from diffident import ClassicGaussianWarning, classic_gaussian_sigma
     >>> with warnings.catch_warnings(record=True) as w:
     ...     warnings.simplefilter("always")
     ...     _ = classic_gaussian_sigma(2.0, 1e-5, 1.0)
@@ -326,8 +331,9 @@ def _newton_log_scale(eps, delta):
 
 
 def analytic_gaussian_delta(sigma, epsilon, sensitivity=1.0):
-    """The exact delta of the Gaussian mechanism at noise sigma: the
-    smallest delta for which adding N(0, sigma^2) noise to a query of
+    """The exact delta of the Gaussian mechanism at noise sigma.
+
+    The smallest delta for which adding N(0, sigma^2) noise to a query of
     L2-sensitivity S is (epsilon, delta)-DP (Balle and Wang, ICML 2018,
     Theorem 8):
 
@@ -339,7 +345,7 @@ def analytic_gaussian_delta(sigma, epsilon, sensitivity=1.0):
     two terms nearly cancel (small epsilon, large sigma) through the Mills
     ratio (``scipy.special.erfcx``) or a Taylor series of the normal
     density instead of their difference.  This is the condition that
-    :func:`analytic_gaussian_sigma` calibrates against.
+    `analytic_gaussian_sigma` calibrates against.
 
     Parameters
     ----------
@@ -353,19 +359,25 @@ def analytic_gaussian_delta(sigma, epsilon, sensitivity=1.0):
     Returns
     -------
     float or ndarray
-        delta in [0, 1], broadcast over the inputs: 1 at sigma 0 (with
+        The delta in [0, 1], broadcast over the inputs: 1 at sigma 0 (with
         S > 0 and finite epsilon), 0 at sigma inf, epsilon inf or S = 0.
         Values below about 1e-308 underflow to 0.
 
     Raises
     ------
     ValueError
-        For negative or NaN sigma or epsilon, or a negative, NaN or
-        infinite sensitivity.
+        For negative or NaN sigma or epsilon, a negative, NaN or infinite
+        sensitivity, or inputs that do not broadcast.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
+
+    See Also
+    --------
+    analytic_gaussian_sigma : The inverse: the sigma for a delta.
 
     Examples
     --------
-    >>> from diffident._dp import analytic_gaussian_delta
+    >>> from diffident import analytic_gaussian_delta
     >>> round(analytic_gaussian_delta(1.0, 1.0), 12)
     0.126936737507
     >>> analytic_gaussian_delta(0.0, 1.0)
@@ -378,19 +390,20 @@ def analytic_gaussian_delta(sigma, epsilon, sensitivity=1.0):
 
 
 def analytic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
-    """The analytic Gaussian mechanism (Balle and Wang, ICML 2018,
-    Algorithm 1 / Theorem 8): the smallest sigma for which adding
-    N(0, sigma^2) noise to a query of L2-sensitivity S is
+    """The analytic Gaussian mechanism: the smallest sigma for (epsilon, delta)-DP.
+
+    Balle and Wang (ICML 2018, Algorithm 1 / Theorem 8): the smallest sigma
+    for which adding N(0, sigma^2) noise to a query of L2-sensitivity S is
     (epsilon, delta)-DP, i.e. for which
 
         Phi(S/(2 sigma) - epsilon sigma/S)
             - e^epsilon Phi(-S/(2 sigma) - epsilon sigma/S) <= delta.
 
     Exact for every epsilon (the classic ``sqrt(2 ln(1.25/delta))``
-    calibration, :func:`classic_gaussian_sigma`, needs epsilon < 1 and is
-    larger there by 0.8% or more).  All entries are
-    solved at once: a safeguarded Newton iteration on ln(sigma), from an
-    analytic upper bound, then a bisection on the bit patterns of sigma.
+    calibration, `classic_gaussian_sigma`, needs epsilon < 1 and is larger
+    there by 0.8% or more).  All entries are solved at once: a safeguarded
+    Newton iteration on ln(sigma), from an analytic upper bound, then a
+    bisection on the bit patterns of sigma.
 
     Parameters
     ----------
@@ -404,22 +417,32 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
     Returns
     -------
     float or ndarray
-        sigma, broadcast over the inputs.  It is conservative and tight to
-        the last bit: :func:`analytic_gaussian_delta` at the returned sigma
-        is <= delta and, at the float just below it, > delta.  Edge values:
-        0 where ``epsilon = inf`` or ``S = 0`` (no noise needed); ``inf``
-        only where the answer exceeds the float range (epsilon 0 with a
-        subnormal delta).  There is no threshold of delta beyond which
-        sigma is 0: every delta < 1 needs noise (as delta -> 1, sigma
-        falls to about S/17 at epsilon <= 1 and S/21 at epsilon 50, not
-        to 0), and epsilon 0 gives the finite sigma of (0, delta)-DP.
+        The sigma, broadcast over the inputs.  It is conservative and tight
+        to the last bit: `analytic_gaussian_delta` at the returned sigma is
+        <= delta and, at the float just below it, > delta.  Edge values: 0
+        where ``epsilon = inf`` or ``S = 0`` (no noise needed); ``inf`` only
+        where the answer exceeds the float range (epsilon 0 with a subnormal
+        delta).  There is no threshold of delta beyond which sigma is 0:
+        every delta < 1 needs noise (as delta -> 1, sigma falls to about
+        S/17 at epsilon <= 1 and S/21 at epsilon 50, not to 0), and epsilon 0
+        gives the finite sigma of (0, delta)-DP.
 
     Raises
     ------
     ValueError
         For negative or NaN epsilon, delta outside (0, 1) (delta 0 would
-        need infinite noise, delta 1 none), or a negative, NaN or infinite
-        sensitivity.
+        need infinite noise, delta 1 none), a negative, NaN or infinite
+        sensitivity, or inputs that do not broadcast.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
+
+    See Also
+    --------
+    analytic_gaussian_delta : The delta that this sigma meets.
+
+    classic_gaussian_sigma : The classic (larger) calibration.
+
+    gaussian_sigma_for : The sigma for (rho, delta)-identifiability.
 
     Notes
     -----
@@ -437,7 +460,7 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
 
     Examples
     --------
-    >>> from diffident._dp import analytic_gaussian_sigma
+    >>> from diffident import analytic_gaussian_sigma
     >>> round(analytic_gaussian_sigma(1.0, 1e-5), 10)
     3.7306316348
     >>> analytic_gaussian_sigma([0.5, 1.0, float("inf")], 1e-5, 2.0).round(6)
@@ -464,15 +487,14 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
 
 
 def classic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
-    """The classic Gaussian calibration ``S sqrt(2 ln(1.25/delta)) / epsilon``
-    (Dwork and Roth 2014, Theorem A.1).
+    """The classic Gaussian calibration ``S sqrt(2 ln(1.25/delta)) / epsilon``.
 
-    It gives (epsilon, delta)-DP only for epsilon < 1: a
-    :class:`ClassicGaussianWarning` is warned when any epsilon is >= 1.
-    Where it holds it is larger than :func:`analytic_gaussian_sigma` by
+    Dwork and Roth (2014), Theorem A.1.  It gives (epsilon, delta)-DP only
+    for epsilon < 1: a `ClassicGaussianWarning` is warned when any epsilon
+    is >= 1.  Where it holds it is larger than `analytic_gaussian_sigma` by
     0.8% or more (epsilon < 1, any delta), so a few ulps of rounding cannot
-    make it unsafe and it is not nudged; prefer the analytic sigma, which
-    is exact.
+    make it unsafe and it is not nudged; prefer the analytic sigma, which is
+    exact.
 
     Parameters
     ----------
@@ -486,23 +508,29 @@ def classic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
     Returns
     -------
     float or ndarray
-        sigma, broadcast over the inputs: ``inf`` at epsilon 0 (with
+        The sigma, broadcast over the inputs: ``inf`` at epsilon 0 (with
         S > 0), 0 at epsilon inf or S = 0.
 
     Raises
     ------
     ValueError
-        For negative or NaN epsilon, delta outside (0, 1), or a negative,
-        NaN or infinite sensitivity.
+        For negative or NaN epsilon, delta outside (0, 1), a negative, NaN
+        or infinite sensitivity, or inputs that do not broadcast.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
 
     Warns
     -----
     ClassicGaussianWarning
         When any epsilon is >= 1.
 
+    See Also
+    --------
+    analytic_gaussian_sigma : The exact (smaller) calibration.
+
     Examples
     --------
-    >>> from diffident._dp import classic_gaussian_sigma
+    >>> from diffident import classic_gaussian_sigma
     >>> round(classic_gaussian_sigma(0.5, 1e-5), 10)
     9.6896105252
     """
@@ -530,15 +558,17 @@ def _posterior_bound(e, p):
 
 
 def posterior_bound(epsilon, prior):
-    """The Bayesian reading of epsilon-DP: an adversary who must tell two
-    worlds apart and gives the true one prior probability P ends, after an
-    epsilon-DP release, with a posterior of at most
+    """The Bayesian reading of epsilon-DP: the largest posterior after a release.
+
+    An adversary who must tell two worlds apart and gives the true one prior
+    probability P ends, after an epsilon-DP release, with a posterior of at
+    most
 
         e^epsilon P / (1 - P + e^epsilon P)
 
     (MATH.md section 7), computed as ``P / (P + (1 - P) e^-epsilon)``.  The
     paper's ``rho = 1 / (1 + (m - 1) e^-epsilon)`` is the case ``P = 1/m``
-    (:func:`diffident.rho_for_epsilon`).
+    (`rho_for_epsilon`).
 
     Parameters
     ----------
@@ -557,11 +587,20 @@ def posterior_bound(epsilon, prior):
     Raises
     ------
     ValueError
-        For negative or NaN epsilon, or prior outside [0, 1] or NaN.
+        For negative or NaN epsilon, prior outside [0, 1] or NaN, or inputs
+        that do not broadcast.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
+
+    See Also
+    --------
+    epsilon_for_posterior : The inverse: the epsilon for a posterior bound.
+
+    rho_for_epsilon : The case P = 1/m.
 
     Examples
     --------
-    >>> from diffident._dp import posterior_bound
+    >>> from diffident import posterior_bound
     >>> round(posterior_bound(1.0, 0.5), 12)
     0.73105857863
     >>> posterior_bound(0.0, 0.25)
@@ -573,9 +612,10 @@ def posterior_bound(epsilon, prior):
 
 
 def epsilon_for_posterior(posterior, prior):
-    """The epsilon at which :func:`posterior_bound` equals a given posterior:
-    the largest epsilon-DP that keeps an adversary with prior P at or below
-    that posterior,
+    """The largest epsilon that keeps an adversary's posterior at or below q.
+
+    The epsilon at which `posterior_bound` equals the given posterior q for
+    an adversary with prior P:
 
         epsilon = ln(q (1 - P) / (P (1 - q)))
                 = log1p((q - P) / (P (1 - q))),   q = posterior,
@@ -594,7 +634,7 @@ def epsilon_for_posterior(posterior, prior):
     Returns
     -------
     float or ndarray
-        epsilon >= 0, broadcast over the inputs.  Edge values: ``inf``
+        The epsilon, >= 0, broadcast over the inputs.  Edge values: ``inf``
         where q = 1 or P = 0 (any epsilon keeps the bound); ``0`` where
         ``q <= P < 1`` or where ``P = 1 > q``: a posterior below the prior
         is unattainable (epsilon 0, no information, is the best there is;
@@ -603,11 +643,20 @@ def epsilon_for_posterior(posterior, prior):
     Raises
     ------
     ValueError
-        For posterior or prior outside [0, 1] or NaN.
+        For posterior or prior outside [0, 1] or NaN, or inputs that do not
+        broadcast.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
+
+    See Also
+    --------
+    posterior_bound : The bound that this epsilon meets.
+
+    epsilon_for_rho : The case P = 1/m.
 
     Examples
     --------
-    >>> from diffident._dp import epsilon_for_posterior
+    >>> from diffident import epsilon_for_posterior
     >>> round(epsilon_for_posterior(0.75, 0.5), 12)   # ln 3
     1.098612288668
     >>> epsilon_for_posterior(0.2, 0.5)                # below the prior
@@ -679,16 +728,16 @@ def _compose_args(epsilons, deltas):
 
 
 def compose_sequential(epsilons, deltas=None, axis=-1):
-    """Basic sequential composition: releasing several mechanisms on the
-    same data, with parameters (epsilon_i, delta_i), is
-    (sum epsilon_i, sum delta_i)-DP.
+    """Basic sequential composition: (sum epsilon_i, sum delta_i)-DP.
 
-    The sums are exact sums rounded upward (never below the exact value:
-    pairwise TwoSum summation, see Notes) and the total delta is capped at
-    1.  For many (epsilon, delta) mechanisms the advanced composition
-    theorems or a privacy-loss accountant give smaller totals; this is the
-    simple, always valid bound, and the exact one for pure epsilon-DP
-    mechanisms in the worst case.
+    Releasing several mechanisms on the same data, with parameters
+    (epsilon_i, delta_i), is (sum epsilon_i, sum delta_i)-DP.  The sums are
+    exact sums rounded upward (never below the exact value: pairwise TwoSum
+    summation, see Notes) and the total delta is capped at 1.  For many
+    (epsilon, delta) mechanisms the advanced composition theorems or a
+    privacy-loss accountant give smaller totals; this is the simple, always
+    valid bound, and the exact one for pure epsilon-DP mechanisms in the
+    worst case.
 
     Parameters
     ----------
@@ -699,7 +748,7 @@ def compose_sequential(epsilons, deltas=None, axis=-1):
         Their deltas, in [0, 1] (0 for pure epsilon-DP), broadcast against
         ``epsilons`` (a scalar delta applies to every mechanism).  Without
         it only the epsilon is composed.
-    axis : int
+    axis : int, optional
         The axis that lists the mechanisms (default the last).
 
     Returns
@@ -714,7 +763,17 @@ def compose_sequential(epsilons, deltas=None, axis=-1):
     Raises
     ------
     ValueError
-        For negative or NaN epsilons, or deltas outside [0, 1] or NaN.
+        For negative or NaN epsilons, deltas outside [0, 1] or NaN, deltas
+        that do not broadcast against the epsilons, or an axis out of range
+        (numpy's ``AxisError``, a ValueError).
+    TypeError
+        If an argument is not real numbers (a string, complex values).
+
+    See Also
+    --------
+    compose_parallel : Mechanisms on disjoint parts of the data.
+
+    rho_after_composition : The paper's risk bound after the releases.
 
     Notes
     -----
@@ -726,7 +785,7 @@ def compose_sequential(epsilons, deltas=None, axis=-1):
 
     Examples
     --------
-    >>> from diffident._dp import compose_sequential
+    >>> from diffident import compose_sequential
     >>> compose_sequential([0.1] * 10)   # sum() gives 0.9999999999999999
     1.0000000000000002
     >>> compose_sequential([0.5, 0.5], deltas=[1e-6, 1e-6])
@@ -742,9 +801,11 @@ def compose_sequential(epsilons, deltas=None, axis=-1):
 
 
 def compose_parallel(epsilons, deltas=None, axis=-1):
-    """Parallel composition: mechanisms applied to disjoint parts of the
-    data (each person in one part only) are together
-    (max epsilon_i, max delta_i)-DP.  Exact (no rounding).
+    """Parallel composition: (max epsilon_i, max delta_i)-DP.
+
+    Mechanisms applied to disjoint parts of the data (each person in one
+    part only) are together (max epsilon_i, max delta_i)-DP.  Exact (no
+    rounding).
 
     Parameters
     ----------
@@ -752,7 +813,7 @@ def compose_parallel(epsilons, deltas=None, axis=-1):
         The mechanisms' epsilons (>= 0, ``inf`` allowed) along ``axis``.
     deltas : array_like, optional
         Their deltas in [0, 1], broadcast against ``epsilons``.
-    axis : int
+    axis : int, optional
         The axis that lists the mechanisms (default the last).
 
     Returns
@@ -766,11 +827,19 @@ def compose_parallel(epsilons, deltas=None, axis=-1):
     Raises
     ------
     ValueError
-        For negative or NaN epsilons, or deltas outside [0, 1] or NaN.
+        For negative or NaN epsilons, deltas outside [0, 1] or NaN, deltas
+        that do not broadcast against the epsilons, or an axis out of range
+        (numpy's ``AxisError``, a ValueError).
+    TypeError
+        If an argument is not real numbers (a string, complex values).
+
+    See Also
+    --------
+    compose_sequential : Mechanisms on the same data.
 
     Examples
     --------
-    >>> from diffident._dp import compose_parallel
+    >>> from diffident import compose_parallel
     >>> compose_parallel([0.1, 0.5, 0.3])
     0.5
     >>> compose_parallel([0.1, 0.5], deltas=[1e-5, 1e-7])
@@ -786,11 +855,11 @@ def compose_parallel(epsilons, deltas=None, axis=-1):
 
 
 def rho_after_composition(epsilons, m, axis=-1):
-    """The paper's risk bound after several epsilon-DP releases of the same
-    data: ``rho = 1 / (1 + (m - 1) exp(-sum epsilon_i))``
-    (:func:`diffident.rho_for_epsilon` at the sequentially composed
-    epsilon).  The sum is rounded upward, so the returned rho is never
-    below the exact bound's value at the exact sum.
+    """The paper's risk bound after several epsilon-DP releases of the same data.
+
+    ``rho = 1 / (1 + (m - 1) exp(-sum epsilon_i))``: `rho_for_epsilon` at
+    the sequentially composed epsilon.  The sum is rounded upward, so the
+    returned rho is never below the exact bound's value at the exact sum.
 
     For releases on disjoint data use
     ``rho_for_epsilon(compose_parallel(epsilons), m)``; for a non-uniform
@@ -802,23 +871,32 @@ def rho_after_composition(epsilons, m, axis=-1):
         The releases' epsilons (>= 0, ``inf`` allowed) along ``axis``.
     m : array_like
         Number of possible worlds (>= 1), broadcast against the result.
-    axis : int
+    axis : int, optional
         The axis that lists the releases (default the last).
 
     Returns
     -------
     float or ndarray
-        rho in [1/m, 1]: 1/m with no release (an empty axis), 1 if any
-        epsilon is inf.
+        The bound rho in [1/m, 1]: 1/m with no release (an empty axis), 1 if
+        any epsilon is inf.
 
     Raises
     ------
     ValueError
-        For negative or NaN epsilons, or m < 1 or not finite.
+        For negative or NaN epsilons, m < 1 or not finite, an m that does not
+        broadcast against the result, or an axis out of range.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
+
+    See Also
+    --------
+    epsilon_per_release : The inverse: the epsilon of each release.
+
+    compose_sequential : The composed epsilon.
 
     Examples
     --------
-    >>> from diffident._dp import rho_after_composition
+    >>> from diffident import rho_after_composition
     >>> round(rho_after_composition([0.5, 0.5], 2), 12)   # = rho_for_epsilon(1, 2)
     0.73105857863
     """
@@ -836,11 +914,12 @@ def _times_le(k, e, total):
 
 
 def epsilon_per_release(rho, m, k):
-    """The epsilon that each of k releases of the same data may use so that
-    the paper's risk bound after all of them stays at or below rho:
-    ``epsilon_for_rho(rho, m) / k``, rounded down so that
-    ``rho_after_composition([epsilon] * k, m) <= rho`` holds in floating
-    point (the exact product ``k * epsilon`` never exceeds the total).
+    """The epsilon for each of k releases so that the composed risk stays <= rho.
+
+    Each of k releases of the same data may use ``epsilon_for_rho(rho, m) /
+    k``, rounded down so that ``rho_after_composition([epsilon] * k, m) <=
+    rho`` holds in floating point (the exact product ``k * epsilon`` never
+    exceeds the total).
 
     Parameters
     ----------
@@ -854,18 +933,26 @@ def epsilon_per_release(rho, m, k):
     Returns
     -------
     float or ndarray
-        epsilon per release, broadcast over the inputs: 0 where
+        The epsilon per release, broadcast over the inputs: 0 where
         ``rho <= 1/m`` (unattainable), inf where ``rho >= 1``.
 
     Raises
     ------
     ValueError
-        For rho outside [0, 1] or NaN, m < 1 or not finite, or k not a
-        whole number >= 1.
+        For rho outside [0, 1] or NaN, m < 1 or not finite, k not a whole
+        number >= 1, or inputs that do not broadcast.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
+
+    See Also
+    --------
+    rho_after_composition : The risk bound after the k releases.
+
+    epsilon_for_rho : One release.
 
     Examples
     --------
-    >>> from diffident._dp import epsilon_per_release
+    >>> from diffident import epsilon_per_release
     >>> round(epsilon_per_release(1/3, 8, 4), 12)   # ln(7/2) / 4
     0.313190742124
     """

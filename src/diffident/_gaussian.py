@@ -165,9 +165,12 @@ def _edge(ws, world, sigma, log_rho, inside, side, infinite):
 
 
 def gaussian_delta(values, rho, sigma, *, counts=None, prior=None, world=None):
-    """(rho, delta)-identifiability of a Gaussian release: the probability,
-    over R ~ N(f_j, sigma^2), that the posterior of the true world j exceeds
-    rho (MATH.md section 7).
+    """(rho, delta)-identifiability of a Gaussian release: the delta at sigma.
+
+    delta is the probability, over R ~ N(f_j, sigma^2), that the posterior of
+    the true world j exceeds rho (MATH.md section 7).  Since -log P is convex
+    in R, the responses where it does form one interval; its ends are found
+    to adjacent floats and its normal probability is integrated exactly.
 
     Parameters
     ----------
@@ -176,23 +179,37 @@ def gaussian_delta(values, rho, sigma, *, counts=None, prior=None, world=None):
     rho : array_like
         Risk bounds in [0, 1].
     sigma : array_like
-        Noise standard deviations, finite and > 0 (broadcast with rho).
-    counts, prior : array_like, shape (m,), optional
-        As for :func:`worst_case_risk`.
+        Noise standard deviations, finite, in [1e-150, 1e150] (broadcast with
+        rho).
+    counts : array_like, shape (m,), optional
+        Multiplicity of each entry: whole numbers >= 0.
+    prior : array_like, shape (m,), optional
+        Unnormalised per-world prior weights (>= 0).
     world : int or array_like of int, optional
-        The true world(s) (broadcast with rho and sigma); by default the
-        maximum over every world.
+        The true world(s), indices into ``values`` (broadcast with rho and
+        sigma); by default the maximum over every world.
 
     Returns
     -------
     float or ndarray
-        delta, shape ``broadcast(rho, sigma[, world])``.
+        The probability delta in [0, 1], shape
+        ``broadcast(rho, sigma[, world])``.
 
     Raises
     ------
     ValueError
-        For bad values, counts or prior, rho outside [0, 1], sigma not
-        positive and finite, world out of range.
+        For bad values, counts or prior (as for `worst_case_risk`), rho
+        outside [0, 1], sigma not positive and finite or outside
+        [1e-150, 1e150], world out of range, or arguments that do not
+        broadcast.
+    TypeError
+        For a non-integer world, or an argument that is not real numbers.
+
+    See Also
+    --------
+    gaussian_sigma_for : The smallest sigma for a (rho, delta) target.
+
+    analytic_gaussian_delta : The (epsilon, delta)-DP delta of the same noise.
 
     Notes
     -----
@@ -206,6 +223,8 @@ def gaussian_delta(values, rho, sigma, *, counts=None, prior=None, world=None):
     >>> # two worlds: delta = Phi(d / (2 sigma) + sigma ln((1 - rho) / rho) / d)
     >>> round(di.gaussian_delta([0.0, 1.0], 0.9, 1.0, world=0), 10)
     0.0448271051
+    >>> di.gaussian_delta([0.0, 1.0, 2.0], 0.9, 1.0, world=[0, 1, 2]).round(6)
+    array([0.0413, 0.    , 0.0413])
     """
     ws = Worlds(values, counts, prior)
     r = V.in_range("rho", rho, 0.0, 1.0)
@@ -231,32 +250,54 @@ def gaussian_delta(values, rho, sigma, *, counts=None, prior=None, world=None):
 
 
 def gaussian_sigma_for(values, rho, delta, *, counts=None, prior=None, world=None, rtol=1e-9):
-    """The smallest Gaussian sigma meeting (rho, delta): delta(rho, sigma)
-    <= delta for the true world given (by default every world).
+    """The smallest Gaussian sigma meeting a (rho, delta) target.
 
-    Bisection on log sigma, batched over the targets, returning the upper
-    end of the final bracket: ``gaussian_delta(values, rho, result) <=
-    delta`` holds for the returned value (conservative, like
-    :func:`tight_scale`).
+    The answer keeps ``gaussian_delta(values, rho, sigma) <= delta`` for the
+    true world given (by default for every world).  Bisection on log sigma,
+    batched over the targets, returning the upper end of the final bracket:
+    ``gaussian_delta(values, rho, result) <= delta`` holds for the returned
+    value (conservative, like `tight_scale`).
 
     Parameters
     ----------
-    values, counts, prior, world
-        As for :func:`gaussian_delta`.
+    values : array_like, shape (m,)
+        Query values of the possible worlds.
     rho : array_like
         Risk bounds in [0, 1].
     delta : array_like
-        Allowed probabilities in (0, 1).
-    rtol : float
+        Allowed probabilities in (0, 1), broadcast with rho.
+    counts : array_like, shape (m,), optional
+        Multiplicity of each entry: whole numbers >= 0.
+    prior : array_like, shape (m,), optional
+        Unnormalised per-world prior weights (>= 0).
+    world : int or array_like of int, optional
+        The true world (an index into ``values``), or several, all of which
+        must meet the target; by default every world.
+    rtol : float, optional
         Relative width of the final bracket (default 1e-9).
 
     Returns
     -------
     float or ndarray
-        sigma, shape ``broadcast(rho, delta)``; 0 where no noise is needed
-        (every world's own share of the posterior is at most rho), inf
-        where (rho, delta) cannot be met (rho below the prior's largest
-        share of a world at infinite noise).
+        The sigma, shape ``broadcast(rho, delta)``; 0 where no noise is
+        needed (every world's own share of the posterior is at most rho), inf
+        where (rho, delta) cannot be met (rho below the prior's largest share
+        of a world at infinite noise).
+
+    Raises
+    ------
+    ValueError
+        For bad values, counts or prior (as for `worst_case_risk`), rho
+        outside [0, 1], delta outside (0, 1), a negative or non-finite rtol,
+        world out of range, or arguments that do not broadcast.
+    TypeError
+        For a non-integer world, or an argument that is not real numbers.
+
+    See Also
+    --------
+    gaussian_delta : The delta that this sigma bounds.
+
+    analytic_gaussian_sigma : The sigma for (epsilon, delta)-DP instead.
 
     Examples
     --------

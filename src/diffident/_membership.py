@@ -95,24 +95,26 @@ class _Membership:
 
 
 def membership_risk(query, known, candidates, scale, *, k=1, individual=None, response=None):
-    """The adversary's posterior that a candidate is one of the k unknown
-    individuals, after a Laplace release of a sum or a mean: at given
-    responses, or (by default) its worst case over every response.
+    """The adversary's posterior that a candidate is one of the k unknown people.
 
-    The event is the union of the worlds that contain the candidate; its
-    prior is k / N (N candidates), which is also the risk at infinite noise.
+    After a Laplace release of a sum or a mean: at given responses, or (by
+    default) its worst case over every response.  The event is the union of
+    the worlds that contain the candidate; its prior is k / N (N
+    candidates), which is also the risk at infinite noise.
 
     Parameters
     ----------
     query : {"sum", "mean"}
+        The released query.
     known : array_like
         The known part D'.
     candidates : array_like
         The candidate individuals' values (integers or a decimal grid).
     scale : array_like
-        Laplace scale(s), >= 0 (0: no noise; inf: the prior k / N).
-    k : int
-        Number of unknown individuals.
+        Laplace scale(s), >= 0 (0: no noise; inf: the prior k / N); finite
+        and > 0 with ``response``.
+    k : int, optional
+        Number of unknown individuals (>= 1, default 1).
     individual : int or array_like of int, optional
         Candidate index(es); by default the maximum over every candidate.
     response : array_like, optional
@@ -128,12 +130,29 @@ def membership_risk(query, known, candidates, scale, *, k=1, individual=None, re
         ``broadcast(response, scale) + individual.shape``.  Compare with
         the prior k / N.
 
+    Raises
+    ------
+    ValueError
+        For a query other than sum or mean, a Domain or off-grid candidates,
+        k above the number of candidates, bad known values, negative or NaN
+        scales (not positive and finite with ``response``), an individual
+        out of range, or a response without ``individual``.
+    TypeError
+        For a query that is not a name, a non-integer k or individual, or an
+        argument that is not real numbers.
+
+    See Also
+    --------
+    membership_tight_scale : The smallest scale for a target risk.
+
     Examples
     --------
     >>> import diffident as di
     >>> r = di.membership_risk("sum", [], [0, 1, 2, 3, 10], 1.0, k=2)
     >>> 2 / 5 < r < 1
     True
+    >>> di.membership_risk("sum", [], [0, 1, 2, 3, 10], [0.0, float("inf")], k=2)
+    array([1. , 0.4])
     """
     mb = _Membership(query, known, candidates, k)
     if response is not None:
@@ -162,11 +181,47 @@ def membership_risk(query, known, candidates, scale, *, k=1, individual=None, re
 
 
 def membership_tight_scale(query, known, candidates, rho, *, k=1, rtol=0.0):
-    """The smallest Laplace scale that keeps every candidate's worst-case
-    membership posterior at or below rho (conservative, like tight_scale).
+    """The smallest Laplace scale that keeps every membership posterior <= rho.
 
-    Returns 0 where no noise is needed and inf where rho is at or below the
-    prior k / N (unattainable).
+    Every candidate's worst-case membership posterior (`membership_risk`)
+    stays at or below rho at the returned scale, found as `tight_scale`
+    finds one (batched over rho, conservative).
+
+    Parameters
+    ----------
+    query : {"sum", "mean"}
+        The released query.
+    known : array_like
+        The known part D'.
+    candidates : array_like
+        The candidate individuals' values (integers or a decimal grid).
+    rho : array_like
+        Target risk(s) in [0, 1].
+    k : int, optional
+        Number of unknown individuals (>= 1, default 1).
+    rtol : float, optional
+        Relative precision of the scale, as for `tight_scale` (default 0:
+        adjacent floats).
+
+    Returns
+    -------
+    float or ndarray
+        The scale, shape of ``rho``: 0 where no noise is needed and inf where
+        rho is at or below the prior k / N (unattainable).
+
+    Raises
+    ------
+    ValueError
+        For a query other than sum or mean, a Domain or off-grid candidates,
+        k above the number of candidates, bad known values, rho outside
+        [0, 1] or NaN, or a negative or non-finite rtol.
+    TypeError
+        For a query that is not a name, a non-integer k, or an argument that
+        is not real numbers.
+
+    See Also
+    --------
+    membership_risk : The risk that this scale bounds.
 
     Examples
     --------
@@ -175,6 +230,8 @@ def membership_tight_scale(query, known, candidates, rho, *, k=1, rtol=0.0):
     >>> s = di.membership_tight_scale("sum", [], c, 0.6, k=2)
     >>> bool(di.membership_risk("sum", [], c, s, k=2) <= 0.6)
     True
+    >>> di.membership_tight_scale("sum", [], c, [0.4, 1.0], k=2)   # the prior, certainty
+    array([inf,  0.])
     """
     mb = _Membership(query, known, candidates, k)
     r = V.in_range("rho", rho, 0.0, 1.0)

@@ -52,36 +52,57 @@ class _MultiEvaluator:
 
 
 def multi_worst_case_risk(values, scale, *, counts=None, prior=None, return_world=False):
-    """The exact worst-case risk when one adversary sees q independent
-    Laplace releases of different queries on the same worlds.
+    """The exact worst-case risk of q independent Laplace releases seen together.
 
+    One adversary sees Laplace releases of q different queries on the same
+    worlds:
     ``rho* = max_j pi_j / sum_k c_k pi_k exp(-sum_t |f_t(w_j) - f_t(w_k)| / scale_t)``
     (MATH.md section 7: the worst responses are R_t = f_t(w_j) for every t).
 
     Parameters
     ----------
     values : array_like, shape (m, q)
-        Query values: one row per world, one column per released query.
+        Query values: one row per world, one column per released query (a
+        1-d array is one query).
     scale : array_like, shape (..., q)
         Laplace scales per query (0 and inf allowed); leading axes are
         evaluated together.
-    counts, prior : array_like, shape (m,), optional
-        As for :func:`worst_case_risk`.
-    return_world : bool
-        Also return the index of a worst world.
+    counts : array_like, shape (m,), optional
+        Multiplicity of each world (row): whole numbers >= 0.
+    prior : array_like, shape (m,), optional
+        Unnormalised per-world prior weights (>= 0).
+    return_world : bool, optional
+        Also return the index of a worst world (default False).
 
     Returns
     -------
     risk : float or ndarray
-        Shape ``scale.shape[:-1]``.
+        The worst-case risk, shape ``scale.shape[:-1]`` (a float for a 1-d
+        scale).
     world : int or ndarray of int64
-        Only with ``return_world``.
+        Only with ``return_world``: the index of a world attaining it.
+
+    Raises
+    ------
+    ValueError
+        For empty values, values of more than two dimensions, NaN or
+        infinite values, negative or NaN scales, a last axis of ``scale``
+        other than q, or bad counts or prior (negative, not whole counts,
+        wrong length, all zero).
+    TypeError
+        If an argument is not real numbers (a string, complex values).
+
+    See Also
+    --------
+    multi_tight_scale : The smallest scales that meet a target.
+
+    worst_case_risk : One release.
 
     Notes
     -----
     O(m^2 q) in a threaded kernel with O(m) memory per thread (m = 1e4,
-    q = 3 takes well under a second). With q = 1 the exact O(m log m) sweep
-    of :func:`worst_case_risk` is used.
+    q = 3 takes well under a second).  With q = 1 the exact O(m log m)
+    sweep of `worst_case_risk` is used.
 
     Examples
     --------
@@ -89,6 +110,10 @@ def multi_worst_case_risk(values, scale, *, counts=None, prior=None, return_worl
     >>> v = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0]])
     >>> round(di.multi_worst_case_risk(v, [1.0, 1.0]), 6)
     0.909443
+    >>> scales = [[1.0, 1.0], [2.0, 2.0]]               # two pairs of scales
+    >>> risk, world = di.multi_worst_case_risk(v, scales, return_world=True)
+    >>> risk.round(6), world
+    (array([0.909443, 0.691438]), array([2, 2]))
     """
     FT, w, invP = _prepare(values, counts, prior)
     q = FT.shape[0]
@@ -109,31 +134,52 @@ def multi_worst_case_risk(values, scale, *, counts=None, prior=None, return_worl
 
 
 def multi_tight_scale(values, rho, *, spread=None, counts=None, prior=None, rtol=0.0):
-    """The smallest scales, in fixed proportion, that keep the exact
-    multi-release worst-case risk at or below rho.
+    """The smallest proportional scales that keep the multi-release risk <= rho.
 
     The scales are ``u * spread_t`` for a common factor u (by default each
     query's spread, so that every release has the same epsilon 1/u); u is
-    found as :func:`tight_scale` finds a scale (batched over rho,
-    conservative: the returned scales always satisfy
+    found as `tight_scale` finds a scale (batched over rho, conservative:
+    the returned scales always satisfy
     ``multi_worst_case_risk(values, scales) <= rho``).
 
     Parameters
     ----------
     values : array_like, shape (m, q)
+        Query values: one row per world, one column per released query.
     rho : array_like
         Target risks in [0, 1].
     spread : array_like, shape (q,), optional
-        The proportions of the scales (default: ``ptp`` of each column).
-    counts, prior, rtol
-        As for :func:`tight_scale`.
+        The proportions of the scales, >= 0 (default: ``ptp`` of each
+        column; a zero spread, a constant query, counts as 1).
+    counts : array_like, shape (m,), optional
+        Multiplicity of each world (row): whole numbers >= 0.
+    prior : array_like, shape (m,), optional
+        Unnormalised per-world prior weights (>= 0).
+    rtol : float, optional
+        Relative precision of u, as for `tight_scale` (default 0: adjacent
+        floats).
 
     Returns
     -------
     ndarray
-        Shape ``rho.shape + (q,)``: ``inf`` where rho is unattainable
-        (at or below ``multi_worst_case_risk(values, inf)``), 0 where no
-        noise is needed.
+        The scales, shape ``rho.shape + (q,)``: ``inf`` where rho is
+        unattainable (at or below ``multi_worst_case_risk(values, inf)``), 0
+        where no noise is needed.
+
+    Raises
+    ------
+    ValueError
+        For bad values, counts or prior (as for `multi_worst_case_risk`),
+        rho outside [0, 1] or NaN, a negative or non-finite rtol, or a spread
+        that is not q non-negative finite values.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
+
+    See Also
+    --------
+    multi_worst_case_risk : The risk that these scales bound.
+
+    tight_scale : One release.
 
     Examples
     --------
@@ -142,6 +188,8 @@ def multi_tight_scale(values, rho, *, spread=None, counts=None, prior=None, rtol
     >>> s = di.multi_tight_scale(v, 0.5)
     >>> bool(di.multi_worst_case_risk(v, s) <= 0.5)
     True
+    >>> di.multi_tight_scale(v, [0.5, 0.9]).shape
+    (2, 2)
     """
     FT, w, invP = _prepare(values, counts, prior)
     q = FT.shape[0]

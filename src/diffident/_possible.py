@@ -3,11 +3,11 @@
 The informed adversary knows ``known`` = D' (the database without k
 individuals) and the candidates for the missing ones; every way of filling
 the k places is a possible world.  This module computes the query's value on
-every world (grouped: :func:`world_values`), its spread (the sensitive range
-S(f): :func:`sensitive_range`), each candidate's contribution
-(:func:`contributions`) and the largest spread over every choice of D' from a
-data set (:func:`dataset_sensitive_range`).  Named queries use the closed
-forms of MATH.md section 6; any other query is evaluated on every world.
+every world (grouped: `world_values`), its spread (the sensitive range
+S(f): `sensitive_range`), each candidate's contribution (`contributions`)
+and the largest spread over every choice of D' from a data set
+(`dataset_sensitive_range`).  Named queries use the closed forms of MATH.md
+section 6; any other query is evaluated on every world.
 """
 
 import itertools
@@ -41,20 +41,41 @@ class Domain:
     *with repetition*: one world per multiset of k values.
     ``Domain(lo, hi, integer=False)`` is the real interval [lo, hi]:
     infinitely many worlds, but sensitive ranges of named queries are still
-    exact (closed forms).
+    exact (closed forms).  Pass a Domain as the ``candidates`` of
+    `world_values`, `sensitive_range`, `contributions` and
+    `dataset_sensitive_range`, or in the ``domains`` of `sweep`.
 
     Parameters
     ----------
-    lo, hi : float
-        The ends, finite, ``lo <= hi``; integers when ``integer`` is true.
-    integer : bool
+    lo : float
+        The lower end, finite; an integer when ``integer`` is true.
+    hi : float
+        The upper end, finite, ``hi >= lo``; an integer when ``integer`` is
+        true.
+    integer : bool, optional
         Integer points (default) or the real interval.
+
+    Attributes
+    ----------
+    lo : float
+        The lower end, as a float.
+    hi : float
+        The upper end, as a float.
+    integer : bool
+        Whether the domain holds the integers of [lo, hi] or the whole
+        interval.
 
     Raises
     ------
     ValueError
         For non-finite ends, ``lo > hi``, or non-integer ends with
         ``integer=True``.
+    TypeError
+        For ends that are not real numbers (strings, bools, None).
+
+    See Also
+    --------
+    world_values : The query's values over the worlds of a Domain.
 
     Examples
     --------
@@ -62,6 +83,10 @@ class Domain:
     >>> d = di.Domain(1, 99)
     >>> d.size
     99
+    >>> d
+    Domain(1, 99, integer=True)
+    >>> di.Domain(0.0, 1.5, integer=False).size
+    inf
     """
 
     __slots__ = ("lo", "hi", "integer")
@@ -81,11 +106,38 @@ class Domain:
 
     @property
     def size(self):
-        """Number of candidate values: hi - lo + 1, or inf for a real interval."""
+        """Number of candidate values: hi - lo + 1, or inf for a real interval.
+
+        Examples
+        --------
+        >>> import diffident as di
+        >>> di.Domain(1, 99).size
+        99
+        >>> di.Domain(0, 1, integer=False).size
+        inf
+        """
         return int(self.hi - self.lo) + 1 if self.integer else math.inf
 
     def values(self):
-        """The candidate values lo, ..., hi as a float64 array (integer domains)."""
+        """The candidate values lo, ..., hi of an integer domain.
+
+        Returns
+        -------
+        ndarray of float64
+            The integers from lo to hi, ascending (`size` of them).
+
+        Raises
+        ------
+        ValueError
+            For a real interval (``integer=False``), which has infinitely many
+            values.
+
+        Examples
+        --------
+        >>> import diffident as di
+        >>> di.Domain(3, 6).values()
+        array([3., 4., 5., 6.])
+        """
         if not self.integer:
             raise ValueError("a real interval has infinitely many values")
         return np.arange(self.lo, self.hi + 1.0)
@@ -310,7 +362,7 @@ def world_values(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=10*
 
     The worlds are ``known + S`` for every choice S of k unknown individuals
     (MATH.md section 1): k-subsets of explicit candidates, or k-multisets of
-    an integer :class:`Domain`.  The result feeds the engine directly:
+    an integer `Domain`.  The result feeds the engine directly:
     ``worst_case_risk(values, scale, counts=counts)``.
 
     Parameters
@@ -326,19 +378,20 @@ def world_values(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=10*
         for the query).
     candidates : array_like or Domain
         The candidate individuals' values (a multiset), or a Domain.
-    k : int
-        Number of unknown individuals (>= 1).
-    ddof : {0, 1}
-        Delta degrees of freedom of ``var`` and ``std`` (as numpy's).
-    q : float
+    k : int, optional
+        Number of unknown individuals (>= 1, default 1).
+    ddof : {0, 1}, optional
+        Delta degrees of freedom of ``var`` and ``std`` (as numpy's; default
+        0).
+    q : float, optional
         The quantile of ``"quantile"``, in [0, 1] (numpy's linear
-        interpolation).
-    max_worlds : int
-        Refuse to enumerate more worlds than this.  Sums and means with
-        k > 1 over candidates on a grid (integers, halves, cents, ...) are
-        not enumerated: their multiplicities come from the subset-sum
-        generating function (MATH.md section 8), exactly, for any number of
-        worlds (1.8e13 in milliseconds).
+        interpolation; default 0.5).
+    max_worlds : int, optional
+        Refuse to enumerate more worlds than this (default 10**8).  Sums and
+        means with k > 1 over candidates on a grid (integers, halves, cents,
+        ...) are not enumerated: their multiplicities come from the
+        subset-sum generating function (MATH.md section 8), exactly, for any
+        number of worlds (1.8e13 in milliseconds).
 
     Returns
     -------
@@ -350,11 +403,22 @@ def world_values(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=10*
     Raises
     ------
     ValueError
-        For non-finite values, an unknown query, k out of range, worlds too
-        small for the query, a real interval (infinitely many worlds), or
-        more than ``max_worlds`` worlds (the message gives the number).
+        For non-finite values, an unknown query name, ddof other than 0 or 1,
+        q outside [0, 1], k below 1 or above the number of explicit
+        candidates, worlds too small for the query, a real interval
+        (infinitely many worlds), more than ``max_worlds`` worlds (the message
+        gives the number), a callable that returns NaN or infinity, or a
+        subset-sum table too large to build.
     TypeError
-        For a query that returns something other than a number.
+        For a query that is neither a name nor a callable, or that returns
+        something other than a number; for a non-integer k; for values that
+        are not real numbers.
+
+    See Also
+    --------
+    sensitive_range : The spread of these values, without enumerating.
+
+    worst_case_risk : The exact risk over the worlds returned.
 
     Examples
     --------
@@ -362,6 +426,9 @@ def world_values(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=10*
     >>> v, c = di.world_values("median", [1, 3], [2, 4, 5, 6, 7, 8, 9, 10])
     >>> v.tolist(), c.tolist()                 # the paper's toy example
     ([2.0, 3.0], [1, 7])
+    >>> v, c = di.world_values("sum", [], di.Domain(0, 2), k=2)   # multisets
+    >>> v.tolist(), c.tolist()
+    ([0.0, 1.0, 2.0, 3.0, 4.0], [1, 1, 2, 1, 1])
     """
     qy, k, cands, kn = _setup(query, known, candidates, k, ddof, q)
     if qy.code in (K.SUM, K.MEAN) and k > 1:
@@ -471,18 +538,34 @@ def _min_var_rows(k, cands, kn):
 
 
 def sensitive_range(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=10**8):
-    """The sensitive range S(f): the largest difference of the query between
-    two possible worlds (MATH.md section 6), for a fixed known part.
+    """The sensitive range S(f) of a query for a fixed known part.
 
-    Named queries use closed forms: the k largest and k smallest candidates
-    for monotone queries (sum, mean, min, max, median, quantile); for var
-    and std the split extremes (maximum) and contiguous windows (minimum).
-    A callable is evaluated on every world.
+    S(f) is the largest difference of the query between two possible worlds
+    (MATH.md section 6).  Named queries use closed forms: the k largest and
+    k smallest candidates for monotone queries (sum, mean, min, max, median,
+    quantile); for var and std the split extremes (maximum) and contiguous
+    windows (minimum).  A callable is evaluated on every world.
 
     Parameters
     ----------
-    query, known, candidates, k, ddof, q, max_worlds
-        As for :func:`world_values` (``max_worlds`` applies to callables).
+    query : str or callable
+        A named query (``"sum"``, ``"mean"``, ``"median"``, ``"quantile"``,
+        ``"min"``, ``"max"``, ``"var"``, ``"std"``, ``"count"``) or a function
+        of the world returning a number, as for `world_values`.
+    known : array_like
+        The known part D'.
+    candidates : array_like or Domain
+        The candidate individuals' values (a multiset), or a Domain (an
+        integer one or a real interval).
+    k : int, optional
+        Number of unknown individuals (>= 1, default 1).
+    ddof : {0, 1}, optional
+        Delta degrees of freedom of ``var`` and ``std`` (default 0).
+    q : float, optional
+        The quantile of ``"quantile"``, in [0, 1] (default 0.5).
+    max_worlds : int, optional
+        Refuse to enumerate more worlds than this (default 10**8); it applies
+        to callables only, named queries need no enumeration.
 
     Returns
     -------
@@ -491,8 +574,21 @@ def sensitive_range(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=
 
     Raises
     ------
-    ValueError, TypeError
-        As for :func:`world_values`; a callable over a real interval.
+    ValueError
+        As for `world_values` (bad values, query name, ddof, q or k, worlds
+        too small for the query, too many worlds), and for a callable over a
+        real interval.
+    TypeError
+        As for `world_values`: a query that is neither a name nor a callable
+        or returns a non-number, a non-integer k, values that are not numbers.
+
+    See Also
+    --------
+    dataset_sensitive_range : The largest S(f) over every known part of a data set.
+
+    contributions : Each candidate's share of S(f), k = 1.
+
+    scale_for_rho : The paper's scale for this S(f).
 
     Examples
     --------
@@ -511,26 +607,44 @@ def sensitive_range(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=
 
 
 def contributions(query, known, candidates, *, ddof=0, q=0.5):
-    """Each candidate's contribution C_f(i) (paper sec. 3.4), one unknown
-    individual: the largest difference between the world holding candidate i
-    and a world holding another candidate.
+    """Each candidate's contribution C_f(i) with one unknown individual.
+
+    The contribution of candidate i (paper sec. 3.4) is the largest
+    difference between the world holding candidate i and a world holding
+    another candidate; their maximum is the sensitive range with k = 1.
 
     Parameters
     ----------
-    query, known, candidates, ddof, q
-        As for :func:`world_values` (k = 1).
+    query : str or callable
+        A named query or a function of the world, as for `world_values`.
+    known : array_like
+        The known part D'.
+    candidates : array_like or Domain
+        The candidate individuals' values, or an integer Domain.
+    ddof : {0, 1}, optional
+        Delta degrees of freedom of ``var`` and ``std`` (default 0).
+    q : float, optional
+        The quantile of ``"quantile"``, in [0, 1] (default 0.5).
 
     Returns
     -------
     ndarray of float64
         One value per candidate, in the order given (the values of an
         integer Domain in ascending order).  Their maximum is
-        :func:`sensitive_range` with k = 1.
+        `sensitive_range` with k = 1.
 
     Raises
     ------
     ValueError
-        As for :func:`world_values`, and for a real interval.
+        As for `world_values` (bad values, query name, ddof or q, worlds too
+        small for the query), and for a real interval.
+    TypeError
+        As for `world_values`: a query that is neither a name nor a callable
+        or returns a non-number, values that are not numbers.
+
+    See Also
+    --------
+    sensitive_range : The largest contribution, for any k.
 
     Examples
     --------
@@ -570,19 +684,28 @@ def dataset_sensitive_range(query, data, candidates, *, k=1, ddof=0, q=0.5, retu
 
     Parameters
     ----------
-    query, k, ddof, q, max_worlds
-        As for :func:`sensitive_range`.
+    query : str or callable
+        A named query or a function of the world, as for `world_values`.
     data : array_like
-        The data set D (1-d).
+        The data set D (1-d, non-empty).
     candidates : array_like or Domain
         U minus D, or a Domain that holds every value of the data.
-    return_removed : bool
-        Also return which removals attain the maximum.
+    k : int, optional
+        Number of unknown individuals (>= 1, default 1).
+    ddof : {0, 1}, optional
+        Delta degrees of freedom of ``var`` and ``std`` (default 0).
+    q : float, optional
+        The quantile of ``"quantile"``, in [0, 1] (default 0.5).
+    return_removed : bool, optional
+        Also return which removals attain the maximum (default False).
+    max_worlds : int, optional
+        Refuse to enumerate more worlds, or more distinct removals, than this
+        (default 10**8; named queries with k = 1 enumerate nothing).
 
     Returns
     -------
     S : float
-        max over D' of S(f).
+        The largest S(f) over every D'.
     removed : ndarray of int64
         Only with ``return_removed``: for k = 1 the sorted indices into
         ``data`` of every individual whose removal attains S; for k > 1 one
@@ -590,9 +713,20 @@ def dataset_sensitive_range(query, data, candidates, *, k=1, ddof=0, q=0.5, retu
 
     Raises
     ------
-    ValueError, TypeError
-        As for :func:`sensitive_range`; data outside the Domain; k larger
-        than the data.
+    ValueError
+        As for `sensitive_range`; for empty or multi-dimensional data, data
+        outside the Domain, k larger than the data, data too small for the
+        query, or more than ``max_worlds`` worlds or removals.
+    TypeError
+        As for `sensitive_range`: a query that is neither a name nor a
+        callable or returns a non-number, a non-integer k, values that are
+        not numbers.
+
+    See Also
+    --------
+    sensitive_range : S(f) for one known part.
+
+    sweep : This range, the calibrations and the risks over a grid.
 
     Notes
     -----
@@ -605,6 +739,10 @@ def dataset_sensitive_range(query, data, candidates, *, k=1, ddof=0, q=0.5, retu
     >>> import diffident as di
     >>> di.dataset_sensitive_range("median", [1, 2, 3, 9], di.Domain(0, 10))
     4.0
+    >>> S, removed = di.dataset_sensitive_range("median", [1, 2, 3, 9], di.Domain(0, 10),
+    ...                                         return_removed=True)
+    >>> removed.tolist()
+    [1, 2]
     """
     qy = _Query(query, q, ddof)
     k = _check_k(k)

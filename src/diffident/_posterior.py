@@ -129,20 +129,30 @@ def log_evidence(values, response, scale, *, counts=None, prior=None, noise="lap
     prior : array_like, shape (m,), optional
         Unnormalised prior weight of each world (>= 0), per world: each of
         the ``counts[k]`` worlds of entry k has weight ``prior[k]``.
-    noise : {"laplace", "gaussian"}
-        The noise distribution.
+    noise : {"laplace", "gaussian"}, optional
+        The noise distribution (default Laplace).
 
     Returns
     -------
     float or ndarray
-        Shape ``broadcast(response, scale)``.
+        The log-evidence, shape ``broadcast(response, scale)`` (a Python float
+        for scalar input).
 
     Raises
     ------
     ValueError
-        For empty, NaN or infinite values or responses, scales that are not
-        positive and finite, bad counts or prior (negative, wrong length, all
-        zero).
+        For empty, multi-dimensional, NaN or infinite values or responses,
+        scales that are not positive and finite, bad counts or prior
+        (negative, not whole counts, wrong length, all zero), responses and
+        scales that do not broadcast, or an unknown noise.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
+
+    See Also
+    --------
+    log_posterior : The posterior of every world.
+
+    chunked_log_evidence : The same over world values given in chunks.
 
     Notes
     -----
@@ -167,31 +177,51 @@ def log_posterior(values, response, scale, *, counts=None, prior=None, noise="la
 
     Entry ``j`` is ``log(pi_j L_j(R) / sum_k c_k pi_k L_k(R))``: the
     posterior of *one* world of entry j's group, so
-    ``sum_j counts[j] * exp(out[..., j]) == 1``.
+    ``sum_j counts[j] * exp(out[..., j]) == 1``.  The likelihoods ``L_k`` and
+    the prior weights ``pi_k`` are those of `log_evidence`.
 
     Parameters
     ----------
-    values, response, scale, counts, prior, noise
-        As for :func:`log_evidence`.
+    values : array_like, shape (m,)
+        Query values f(w) of the possible worlds (repeats allowed).
+    response : array_like
+        Released value(s) R.
+    scale : array_like
+        Noise scale(s), finite and > 0 (the Laplace scale, or the Gaussian
+        sigma), broadcast against ``response``.
+    counts : array_like, shape (m,), optional
+        Multiplicity of each entry of ``values``: whole numbers >= 0.
+    prior : array_like, shape (m,), optional
+        Unnormalised prior weight of each world (>= 0), per world.
+    noise : {"laplace", "gaussian"}, optional
+        The noise distribution (default Laplace).
 
     Returns
     -------
     ndarray
-        Shape ``broadcast(response, scale).shape + (m,)``; ``-inf`` for
-        worlds of zero weight.
+        The log posteriors, shape ``broadcast(response, scale).shape + (m,)``;
+        ``-inf`` for worlds of zero weight.
 
     Raises
     ------
     ValueError
-        As for :func:`log_evidence`.
+        As for `log_evidence`: bad values, responses, scales, counts, prior
+        or noise.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
+
+    See Also
+    --------
+    posterior : The posterior itself, ``exp(log_posterior(...))``.
+
+    disclosure_risk : The posterior of one world, without the world axis.
 
     Examples
     --------
     >>> import diffident as di
-    >>> means = [10 / 4, 11 / 4, 16 / 4]            # paper sec. 3.5
-    >>> p = di.posterior(means, 5.041, 9 / 8)
-    >>> [round(float(x), 4) for x in p]
-    [0.1655, 0.2067, 0.6278]
+    >>> lp = di.log_posterior([0.0, 1.0], 0.0, 1.0)
+    >>> [round(float(x), 6) for x in lp]
+    [-0.313262, -1.313262]
     """
     ws, shape, (R, inv), gauss = _points(values, response, scale, counts, prior, noise)
     n = R.size
@@ -211,11 +241,53 @@ def log_posterior(values, response, scale, *, counts=None, prior=None, noise="la
 def posterior(values, response, scale, *, counts=None, prior=None, noise="laplace"):
     """Posterior probability of each world: ``exp(log_posterior(...))``.
 
-    See :func:`log_posterior` for parameters and the per-world convention.
+    Entry ``j`` is the posterior of *one* world of entry j's group, so
+    ``sum_j counts[j] * out[..., j] == 1`` (see `log_posterior`).
+
+    Parameters
+    ----------
+    values : array_like, shape (m,)
+        Query values f(w) of the possible worlds (repeats allowed).
+    response : array_like
+        Released value(s) R.
+    scale : array_like
+        Noise scale(s), finite and > 0 (the Laplace scale, or the Gaussian
+        sigma), broadcast against ``response``.
+    counts : array_like, shape (m,), optional
+        Multiplicity of each entry of ``values``: whole numbers >= 0.
+    prior : array_like, shape (m,), optional
+        Unnormalised prior weight of each world (>= 0), per world.
+    noise : {"laplace", "gaussian"}, optional
+        The noise distribution (default Laplace).
+
+    Returns
+    -------
+    ndarray
+        The posteriors in [0, 1], shape
+        ``broadcast(response, scale).shape + (m,)``; 0 for worlds of zero
+        weight.
+
+    Raises
+    ------
+    ValueError
+        As for `log_evidence`: bad values, responses, scales, counts, prior
+        or noise.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
+
+    See Also
+    --------
+    log_posterior : The same in log space.
+
+    disclosure_risk : The posterior of one world, without the world axis.
 
     Examples
     --------
     >>> import diffident as di
+    >>> means = [10 / 4, 11 / 4, 16 / 4]            # paper sec. 3.5
+    >>> p = di.posterior(means, 5.041, 9 / 8)
+    >>> [round(float(x), 4) for x in p]
+    [0.1655, 0.2067, 0.6278]
     >>> p = di.posterior([0.0, 1.0], 0.0, 1.0)
     >>> round(float(p.sum()), 12)
     1.0
@@ -232,24 +304,41 @@ def disclosure_risk(values, response, scale, *, world=0, counts=None, prior=None
 
     Parameters
     ----------
-    values, response, scale, counts, prior, noise
-        As for :func:`log_evidence`.
-    world : int or array_like of int
-        Index into ``values`` of the true world; broadcast against response
-        and scale.  Negative indices count from the end.
+    values : array_like, shape (m,)
+        Query values f(w) of the possible worlds (repeats allowed).
+    response : array_like
+        Released value(s) R.
+    scale : array_like
+        Noise scale(s), finite and > 0 (the Laplace scale, or the Gaussian
+        sigma), broadcast against ``response``.
+    world : int or array_like of int, optional
+        Index into ``values`` of the true world (default 0); broadcast
+        against response and scale.  Negative indices count from the end.
+    counts : array_like, shape (m,), optional
+        Multiplicity of each entry of ``values``: whole numbers >= 0.
+    prior : array_like, shape (m,), optional
+        Unnormalised prior weight of each world (>= 0), per world.
+    noise : {"laplace", "gaussian"}, optional
+        The noise distribution (default Laplace).
 
     Returns
     -------
     float or ndarray
-        Shape ``broadcast(response, scale, world)``; 0 for a world of zero
-        count.
+        The risk in [0, 1], shape ``broadcast(response, scale, world)``; 0
+        for a world of zero count.
 
     Raises
     ------
     ValueError
-        As for :func:`log_evidence`, and for ``world`` out of range.
+        As for `log_evidence`, and for ``world`` out of range.
     TypeError
-        For a non-integer ``world``.
+        For a non-integer ``world``, or an argument that is not real numbers.
+
+    See Also
+    --------
+    worst_case_risk : The largest risk over every response and world.
+
+    chunked_disclosure_risk : The same over world values given in chunks.
 
     Examples
     --------

@@ -2,7 +2,7 @@
 
 For every (column, dataset size) the data set D is fixed (the first rows, or
 a seeded sample); for every query the paper's sensitive range over
-D' = D - i* (:func:`dataset_sensitive_range`) gives the paper's bound
+D' = D - i* (`dataset_sensitive_range`) gives the paper's bound
 calibration, and the worlds of the D' that attains it give the exact
 worst-case risk and the tight calibration.  Each world set goes through the
 batched kernels once for the whole rho grid.
@@ -28,10 +28,25 @@ FIELDS = ("column", "query", "n", "m", "rho", "sensitive_range", "bound_scale", 
 
 
 class SweepTable(Mapping):
-    """The tidy result of :func:`sweep`: one row per grid point.
+    """The tidy result of `sweep`: one row per grid point.
 
     A read-only mapping of column name to a 1-d NumPy array (``column`` and
-    ``query`` hold strings), with :meth:`to_csv` and :meth:`to_pandas`.
+    ``query`` hold strings), with `to_csv` and `to_pandas`.  `sweep` builds
+    it; build one yourself from columns of equal length.
+
+    Parameters
+    ----------
+    columns : mapping of str to array_like
+        The columns, each 1-d and all of the same length.
+
+    Raises
+    ------
+    ValueError
+        If the columns have unequal lengths.
+
+    See Also
+    --------
+    sweep : The function that returns a SweepTable.
 
     Examples
     --------
@@ -39,6 +54,8 @@ class SweepTable(Mapping):
     >>> t = di.sweep({"x": np.arange(1.0, 11.0)}, queries=["mean"], rho=[0.2, 0.5])
     >>> len(t), t["bound_scale"].round(4).tolist()
     (2, [1.1098, 0.4096])
+    >>> di.SweepTable({"rho": [0.1, 0.2], "scale": [3.0, 1.5]})
+    SweepTable(2 rows: rho, scale)
     """
 
     def __init__(self, columns):
@@ -58,10 +75,36 @@ class SweepTable(Mapping):
 
     @property
     def rows(self):
+        """Number of rows, the same as ``len(table)``.
+
+        Examples
+        --------
+        >>> import diffident as di
+        >>> di.SweepTable({"rho": [0.1, 0.2, 0.3]}).rows
+        3
+        """
         return len(self)
 
     def to_pandas(self):
-        """A pandas DataFrame (needs pandas)."""
+        """The table as a pandas DataFrame, one column per key, in order.
+
+        Returns
+        -------
+        pandas.DataFrame
+            A new DataFrame with the table's columns.
+
+        Raises
+        ------
+        ImportError
+            If pandas is not installed.
+
+        Examples
+        --------
+        >>> import diffident as di
+        >>> df = di.SweepTable({"rho": [0.1, 0.2], "scale": [3.0, 1.5]}).to_pandas()
+        >>> df.shape, df.columns.tolist()
+        ((2, 2), ['rho', 'scale'])
+        """
         try:
             import pandas as pd
         except ImportError:  # pragma: no cover - depends on the environment
@@ -69,7 +112,40 @@ class SweepTable(Mapping):
         return pd.DataFrame(dict(self._cols))
 
     def to_csv(self, path):
-        """Write the table as CSV (floats with 17 significant digits)."""
+        """Write the table as CSV (floats with 17 significant digits).
+
+        A header row of the column names, then one row per grid point; floats
+        are written by ``repr`` (enough digits to read back the same float),
+        infinities as ``inf`` and ``-inf``, NaN as ``nan``.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file to write (overwritten if it exists).
+
+        Returns
+        -------
+        str or os.PathLike
+            The ``path`` given, unchanged.
+
+        Raises
+        ------
+        OSError
+            If the file cannot be opened for writing.
+
+        Examples
+        --------
+        >>> import os, tempfile, diffident as di
+        >>> t = di.SweepTable({"rho": [0.1, 0.2], "scale": [3.0, float("inf")]})
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     path = t.to_csv(os.path.join(tmp, "sweep.csv"))
+        ...     with open(path) as fh:
+        ...         text = fh.read()
+        >>> print(text, end="")
+        rho,scale
+        0.1,3.0
+        0.2,inf
+        """
         keys = list(self._cols)
         with open(path, "w", newline="") as fh:
             w = csv.writer(fh)
@@ -208,6 +284,12 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
           column_seed=None):
     """Risk and calibration over a grid: rho x queries x columns x sizes.
 
+    For every column and dataset size the data set D is fixed; for every
+    query, `dataset_sensitive_range` gives the paper's sensitive range over
+    D' = D - i*, and the worlds of the attaining D' give the exact
+    worst-case risk at the paper's scale and the tight calibration, for the
+    whole rho grid at once.
+
     Parameters
     ----------
     data : str, os.PathLike, mapping or 2-d array
@@ -215,37 +297,38 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
         2-d array (columns named "0", "1", ...).
     columns : list of str, optional
         Columns to use (default: every numeric column).
-    queries : sequence of str
-        Named queries (see :func:`world_values`); default mean, median, std.
+    queries : sequence of str, optional
+        Named queries (see `world_values`); default mean, median, std.
     rho : array_like, optional
         Risk bounds; default ``n_rho`` log-spaced values from just above
         1/m to 0.5 for each column (m its domain size).
-    n_rho : int
-        Size of the default rho grid.
+    n_rho : int, optional
+        Size of the default rho grid (default 50).
     sizes : sequence of int, optional
         Dataset sizes n: the first n rows when n is the full size, else a
         seeded sample of n rows without replacement (default: all rows).
     domains : mapping, optional
-        Column name to ``(lo, hi)`` or a :class:`Domain`; default the integer
+        Column name to ``(lo, hi)`` or a `Domain`; default the integer
         domain from the column's minimum to its maximum (a column that is not
         integer-valued needs one).
-    calibrations : sequence of {"bound", "tight"}
-        The paper's closed form, and/or the exact tight calibration.
-    ddof : {0, 1}
+    calibrations : sequence of {"bound", "tight"}, optional
+        The paper's closed form, and/or the exact tight calibration (default
+        both).
+    ddof : {0, 1}, optional
         For var and std (default 1: the sample standard deviation, as the
         paper's Table 4).
-    seed : int
-        Seed of the dataset samples: each (column, size) draws from its own
-        stream, ``SeedSequence([seed, column number, size number])``, so a
-        column gives the same rows whatever else is swept.
-    column_seed : int, optional
-        The column number to use in that stream when one column is swept on
-        its own (the Dask backend's tasks).
-    rtol : float
+    seed : int, optional
+        Seed of the dataset samples (default 0): each (column, size) draws
+        from its own stream, ``SeedSequence([seed, column number, size
+        number])``, so a column gives the same rows whatever else is swept.
+    rtol : float, optional
         Relative precision of the tight scales (default 1e-12; 0 bisects to
         adjacent floats, about 40% more passes).  Always conservative.
-    progress : bool
-        Show a progress bar on standard error.
+    progress : bool, optional
+        Show a progress bar on standard error (default False).
+    column_seed : int, optional
+        The column number to use in the sample streams when one column is
+        swept on its own (the Dask backend's tasks).
 
     Returns
     -------
@@ -258,8 +341,22 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
     Raises
     ------
     ValueError
-        For unknown columns or queries, non-numeric data, rho outside
-        [0, 1], sizes larger than the data, bad domains.
+        For an unreadable CSV file, unknown columns or queries, non-numeric
+        or non-finite columns, rho outside [0, 1], ``n_rho < 1``, sizes
+        outside 1..(number of rows), unknown calibrations, bad domains or
+        data outside them, a column that is not integer-valued and has no
+        domain, or a bad ddof.
+    TypeError
+        For a query that is neither a name nor a callable, a 2-d array that
+        is not numeric, or domain ends that are not numbers.
+
+    See Also
+    --------
+    diffident.dask.sweep : The same grid with one Dask task per column.
+
+    dataset_sensitive_range : The sensitive range of each cell.
+
+    tight_scale : The tight calibration of each cell.
 
     Notes
     -----

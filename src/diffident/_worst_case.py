@@ -76,22 +76,33 @@ def worst_case_risk(values, scale, *, counts=None, prior=None, return_world=Fals
         Multiplicity of each entry: whole numbers >= 0.
     prior : array_like, shape (m,), optional
         Unnormalised per-world prior weights (>= 0).
-    return_world : bool
+    return_world : bool, optional
         Also return the index into ``values`` of a world attaining the
-        maximum.
+        maximum (default False).
 
     Returns
     -------
     risk : float or ndarray
-        Shape of ``scale``; between 1/m_eff and 1.
+        The worst-case risk, shape of ``scale``; between 1/m_eff and 1.
     world : int or ndarray of int64
-        Only with ``return_world``.
+        Only with ``return_world``: the index of a world attaining it.
 
     Raises
     ------
     ValueError
-        For empty, NaN or infinite values, negative or NaN scales, bad
-        counts or prior.
+        For empty, multi-dimensional, NaN or infinite values, negative or NaN
+        scales, bad counts or prior (negative, not whole counts, wrong
+        length, all zero).
+    TypeError
+        If an argument is not real numbers (a string, complex values).
+
+    See Also
+    --------
+    tight_scale : The smallest scale whose worst-case risk meets a target.
+
+    risk_bound : The paper's (looser) closed-form bound.
+
+    multi_worst_case_risk : The same for several releases.
 
     Notes
     -----
@@ -105,6 +116,8 @@ def worst_case_risk(values, scale, *, counts=None, prior=None, return_world=Fals
     >>> toy = [2, 8/3, 3, 10/3, 11/3, 4, 13/3, 14/3]   # paper sec. 4, means
     >>> round(di.worst_case_risk(toy, 2.128628267061142), 6)
     0.229438
+    >>> di.worst_case_risk(toy, [0.0, float("inf")])     # the limits: 1 and 1/m
+    array([1.   , 0.125])
     """
     ws = Worlds(values, counts, prior)
     lam = V.scale_or_limit("scale", scale)
@@ -133,24 +146,34 @@ def tight_scale(values, rho, *, counts=None, prior=None, rtol=0.0):
         Query values of the possible worlds.
     rho : array_like
         Target risk(s) in [0, 1], any shape.
-    counts, prior : array_like, shape (m,), optional
-        As for :func:`worst_case_risk`.
-    rtol : float
+    counts : array_like, shape (m,), optional
+        Multiplicity of each entry: whole numbers >= 0.
+    prior : array_like, shape (m,), optional
+        Unnormalised per-world prior weights (>= 0).
+    rtol : float, optional
         Stop when the bracket is within this relative width.  ``0`` (the
         default) bisects until its two ends are adjacent floats.
 
     Returns
     -------
     float or ndarray
-        Shape of ``rho``.  ``0`` where rho >= worst_case_risk(values, 0) (no
-        noise needed, e.g. every value repeated 1/rho times), ``inf`` where
-        rho <= worst_case_risk(values, inf) = 1/m_eff (unattainable).
+        The scale, shape of ``rho``.  ``0`` where rho >= worst_case_risk(values, 0)
+        (no noise needed, e.g. every value repeated 1/rho times), ``inf``
+        where rho <= worst_case_risk(values, inf) = 1/m_eff (unattainable).
 
     Raises
     ------
     ValueError
         For rho outside [0, 1] or NaN, a negative or non-finite rtol, and
-        the bad values, counts and prior of :func:`worst_case_risk`.
+        the bad values, counts and prior of `worst_case_risk`.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
+
+    See Also
+    --------
+    tight_epsilon : The epsilon of this scale.
+
+    scale_for_rho : The paper's (larger) closed-form scale.
 
     Examples
     --------
@@ -309,13 +332,41 @@ def tight_epsilon(values, rho, *, counts=None, prior=None, rtol=0.0):
 
     The Laplace mechanism's epsilon for the query's sensitive range (the
     spread of the world values of positive weight) at the tight scale;
-    compare :func:`epsilon_for_rho`, the paper's (smaller) epsilon.
+    compare `epsilon_for_rho`, the paper's (smaller) epsilon.
+
+    Parameters
+    ----------
+    values : array_like, shape (m,)
+        Query values of the possible worlds.
+    rho : array_like
+        Target risk(s) in [0, 1], any shape.
+    counts : array_like, shape (m,), optional
+        Multiplicity of each entry: whole numbers >= 0.
+    prior : array_like, shape (m,), optional
+        Unnormalised per-world prior weights (>= 0).
+    rtol : float, optional
+        Relative precision of the tight scale, as for `tight_scale`
+        (default 0: adjacent floats).
 
     Returns
     -------
     float or ndarray
-        Shape of ``rho``: ``inf`` where no noise is needed, ``0`` where rho
-        is unattainable or all worlds share one value.
+        The epsilon, shape of ``rho``: ``inf`` where no noise is needed,
+        ``0`` where rho is unattainable or all worlds share one value.
+
+    Raises
+    ------
+    ValueError
+        As for `tight_scale`: rho outside [0, 1] or NaN, a bad rtol, bad
+        values, counts or prior.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
+
+    See Also
+    --------
+    tight_scale : The scale itself.
+
+    epsilon_for_rho : The paper's epsilon for the same rho.
 
     Examples
     --------

@@ -1,13 +1,13 @@
 """A Dask backend (extra ``dask``): the same answers on ``dask.array`` world
 values, computed on a scheduler or a ``distributed`` cluster.
 
-* :func:`log_evidence`: each block folds its worlds into per-response
+* `log_evidence`: each block folds its worlds into per-response
   (shift, log weight, sum) triples; the triples are merged pairwise up a
   tree (MATH.md section 8).
-* :func:`worst_case_risk`: on sorted blocks, the sweep's left carry runs
+* `worst_case_risk`: on sorted blocks, the sweep's left carry runs
   forwards through the blocks and the right carry backwards, each block
   reduced to its smallest S/P (a carry scan, two chains of small tasks).
-* :func:`sweep`: the grid of :func:`diffident.sweep`, one task per column.
+* `sweep`: the grid of `diffident.sweep`, one task per column.
 
 Results equal the in-memory functions' (to the rounding of a different
 summation order for the log-evidence; bit for bit for the worst case).
@@ -49,20 +49,51 @@ def _merge(a, b, inv, gauss):
 
 
 def log_evidence(values, response, scale, *, noise="laplace", compute=True):
-    """:func:`diffident.log_evidence` over a 1-d ``dask.array`` of world values.
+    """`diffident.log_evidence` over a 1-d ``dask.array`` of world values.
+
+    Each block is folded into per-response triples by one task, and the
+    triples are merged pairwise up a balanced tree; the answer equals the
+    in-memory one to the rounding of the summation order.  Uniform prior, no
+    counts.
 
     Parameters
     ----------
-    values : dask.array.Array
-        World values, any chunking.
-    response, scale, noise
-        As for :func:`diffident.log_evidence`.
-    compute : bool
-        Return the result (default), or a ``dask.delayed`` object.
+    values : dask.array.Array or array_like
+        World values, 1-d, any chunking (other arrays are wrapped by
+        ``dask.array.asarray``).
+    response : array_like
+        Released value(s) R.
+    scale : array_like
+        Noise scale(s), finite and > 0 (the Laplace scale, or the Gaussian
+        sigma), broadcast against ``response``.
+    noise : {"laplace", "gaussian"}, optional
+        The noise distribution (default Laplace).
+    compute : bool, optional
+        Return the result (default), or a ``dask.delayed`` object that
+        computes it.
 
     Returns
     -------
-    float or ndarray (or a Delayed)
+    float or ndarray or dask.delayed.Delayed
+        The log-evidence, shape ``broadcast(response, scale)``, or a Delayed
+        of it with ``compute=False``.
+
+    Raises
+    ------
+    ValueError
+        For values that are empty or not 1-d, bad responses or scales or an
+        unknown noise (at the call); NaN or infinite values, or an empty
+        block (when the graph is computed).
+    TypeError
+        If an argument is not real numbers (a string, complex values).
+    ImportError
+        If dask is not installed.
+
+    See Also
+    --------
+    diffident.log_evidence : The in-memory function.
+
+    diffident.chunked_log_evidence : The same over chunks in one process.
 
     Examples
     --------
@@ -117,8 +148,46 @@ def _backward(block, a0, right, inv):
 
 
 def worst_case_risk(values, scale, *, compute=True):
-    """:func:`diffident.worst_case_risk` over a *sorted* 1-d ``dask.array``
-    of world values (each block sorted, and blocks in order).
+    """`diffident.worst_case_risk` over a *sorted* 1-d ``dask.array`` of world values.
+
+    Each block must be sorted and the blocks in order.  The sweep's left
+    carry runs forwards through the blocks and the right carry backwards,
+    one small task per block and direction; the answer equals the in-memory
+    one bit for bit.  Uniform prior, no counts.
+
+    Parameters
+    ----------
+    values : dask.array.Array or array_like
+        World values, 1-d, sorted ascending across the blocks (other arrays
+        are wrapped by ``dask.array.asarray``).
+    scale : array_like
+        Laplace scale(s), >= 0 (0 and ``inf`` allowed).
+    compute : bool, optional
+        Return the result (default), or a ``dask.delayed`` object that
+        computes it.
+
+    Returns
+    -------
+    float or ndarray or dask.delayed.Delayed
+        The worst-case risk, shape of ``scale``, or a Delayed of it with
+        ``compute=False``.
+
+    Raises
+    ------
+    ValueError
+        For values that are empty or not 1-d, or negative or NaN scales (at
+        the call); values that are not sorted, NaN or infinite, or an empty
+        block (when the graph is computed).
+    TypeError
+        If an argument is not real numbers (a string, complex values).
+    ImportError
+        If dask is not installed.
+
+    See Also
+    --------
+    diffident.worst_case_risk : The in-memory function.
+
+    diffident.chunked_worst_case_risk : The same over chunks in one process.
 
     Examples
     --------
@@ -158,9 +227,57 @@ def _reduce_best(bests, shape):
 
 
 def sweep(data, *, client=None, **kwargs):
-    """:func:`diffident.sweep` with one task per column, on the current Dask
-    scheduler (or ``client``, a ``distributed.Client``).  Takes the same
-    keywords and returns the same table (rows in the same order)."""
+    """`diffident.sweep` with one Dask task per column.
+
+    The columns are swept in parallel on the current Dask scheduler, or on
+    ``client``; each task sweeps one column with the same keywords, and its
+    sample streams are seeded by its column number, so the table equals the
+    in-memory one, rows in the same order.
+
+    Parameters
+    ----------
+    data : str, os.PathLike, mapping or 2-d array
+        A CSV file with a header, a mapping of column name to values, or a
+        2-d array, as for `diffident.sweep`.
+    client : distributed.Client, optional
+        The cluster to run on (default: the current Dask scheduler).
+    **kwargs
+        The keywords of `diffident.sweep` (``columns``, ``queries``, ``rho``,
+        ``n_rho``, ``sizes``, ``domains``, ``calibrations``, ``ddof``,
+        ``seed``, ``rtol``, ``progress``), except ``column_seed``, which the
+        backend sets.
+
+    Returns
+    -------
+    SweepTable
+        The same table as `diffident.sweep`.
+
+    Raises
+    ------
+    ValueError
+        As for `diffident.sweep` (bad data, columns, queries, rho, sizes or
+        domains), raised by the task that meets it.
+    TypeError
+        As for `diffident.sweep`, and for a ``column_seed`` keyword or one
+        that `diffident.sweep` does not take.
+    ImportError
+        If dask is not installed.
+
+    See Also
+    --------
+    diffident.sweep : The in-memory sweep.
+
+    Examples
+    --------
+    >>> import numpy as np, diffident as di, diffident.dask as dd
+    >>> data = {"a": np.arange(1.0, 11.0), "b": np.arange(2.0, 22.0, 2.0)}
+    >>> t = dd.sweep(data, queries=["mean"], rho=[0.2, 0.5])
+    >>> t["column"].tolist(), t["bound_scale"].round(4).tolist()
+    (['a', 'a', 'b', 'b'], [1.1098, 0.4096, 1.1967, 0.6228])
+    >>> local = di.sweep(data, queries=["mean"], rho=[0.2, 0.5])
+    >>> bool(np.array_equal(t["tight_scale"], local["tight_scale"]))
+    True
+    """
     dask, _ = _dask()
     from ._sweep import SweepTable, _as_columns, sweep as _sweep
 

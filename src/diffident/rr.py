@@ -2,24 +2,26 @@
 
 Three families of schemes, all vectorised and broadcasting NumPy-style:
 
-* The two-parameter scheme for one bit ``x``: keep the true bit with
-  probability ``1 - p``; otherwise (probability ``p``) report 1 with
-  probability ``1 - k`` and 0 with probability ``k``.  So::
+*   The two-parameter scheme for one bit ``x``: keep the true bit with
+    probability ``1 - p``; otherwise (probability ``p``) report 1 with
+    probability ``1 - k`` and 0 with probability ``k``.  So:
 
-      P(report 1 | x = 1) = 1 - p k        P(report 1 | x = 0) = p (1 - k)
-      P(report 0 | x = 1) = p k            P(report 0 | x = 0) = 1 - p + p k
+        P(report 1 | x = 1) = 1 - p k        P(report 1 | x = 0) = p (1 - k)
+        P(report 0 | x = 1) = p k            P(report 0 | x = 0) = 1 - p + p k
 
-  :func:`epsilon`, :func:`epsilon_bound`, :func:`posterior`,
-  :func:`estimate`, :func:`variance`, :func:`sample`.
-* Warner's coin (truthful with probability ``p``, else the opposite) and its
-  ``d``-category generalisation (truthful with probability ``p``, else one of
-  the other ``d - 1`` categories uniformly at random), calibrated to an
-  epsilon: :func:`warner_p`, :func:`warner_epsilon`, :func:`warner_estimate`,
-  :func:`kary_p`, :func:`kary_epsilon`, :func:`kary_estimate`,
-  :func:`kary_sample`.  Warner's coin with truth probability ``t`` is the
-  two-parameter scheme with ``p = 2 (1 - t)``, ``k = 1/2``.
-* Differential identifiability for one respondent:
-  :func:`identification_risk` and :func:`rho`.
+    Functions: `epsilon`, `epsilon_bound`, `posterior`, `estimate`,
+    `variance`, `sample`.
+
+*   Warner's coin (truthful with probability ``p``, else the opposite) and
+    its ``d``-category generalisation (truthful with probability ``p``, else
+    one of the other ``d - 1`` categories uniformly at random), calibrated
+    to an epsilon: `warner_p`, `warner_epsilon`, `warner_estimate`,
+    `kary_p`, `kary_epsilon`, `kary_estimate`, `kary_sample`.  Warner's
+    coin with truth probability ``t`` is the two-parameter scheme with
+    ``p = 2 (1 - t)``, ``k = 1/2``.
+
+*   Differential identifiability for one respondent:
+    `identification_risk` and `rho`.
 
 Conventions.  Probabilities are float64 in [0, 1]; the edges are allowed and
 give documented values (``inf`` for an epsilon when some report reveals the
@@ -27,11 +29,13 @@ bit, ``nan`` for the posterior after a report that cannot happen) rather than
 errors, so that grid sweeps run through.  Functions of scalars return a
 Python float.  Bad input (a probability outside [0, 1], NaN, a negative
 epsilon, fewer than two or a non-integer number of categories, ``n <= 0``)
-raises ``ValueError`` naming the argument and the value.
+raises ``ValueError`` naming the argument and the value (``TypeError`` for
+an argument that is not a number, a bool number of categories, or an rng
+that is not a ``numpy.random.Generator``).
 
 The exact epsilon of the two-parameter scheme in closed form.  Both
 likelihood ratios that can exceed one are ``1 + (1 - p) / (p (1 - k))``
-(report 1) and ``1 + (1 - p) / (p k)`` (report 0), so::
+(report 1) and ``1 + (1 - p) / (p k)`` (report 0), so:
 
     epsilon = ln(1 + (1 - p) / (p min(k, 1 - k)))
 
@@ -40,7 +44,7 @@ written without cancellation.  Note (a correction to MATH.md section 7):
 ``-ln(p k)`` bounds only the report-0 ratio, and is *not* an upper bound on
 epsilon when ``k > 1/2`` (``p = 0.1, k = 0.9``: epsilon 4.51 > -ln(p k) =
 2.41).  The valid bound is ``-ln(p min(k, 1 - k))``, equal to ``-ln(p k)``
-for ``k <= 1/2``; :func:`epsilon_bound` returns that.
+for ``k <= 1/2``; `epsilon_bound` returns that.
 """
 
 import numpy as np
@@ -179,7 +183,7 @@ def epsilon(p, k):
     Returns
     -------
     float or ndarray
-        epsilon in [0, inf], broadcast over the inputs.  Edges:
+        The epsilon, in [0, inf], broadcast over the inputs.  Edges:
         ``p = 0`` (the bit is always reported as it is): ``inf``;
         ``p = 1`` (the report does not depend on x, for every k): ``0``;
         ``0 < p < 1`` with ``k = 0`` (a report of 0 can come only from
@@ -191,6 +195,8 @@ def epsilon(p, k):
     ------
     ValueError
         If p or k is outside [0, 1] or NaN.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
 
     Examples
     --------
@@ -207,7 +213,7 @@ def epsilon(p, k):
 
 
 def epsilon_bound(p, k):
-    """A simple upper bound on :func:`epsilon`: ``-ln(p min(k, 1 - k))``.
+    """A simple upper bound on `epsilon`: ``-ln(p min(k, 1 - k))``.
 
     For ``k <= 1/2`` this is MATH.md's ``-ln(p k)``.  For ``k > 1/2``,
     ``-ln(p k)`` is *not* a bound (it bounds only the report-0 ratio; e.g.
@@ -233,6 +239,8 @@ def epsilon_bound(p, k):
     ------
     ValueError
         If p or k is outside [0, 1] or NaN.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
 
     Examples
     --------
@@ -292,6 +300,8 @@ def posterior(p, k, prior, report=1):
     ------
     ValueError
         If p, k or prior is outside [0, 1] or NaN, or report is not 0 or 1.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
 
     Examples
     --------
@@ -336,6 +346,8 @@ def estimate(q, p, k):
         If q or k is outside [0, 1], p outside [0, 1) (at ``p = 1`` the
         reports carry no information and there is no unbiased estimate),
         or any is NaN.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
 
     Examples
     --------
@@ -351,7 +363,7 @@ def estimate(q, p, k):
 
 
 def variance(q, p, k, n):
-    """Variance of :func:`estimate` from n reports: ``q (1 - q) / ((1 - p)^2 n)``.
+    """Variance of `estimate` from n reports: ``q (1 - q) / ((1 - p)^2 n)``.
 
     With q the report probability ``P(report 1)`` this is the exact
     variance when the n respondents are an independent sample from a
@@ -359,7 +371,7 @@ def variance(q, p, k, n):
     is the usual plug-in estimate of it.  For a *fixed* set of respondents
     the variance is smaller, by ``pi (1 - pi) / n`` (pi the true share).
     k does not enter (q already accounts for it); it is checked and
-    broadcast so that the signature matches :func:`estimate`.
+    broadcast so that the signature matches `estimate`.
 
     Parameters
     ----------
@@ -383,6 +395,8 @@ def variance(q, p, k, n):
     ValueError
         If q, p or k is outside [0, 1] or NaN, or n is not positive and
         finite.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
 
     Examples
     --------
@@ -429,7 +443,8 @@ def sample(x, p, k, rng):
         If x holds values other than 0 and 1, or p or k is outside [0, 1]
         or NaN.
     TypeError
-        If rng is not a ``numpy.random.Generator``.
+        If rng is not a ``numpy.random.Generator``, or an argument is not
+        real numbers (a string, complex values).
 
     Examples
     --------
@@ -454,7 +469,7 @@ def sample(x, p, k, rng):
 # ---------------------------------------------------------------- Warner and k-ary
 
 def warner_p(epsilon):
-    """Warner's truth probability for epsilon-LDP: ``e^eps / (e^eps + 1)``.
+    """Truth probability of Warner's coin for epsilon-LDP: ``e^eps / (e^eps + 1)``.
 
     Parameters
     ----------
@@ -464,12 +479,14 @@ def warner_p(epsilon):
     Returns
     -------
     float or ndarray
-        p in [1/2, 1].
+        The truth probability p, in [1/2, 1].
 
     Raises
     ------
     ValueError
         If epsilon is negative or NaN.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
 
     Examples
     --------
@@ -488,18 +505,20 @@ def warner_epsilon(p):
     Parameters
     ----------
     p : array_like
-        Probability of answering truthfully, in [1/2, 1].  (A coin with
-        ``p < 1/2`` is the mirrored design; use ``1 - p``.)
+        Probability of answering truthfully, in [1/2, 1].  A coin with
+        ``p < 1/2`` is the mirrored design: use ``1 - p``.
 
     Returns
     -------
     float or ndarray
-        epsilon in [0, inf]: 0 at ``p = 1/2``, ``inf`` at ``p = 1``.
+        The epsilon, in [0, inf]: 0 at ``p = 1/2``, ``inf`` at ``p = 1``.
 
     Raises
     ------
     ValueError
         If p is outside [1/2, 1] or NaN.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
 
     Examples
     --------
@@ -541,6 +560,8 @@ def warner_estimate(n_yes, n, p):
     ValueError
         If n is not positive, n_yes is negative or exceeds n, p is outside
         (1/2, 1], or any is NaN.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
 
     Examples
     --------
@@ -576,12 +597,15 @@ def kary_p(epsilon, d):
     Returns
     -------
     float or ndarray
-        p in [1/d, 1].
+        The truth probability p, in [1/d, 1].
 
     Raises
     ------
     ValueError
         If epsilon is negative or NaN, or d is not a whole number >= 2.
+    TypeError
+        If d is a bool, or an argument is not real numbers (a string,
+        complex values).
 
     Examples
     --------
@@ -607,12 +631,15 @@ def kary_epsilon(p, d):
     Returns
     -------
     float or ndarray
-        epsilon in [0, inf]: 0 at ``p = 1/d``, ``inf`` at ``p = 1``.
+        The epsilon, in [0, inf]: 0 at ``p = 1/d``, ``inf`` at ``p = 1``.
 
     Raises
     ------
     ValueError
         If p is outside [1/d, 1] or NaN, or d is not a whole number >= 2.
+    TypeError
+        If d is a bool, or an argument is not real numbers (a string,
+        complex values).
 
     Examples
     --------
@@ -638,7 +665,7 @@ def kary_estimate(counts, epsilon):
     """Unbiased estimates of the number of respondents in each category.
 
     With ``n = sum(counts)``, truth probability p and ``q = (1 - p)/(d - 1)``
-    (:func:`kary_p`), the expected count of category j is
+    (`kary_p`), the expected count of category j is
     ``n_j p + (n - n_j) q``, so ``n_j = (c_j - n q) / (p - q)``, computed
     as ``(c_j (1 + (d - 1) e^-eps) - n e^-eps) / (1 - e^-eps)``.  The
     estimates sum to n; they are not clipped to [0, n].
@@ -663,6 +690,8 @@ def kary_estimate(counts, epsilon):
         If counts is 0-d, has fewer than 2 categories, or holds negative,
         NaN or infinite values; if epsilon is not > 0 (at 0 the reports
         carry no information) or is NaN.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
 
     Examples
     --------
@@ -692,7 +721,7 @@ def kary_estimate(counts, epsilon):
 def kary_sample(x, epsilon, d, rng):
     """Draw the reports of k-ary randomized response for categories x.
 
-    Each report is the true category with probability :func:`kary_p`
+    Each report is the true category with probability `kary_p`
     ``(epsilon, d)``, else one of the other ``d - 1`` categories uniformly
     at random.  Categories are labelled ``0, ..., d - 1``.
 
@@ -718,7 +747,8 @@ def kary_sample(x, epsilon, d, rng):
         If x holds values outside ``0, ..., d - 1`` or non-integers,
         epsilon is negative or NaN, or d is not a whole number >= 2.
     TypeError
-        If rng is not a ``numpy.random.Generator``.
+        If rng is not a ``numpy.random.Generator``, d is a bool, or an
+        argument is not real numbers (a string, complex values).
 
     Examples
     --------
@@ -746,10 +776,10 @@ def kary_sample(x, epsilon, d, rng):
 # ---------------------------------------------------------------- identifiability
 
 def identification_risk(p, k, prior, value=1):
-    """The adversary's largest posterior that the respondent's bit equals
-    ``value``, over the reports the scheme can produce.
+    """The adversary's largest posterior that the respondent's bit equals ``value``.
 
-    The adversary knows the scheme (p, k), has the prior
+    The largest is taken over the reports the scheme can produce.  The
+    adversary knows the scheme (p, k), has the prior
     ``P(x = 1) = prior`` and sees the respondent's one report r; the risk is
     ``max_r P(x = value | r)`` over the reports r of positive probability.
     It is the worst case over reports (not an average): the confidence the
@@ -786,6 +816,8 @@ def identification_risk(p, k, prior, value=1):
     ------
     ValueError
         If p, k or prior is outside [0, 1] or NaN, or value is not 0 or 1.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
 
     Examples
     --------
@@ -807,10 +839,10 @@ def identification_risk(p, k, prior, value=1):
 
 
 def rho(p, k, prior):
-    """The rho that the two-parameter scheme guarantees for a prior: the
-    adversary's largest posterior of the *true* bit, over both true bits
-    and every report.
+    """The rho that the two-parameter scheme guarantees for a prior.
 
+    It is the adversary's largest posterior of the *true* bit, over both
+    true bits and every report:
     ``rho = max_x max_r P(x | r)`` over ``x`` in {0, 1} and the reports r
     that x can produce.  For every respondent and every report the
     adversary's posterior belief in the respondent's actual bit is at most
@@ -822,7 +854,7 @@ def rho(p, k, prior):
     Properties: ``rho >= max(prior, 1 - prior)`` (no report lowers the
     adversary's best guess below the prior); at ``prior = 1/2`` it is
     ``1 / (1 + e^-epsilon)``, the paper's ``rho = 1/(1 + (m - 1) e^-eps)``
-    with m = 2 worlds and the exact :func:`epsilon`; for any prior
+    with m = 2 worlds and the exact `epsilon`; for any prior
     ``rho <= e^eps P / (1 - P + e^eps P)`` with ``P = max(prior, 1 - prior)``
     (MATH.md's Bayesian reading of eps-DP), with equality at ``k = 1/2``.
 
@@ -838,13 +870,15 @@ def rho(p, k, prior):
     Returns
     -------
     float or ndarray
-        rho in ``[max(prior, 1 - prior), 1]``; 1 wherever epsilon is
+        The rho, in ``[max(prior, 1 - prior), 1]``; 1 wherever epsilon is
         infinite or the prior is 0 or 1.
 
     Raises
     ------
     ValueError
         If p, k or prior is outside [0, 1] or NaN.
+    TypeError
+        If an argument is not real numbers (a string, complex values).
 
     Examples
     --------

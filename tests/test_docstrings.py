@@ -21,9 +21,10 @@ from numpydoc.validate import validate  # noqa: E402
 
 import diffident  # noqa: E402
 import diffident.dask  # noqa: E402  (imports without dask: it loads dask lazily)
+import diffident.replicate  # noqa: E402
 import diffident.rr  # noqa: E402
 
-MODULES = (diffident, diffident.rr, diffident.dask)
+MODULES = (diffident, diffident.rr, diffident.dask, diffident.replicate)
 
 # The numpydoc checks that must pass (numpydoc.validate's codes).  Left out:
 # GL01 and GL05 (whitespace style of the opening line and tabs: nothing that
@@ -79,8 +80,8 @@ def public_objects():
     for module in MODULES:
         for name in module.__all__:
             obj = getattr(module, name)
-            if inspect.ismodule(obj):  # diffident.rr: its names come through its own __all__
-                continue
+            if inspect.ismodule(obj) or not callable(obj):  # diffident.rr: through its own __all__;
+                continue                                      # constants (replicate.ATTRIBUTES): no docstring
             if inspect.isclass(obj):
                 if issubclass(obj, Warning):
                     out[_path(obj)] = (obj, "warning")
@@ -114,6 +115,7 @@ def test_enumeration_finds_the_public_api():
         "diffident._dp.ClassicGaussianWarning",
         "diffident.rr.rho",
         "diffident.dask.sweep",
+        "diffident.replicate.load_adult",
     ):
         assert path in PUBLIC, path
     assert len(PUBLIC) >= len(diffident.__all__) - 1 + len(diffident.rr.__all__) + len(diffident.dask.__all__)

@@ -1,8 +1,11 @@
 """Out-of-core evaluation (MATH.md section 8): world values supplied as a
-sequence of chunks (arrays, or slices of a memory-mapped array), in memory
-O(chunk).  Log-evidence folds each chunk into mergeable (shift, log weight,
-sum) triples; the worst case runs the sweep's left and right carries across
-sorted chunks.  Results equal the in-memory functions'.
+sequence of chunks (arrays, or slices of a memory-mapped array).
+Log-evidence folds each chunk into mergeable (shift, log weight, sum)
+triples, in memory O(chunk + responses); the worst case runs the sweep's
+left and right carries across sorted chunks, and keeps a reference to every
+chunk between its two passes (no copy: slices of a memory map stay on
+disk, paged in by the operating system).  Results equal the in-memory
+functions'.
 """
 
 import numba
@@ -253,9 +256,10 @@ def chunked_worst_case_risk(chunks, scale):
     ----------
     chunks : sequence
         Arrays of world values (or ``(values, counts)`` pairs), sorted
-        ascending across the whole sequence; read twice (forwards, then
-        backwards), so a list or another re-iterable, e.g. slices of a
-        ``np.memmap``.
+        ascending across the whole sequence; any iterable, read once.  A
+        reference to every chunk is kept until the backward pass, so give
+        slices of a ``np.memmap`` (as `iter_chunks` does) for values larger
+        than memory: they are views of the file, not copies.
     scale : array_like
         Laplace scale(s), >= 0 (0 and ``inf`` allowed, as for
         `worst_case_risk`).

@@ -28,23 +28,27 @@ def _points(values, response, scale, counts, prior, noise, world=None):
     if world is not None:
         arrays.append(V.integer_index("world", world, ws.n))
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
-    flat = [np.ascontiguousarray(np.broadcast_to(a, shape).ravel()) for a in arrays]
+    flat = [_flat(a, shape) for a in arrays]
     # the kernels' energy factor: |R - f| / scale, or (R - f)^2 / (2 sigma^2)
     flat[1] = 0.5 / (flat[1] * flat[1]) if gauss else 1.0 / flat[1]
     return ws, shape, flat, gauss
+
+
+def _flat(a, shape):
+    """``a`` broadcast to ``shape``, as a contiguous 1-d array."""
+    if a.shape == shape:  # the common case, without broadcast_to's cost on small calls
+        return np.ascontiguousarray(a).reshape(-1)
+    return np.ascontiguousarray(np.broadcast_to(a, shape).ravel())
 
 
 def _evaluate(ws, R, inv, wld, gauss, log_risk=False):
     """Log-evidence (and, with world indices, their risk or its log) at each point."""
     n = R.size
     want = 0 if wld is None else (2 if log_risk else 1)
-    fw = ws.f[wld] if want else np.zeros(1)
-    pw = ws.world_prior(wld) if want else np.ones(1)
+    fw = ws.f[wld] if want else np.zeros(n)
+    pw = ws.world_prior(wld) if want else np.ones(n)
     logev = np.empty(n)
     risk = np.empty(n if want else 1)
-    if not want:
-        fw = np.broadcast_to(fw, (n,))
-        pw = np.broadcast_to(pw, (n,))
     m = ws.n
     nw = numba.get_num_threads()
     direct_cost = _DIRECT_NS * n * m / nw

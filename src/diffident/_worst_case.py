@@ -134,8 +134,9 @@ def worst_case_risk(values, scale, *, counts=None, prior=None, return_world=Fals
 def tight_scale(values, rho, *, counts=None, prior=None, rtol=0.0):
     """The smallest Laplace scale whose exact worst-case risk is <= rho.
 
-    Bisection on log(scale), batched over every rho at once (each step is
-    one pass over the sorted values for all unfinished targets).  The answer
+    A safeguarded root search on log(scale) (Anderson-Bjorck regula falsi
+    with bisection steps), batched over every rho at once (each step is one
+    pass over the sorted values for all unfinished targets).  The answer
     is the upper end of the final bracket, so that
     ``worst_case_risk(values, tight_scale(values, rho)) <= rho`` always holds
     as computed by this library: it errs on the private side.

@@ -956,7 +956,7 @@ def _report(checks, toy, sec35, t4, fig2, fig4, identity, tables, figures, plots
         "difference of f between two possible worlds), computed exactly with k = 1, the integer domains of "
         "Table 3 and the sample standard deviation, gives on the Adult data "
         + ", ".join(ENGINE_STD_RANGE[c] for c in ATTRIBUTES)
-        + " (MATH.md s. 6, docs/worlds.md): three of the five differ by factors of about 2 to 75, and no "
+        + " (MATH.md s. 6, docs/worlds.md): three of the five differ by factors of about 2 to 77, and no "
         "convention tried (ddof 0 or 1, which individual is removed, the domain or the observed range) "
         "reproduces them; the public re-implementation of the paper could not either. This run's values: "
         + ", ".join(f"{c} {_fmt(facts[c]['s_std'], 6)}" for c in ATTRIBUTES)

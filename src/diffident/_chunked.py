@@ -21,8 +21,9 @@ __all__ = ["chunked_log_evidence", "chunked_disclosure_risk", "chunked_worst_cas
 def iter_chunks(values, chunk_size=1 << 20, counts=None):
     """Split an array into (values, counts) chunks for the chunked functions.
 
-    A ``np.memmap`` works too: its slices are read lazily, so the chunked
-    functions hold one chunk in memory at a time.
+    A ``np.memmap`` works too: its slices are read lazily, so
+    `chunked_log_evidence` holds one chunk in memory at a time, and
+    `chunked_worst_case_risk` keeps views of the file, not copies.
 
     Parameters
     ----------

@@ -54,3 +54,22 @@ def test_sweep_on_a_cluster(client):
 def test_unsorted_blocks_are_refused():
     with pytest.raises(ValueError, match="sorted"):
         dd.worst_case_risk(da.from_array(np.array([3.0, 1.0, 2.0]), chunks=2), 1.0)
+
+
+@pytest.mark.parametrize("cuts", [(0,), (3, 3), (0, 0, 5), (5, 5, 9), (9,)])
+def test_empty_blocks_are_a_legitimate_chunking(cuts):
+    # Filtering a Dask array can leave empty blocks: they change nothing.
+    v = np.sort(np.random.default_rng(3).normal(size=9))
+    bounds = (0, *cuts, v.size)
+    chunks = tuple(b - a for a, b in zip(bounds[:-1], bounds[1:]))
+    assert 0 in chunks
+    x = da.from_array(v, chunks=(chunks,))
+    scales = np.array([0.05, 0.5, 5.0])
+    assert np.array_equal(dd.worst_case_risk(x, scales), di.worst_case_risk(v, scales))
+    R = np.array([-1.0, 0.2, 3.0])
+    np.testing.assert_allclose(dd.log_evidence(x, R, 0.7), di.log_evidence(v, R, 0.7), rtol=1e-14)
+
+
+def test_sweep_of_no_columns_is_an_empty_table_as_in_memory():
+    t = dd.sweep({})
+    assert len(t) == 0 and list(t) == list(di.sweep({}))

@@ -35,8 +35,10 @@ def _dask():
 def _block_triples(block, R, inv, gauss):
     import numba
 
-    f, _ = _chunk(np.asarray(block, dtype=np.float64), "values")
     D, G, S = _empty_triples(R.size)
+    if np.size(block) == 0:  # an empty block (a legitimate chunking): the merge identity
+        return np.stack([D, G, S])
+    f, _ = _chunk(np.asarray(block, dtype=np.float64), "values")
     buf = np.empty((numba.get_num_threads(), 2 * KE.CHUNK))
     _fold(f, np.empty(0), False, gauss, R, inv, D, G, S, buf)
     return np.stack([D, G, S])
@@ -82,8 +84,8 @@ def log_evidence(values, response, scale, *, noise="laplace", compute=True):
     ------
     ValueError
         For values that are empty or not 1-d, bad responses or scales or an
-        unknown noise (at the call); NaN or infinite values, or an empty
-        block (when the graph is computed).
+        unknown noise (at the call); NaN or infinite values (when the graph
+        is computed).  Empty blocks are allowed.
     TypeError
         If an argument is not real numbers (a string, complex values).
     ImportError
@@ -123,6 +125,8 @@ def _finish(t, R, inv, gauss, shape):
 
 def _forward(block, carry, inv):
     """(A' at the block's first value, per scale), and the carry after it."""
+    if np.size(block) == 0:  # an empty block passes the carry on
+        return np.zeros(inv.size), carry
     f, _ = _chunk(np.asarray(block, dtype=np.float64), "values")
     if np.any(np.diff(f) < 0) or f[0] < carry[1]:
         raise ValueError("values must be sorted ascending across the blocks")
@@ -137,6 +141,8 @@ def _forward(block, carry, inv):
 
 def _backward(block, a0, right, inv):
     """(smallest S/P in the block per scale, the right carry at its start)."""
+    if np.size(block) == 0:  # no world here: nothing to minimise, the carry passes on
+        return np.full(inv.size, np.inf), right
     f = np.asarray(block, dtype=np.float64)
     fs, W = _grouped(f, None)
     E, B = np.empty(fs.size), np.empty(fs.size)
@@ -176,8 +182,8 @@ def worst_case_risk(values, scale, *, compute=True):
     ------
     ValueError
         For values that are empty or not 1-d, or negative or NaN scales (at
-        the call); values that are not sorted, NaN or infinite, or an empty
-        block (when the graph is computed).
+        the call); values that are not sorted, NaN or infinite (when the
+        graph is computed).  Empty blocks are allowed.
     TypeError
         If an argument is not real numbers (a string, complex values).
     ImportError
@@ -286,6 +292,8 @@ def sweep(data, *, client=None, **kwargs):
     tasks = [dask.delayed(_sweep)({name: col}, domains={name: domains[name]} if name in domains else None,
                                   column_seed=i, **kwargs)
              for i, (name, col) in enumerate(cols.items())]
+    if not tasks:  # no columns: the same empty table as diffident.sweep
+        return _sweep({}, **kwargs)
     parts = client.compute(tasks, sync=True) if client is not None else dask.compute(*tasks)
     keys = list(parts[0])
     return SweepTable({k: np.concatenate([p[k] for p in parts]) for k in keys})

@@ -137,6 +137,12 @@ def test_effective_worlds():
     np.testing.assert_array_equal(di.effective_worlds([[1, 1], [1, 3]], axis=0), [2.0, 4 / 3])
 
 
+@pytest.mark.parametrize("axis", [2, -3, 1.0, True, "0"])
+def test_effective_worlds_bad_axis_is_a_value_error(axis):
+    with pytest.raises(ValueError, match="axis"):
+        di.effective_worlds([[1, 1], [1, 3]], axis=axis)
+
+
 @pytest.mark.parametrize(
     "call, name",
     [

@@ -86,6 +86,8 @@ def test_sigma_for_is_conservative():
         (lambda: di.gaussian_delta([0.0, 1.0], 0.5, 1.0, world=5), "world"),
         (lambda: di.gaussian_sigma_for([0.0, 1.0], 0.5, 0.0), "delta"),
         (lambda: di.gaussian_sigma_for([0.0, 1.0], 0.5, 1.0), "delta"),
+        (lambda: di.gaussian_sigma_for([0.0, 1.0], 1.0, 0.05, world=7), "world"),  # an edge target
+        (lambda: di.gaussian_sigma_for([0.0, 1.0], 0.2, 0.05, world=7), "world"),  # unattainable
         (lambda: di.gaussian_delta([0.0, np.nan], 0.5, 1.0), "values"),
     ],
 )

@@ -118,3 +118,14 @@ def test_adult_sweep(adult):
     assert t["bound_scale"][0] == pytest.approx(8.403207231434116e-4, rel=1e-14)
     assert t["bound_scale"][1] == np.inf and t["tight_scale"][1] == np.inf
     assert t["tight_scale"][0] < t["bound_scale"][0]
+
+
+@pytest.mark.parametrize("columns, exc, match", [
+    ({"a": 1.0}, ValueError, "one-dimensional"),
+    ({"a": [[1.0, 2.0]]}, ValueError, "one-dimensional"),
+    ({"a": [1.0], "b": [1.0, 2.0]}, ValueError, "unequal"),
+    ([("a", [1.0])], TypeError, "mapping"),
+])
+def test_sweep_table_rejects_bad_columns(columns, exc, match):
+    with pytest.raises(exc, match=match):
+        di.SweepTable(columns)

@@ -386,12 +386,10 @@ def effective_worlds(prior, axis=-1):
     Raises
     ------
     ValueError
-        For negative, NaN or infinite weights, an empty axis, or weights
-        that are all zero.
+        For negative, NaN or infinite weights, an empty axis, weights that
+        are all zero, or an ``axis`` that is not an integer in range.
     TypeError
         If prior is not real numbers (a string, complex values).
-    IndexError
-        If ``axis`` is out of range for prior.
 
     See Also
     --------
@@ -406,6 +404,9 @@ def effective_worlds(prior, axis=-1):
     p = V.finite("prior", prior)
     if p.ndim == 0:
         p = p.reshape(1)
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool) or not -p.ndim <= axis < p.ndim:
+        raise ValueError(f"axis must be an integer in [{-p.ndim}, {p.ndim - 1}] for prior of shape {p.shape}, "
+                         f"got {axis!r}")
     if p.shape[axis] == 0:
         raise ValueError("prior must not be empty")
     bad = p < 0

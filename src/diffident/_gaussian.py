@@ -310,6 +310,8 @@ def gaussian_sigma_for(values, rho, delta, *, counts=None, prior=None, world=Non
     r = V.in_range("rho", rho, 0.0, 1.0)
     dl = V.in_range("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
     rtol = float(V.in_range("rtol", rtol, 0.0, np.inf, hi_open=True))
+    if world is not None:  # checked here too: edge targets never reach gaussian_delta
+        V.integer_index("world", world, ws.n)
     shape = np.broadcast_shapes(r.shape, dl.shape)
     rb, db = (np.broadcast_to(a, shape).ravel().copy() for a in (r, dl))
     fs, W, invP = ws.groups()

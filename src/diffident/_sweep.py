@@ -42,7 +42,10 @@ class SweepTable(Mapping):
     Raises
     ------
     ValueError
-        If the columns have unequal lengths.
+        If a column is not one-dimensional, or the columns have unequal
+        lengths.
+    TypeError
+        If columns is not a mapping.
 
     See Also
     --------
@@ -59,7 +62,12 @@ class SweepTable(Mapping):
     """
 
     def __init__(self, columns):
+        if not isinstance(columns, Mapping):
+            raise TypeError(f"columns must be a mapping of name to 1-d array, got {type(columns).__name__}")
         self._cols = {k: np.asarray(v) for k, v in columns.items()}
+        for k, v in self._cols.items():
+            if v.ndim != 1:
+                raise ValueError(f"column {k!r} must be one-dimensional, got shape {v.shape}")
         lengths = {v.shape[0] for v in self._cols.values()}
         if len(lengths) > 1:
             raise ValueError(f"columns of unequal length: {lengths}")

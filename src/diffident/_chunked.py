@@ -84,9 +84,8 @@ def _grid(response, scale, noise):
     R = V.finite("response", response)
     lam = V.positive_scale("scale", scale)
     shape = np.broadcast_shapes(R.shape, lam.shape)
-    Rf = np.ascontiguousarray(np.broadcast_to(R, shape).ravel())
-    lf = np.broadcast_to(lam, shape).ravel()
-    return shape, Rf, np.ascontiguousarray(0.5 / (lf * lf) if gauss else 1.0 / lf), gauss
+    Rf, lf = V.flat(R, shape), V.flat(lam, shape)
+    return shape, Rf, 0.5 / (lf * lf) if gauss else 1.0 / lf, gauss
 
 
 def _empty_triples(n):

@@ -28,17 +28,10 @@ def _points(values, response, scale, counts, prior, noise, world=None):
     if world is not None:
         arrays.append(V.integer_index("world", world, ws.n))
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
-    flat = [_flat(a, shape) for a in arrays]
+    flat = [V.flat(a, shape) for a in arrays]
     # the kernels' energy factor: |R - f| / scale, or (R - f)^2 / (2 sigma^2)
     flat[1] = 0.5 / (flat[1] * flat[1]) if gauss else 1.0 / flat[1]
     return ws, shape, flat, gauss
-
-
-def _flat(a, shape):
-    """``a`` broadcast to ``shape``, as a contiguous 1-d array."""
-    if a.shape == shape:  # the common case, without broadcast_to's cost on small calls
-        return np.ascontiguousarray(a).reshape(-1)
-    return np.ascontiguousarray(np.broadcast_to(a, shape).ravel())
 
 
 def _evaluate(ws, R, inv, wld, gauss, log_risk=False):

@@ -35,6 +35,13 @@ def as_float(name, x):
     return np.asarray(a, dtype=np.float64)
 
 
+def flat(a, shape):
+    """``a`` broadcast to ``shape``, as a contiguous 1-d array."""
+    if a.shape == shape:  # the common case, without broadcast_to's cost on small calls
+        return np.ascontiguousarray(a).reshape(-1)
+    return np.ascontiguousarray(np.broadcast_to(a, shape).ravel())
+
+
 def finite(name, x):
     a = as_float(name, x)
     bad = ~np.isfinite(a)

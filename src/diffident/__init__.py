@@ -35,6 +35,7 @@ from ._membership import membership_risk, membership_tight_scale
 from ._chunked import chunked_disclosure_risk, chunked_log_evidence, chunked_worst_case_risk, iter_chunks
 from . import rr
 from ._worst_case import tight_epsilon, tight_scale, worst_case_risk
+from ._search import ConvergenceWarning
 
 __version__ = "0.1.0"
 
@@ -52,6 +53,7 @@ __all__ = [
     "worst_case_risk",
     "tight_scale",
     "tight_epsilon",
+    "ConvergenceWarning",
     "Domain",
     "world_values",
     "sensitive_range",

@@ -19,12 +19,12 @@ import math
 
 import numpy as np
 
+from . import _search as S
 from . import _validate as V
 from ._kernels import subsets as KS
 from ._kernels.evidence import sweep_sums
 from ._posterior import log_evidence
 from ._possible import _Candidates, _distinct, _Known, _Query, _check_k, _sum_grid
-from ._worst_case import _bisect
 
 __all__ = ["membership_risk", "membership_tight_scale"]
 
@@ -247,24 +247,9 @@ def membership_tight_scale(query, known, candidates, rho, *, k=1, rtol=0.0):
     out[np.isnan(out) & (flat <= r_inf)] = np.inf
     todo = np.flatnonzero(np.isnan(out))
     if todo.size:
-        rt = flat[todo]
         spread = max(mb.values[-1] - mb.values[0], np.finfo(float).tiny)
-        hi = np.full(rt.size, spread)
-        r_hi = ev(1.0 / hi)[0]
-        for _ in range(200):
-            bad = r_hi > rt
-            if not bad.any():
-                break
-            hi = np.where(bad, hi * 4.0, hi)
-            r_hi = np.where(bad, ev(1.0 / hi)[0], r_hi)
-        lo = hi / 4.0
-        r_lo = ev(1.0 / lo)[0]
-        for _ in range(2000):
-            ok = r_lo <= rt
-            if not ok.any():
-                break
-            hi, r_hi = np.where(ok, lo, hi), np.where(ok, r_lo, r_hi)
-            lo = np.where(ok, lo / 4.0, lo)
-            r_lo = np.where(ok, ev(1.0 / lo)[0], r_lo)
-        out[todo] = _bisect(lambda inv: ev(inv), rt, lo, hi, r_lo, r_hi, rtol)[1]
+        with np.errstate(divide="ignore"):
+            out[todo], status = S.smallest(lambda i, x: ev(1.0 / x)[0], flat[todo], spread / 4.0, spread,
+                                           rtol=rtol)
+        S.warn_unconverged(status, "membership_tight_scale")
     return V.ret(out.reshape(r.shape), r.ndim == 0)

@@ -3,14 +3,17 @@
 import numba
 import numpy as np
 
+from . import _search as S
 from . import _validate as V
 from ._kernels import multi as K
-from ._worst_case import _bisect, worst_case_risk
+from ._worlds import Worlds
+from ._worst_case import _Evaluator
 
 __all__ = ["multi_worst_case_risk", "multi_tight_scale"]
 
 
 def _prepare(values, counts, prior):
+    """Values as (q, m), normalised weights and 1/prior (inf: no weight)."""
     F = V.finite("values", values)
     if F.ndim == 1:
         F = F[:, None]
@@ -36,19 +39,36 @@ def _scales(scale, q):
     return lam
 
 
-class _MultiEvaluator:
-    def __init__(self, FT, w, invP):
-        self.FT, self.w, self.invP = FT, w, invP
-        self.nw = numba.get_num_threads()
-        self.buf = np.empty((self.nw, FT.shape[1]))
+class _Releases:
+    """rho* of the worlds for rows of scales, one per release: the sorted
+    sweep of `worst_case_risk` for one query, the dense kernel for more.
+    Both `multi_worst_case_risk` and `multi_tight_scale` evaluate through
+    it, so that a calibrated scale passes the check the caller makes."""
 
-    def __call__(self, inv):
-        """inv: (n, q) rows of 1/scale."""
-        inv = np.ascontiguousarray(inv, dtype=np.float64)
+    def __init__(self, values, counts, prior):
+        self.FT, self.w, self.invP = _prepare(values, counts, prior)
+        self.q = self.FT.shape[0]
+        if self.q == 1:
+            self.ws = Worlds(self.FT[0], counts, prior)
+            self.one = _Evaluator(*self.ws.groups()[:3])
+        else:
+            self.buf = np.empty((numba.get_num_threads(), self.FT.shape[1]))
+
+    def __call__(self, lam):
+        """rho* and a worst world's index for each row of ``lam`` (n, q)."""
+        with np.errstate(divide="ignore"):
+            inv = np.ascontiguousarray(1.0 / lam, dtype=np.float64)
+        if self.q == 1:
+            risk, group = self.one(np.ascontiguousarray(inv[:, 0]))
+            return risk, group
         out = np.empty(inv.shape[0])
         arg = np.empty(inv.shape[0], np.int64)
         K.multi_worst_case(self.FT, self.w, self.invP, inv, out, arg, self.buf)
         return out, arg
+
+    def world(self, arg):
+        """The caller's index of the worst world from ``__call__``'s second result."""
+        return self.ws.groups(need_rep=True)[3][arg] if self.q == 1 else arg
 
 
 def multi_worst_case_risk(values, scale, *, counts=None, prior=None, return_world=False):
@@ -115,21 +135,15 @@ def multi_worst_case_risk(values, scale, *, counts=None, prior=None, return_worl
     >>> risk.round(6), world
     (array([0.909443, 0.691438]), array([2, 2]))
     """
-    FT, w, invP = _prepare(values, counts, prior)
-    q = FT.shape[0]
-    lam = _scales(scale, q)
+    rel = _Releases(values, counts, prior)
+    lam = _scales(scale, rel.q)
     lead = lam.shape[:-1]
     scalar = np.ndim(scale) <= 1
-    if q == 1:
-        res = worst_case_risk(FT[0], lam[..., 0], counts=counts, prior=prior, return_world=return_world)
-        return res
-    with np.errstate(divide="ignore"):
-        inv = (1.0 / lam).reshape(-1, q)
-    risk, arg = _MultiEvaluator(FT, w, invP)(inv)
+    risk, arg = rel(lam.reshape(-1, rel.q))
     risk = risk.reshape(lead)
-    arg = arg.reshape(lead)
+    arg = rel.world(arg).reshape(lead) if return_world else None
     if scalar:
-        risk, arg = float(risk), int(arg)
+        risk, arg = float(risk), (int(arg) if return_world else None)
     return (risk, arg) if return_world else risk
 
 
@@ -191,20 +205,19 @@ def multi_tight_scale(values, rho, *, spread=None, counts=None, prior=None, rtol
     >>> di.multi_tight_scale(v, [0.5, 0.9]).shape
     (2, 2)
     """
-    FT, w, invP = _prepare(values, counts, prior)
-    q = FT.shape[0]
+    rel = _Releases(values, counts, prior)
+    q = rel.q
     r = V.in_range("rho", rho, 0.0, 1.0)
     rtol = float(V.in_range("rtol", rtol, 0.0, np.inf, hi_open=True))
-    sp = np.ptp(FT, axis=1) if spread is None else V.finite("spread", spread)
+    sp = np.ptp(rel.FT, axis=1) if spread is None else V.finite("spread", spread)
     if sp.shape != (q,) or np.any(sp < 0):
         raise ValueError(f"spread must be q = {q} non-negative values, got {sp!r}")
     sp = np.where(sp > 0, sp, 1.0)  # a constant query adds nothing whatever its scale
-    ev = _MultiEvaluator(FT, w, invP)
 
-    def ev_u(inv_u):  # 1/u -> rho*
-        return ev(inv_u[:, None] / sp[None, :])
+    def risk_at(u):  # the scales the caller gets, u * spread_t, evaluated as the caller will
+        return rel(u[:, None] * sp[None, :])[0]
 
-    r_zero, r_inf = ev_u(np.array([np.inf, 0.0]))[0]
+    r_zero, r_inf = risk_at(np.array([0.0, np.inf]))
     flat = r.ravel()
     u = np.full(flat.shape, np.nan)
     u[flat >= r_zero] = 0.0
@@ -212,35 +225,10 @@ def multi_tight_scale(values, rho, *, spread=None, counts=None, prior=None, rtol
     todo = np.flatnonzero(np.isnan(u))
     if todo.size:
         rt = flat[todo]
-        m_eff = w.sum()
-        with np.errstate(divide="ignore", over="ignore"):
-            hi = q / np.log1p((m_eff * rt - 1.0) / (1.0 - rt))  # the bound: D_jk <= q / u
-        hi = np.where(np.isfinite(hi) & (hi > 0), hi, 1e300)
-        r_hi = ev_u(1.0 / hi)[0]
-        for _ in range(64):
-            bad = r_hi > rt
-            if not bad.any():
-                break
-            hi = np.where(bad, hi * 4.0, hi)
-            r_hi[bad] = ev_u(1.0 / hi[bad])[0]
-        lo = hi * 1e-3
-        r_lo = ev_u(1.0 / lo)[0]
-        for _ in range(200):
-            bad = r_lo <= rt  # not yet failing: a better upper end
-            if not bad.any():
-                break
-            hi = np.where(bad, lo, hi)
-            r_hi = np.where(bad, r_lo, r_hi)
-            lo = np.where(bad, lo * 1e-3, lo)
-            r_lo[bad] = ev_u(1.0 / lo[bad])[0]
-        ut = _bisect(ev_u, rt, lo, hi, r_lo, r_hi, rtol)[1]
-        # the caller evaluates 1 / (u * spread_t), not (1 / u) / spread_t:
-        # step u up until that passes too (a few ulps at most)
-        for _ in range(64):
-            with np.errstate(divide="ignore"):
-                bad = np.isfinite(ut) & (ev(1.0 / (ut[:, None] * sp[None, :]))[0] > rt)
-            if not bad.any():
-                break
-            ut = np.where(bad, np.nextafter(ut, np.inf), ut)
-        u[todo] = ut
+        m_eff = rel.w.sum()
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            hi = q / np.log1p((m_eff * rt - 1.0) / (1.0 - rt))  # the bound when spread = ptp
+        hi = np.where(np.isfinite(hi) & (hi > 0), hi, 1.0)
+        u[todo], status = S.smallest(lambda i, x: risk_at(x), rt, hi * 1e-3, hi, rtol=rtol)
+        S.warn_unconverged(status, "multi_tight_scale")
     return u.reshape(r.shape)[..., None] * sp

@@ -4,6 +4,7 @@ section 4) and the tight calibration that inverts it (section 5)."""
 import numba
 import numpy as np
 
+from . import _search as S
 from . import _validate as V
 from ._kernels import worstcase as K
 from ._worlds import Worlds
@@ -134,12 +135,14 @@ def worst_case_risk(values, scale, *, counts=None, prior=None, return_world=Fals
 def tight_scale(values, rho, *, counts=None, prior=None, rtol=0.0):
     """The smallest Laplace scale whose exact worst-case risk is <= rho.
 
-    A safeguarded root search on log(scale) (Anderson-Bjorck regula falsi
-    with bisection steps), batched over every rho at once (each step is one
+    A bracket grown from the paper's closed form, then a safeguarded root
+    search on log(scale) (Anderson-Bjorck regula falsi with bisection of the
+    floats' bit patterns), batched over every rho at once (each step is one
     pass over the sorted values for all unfinished targets).  The answer
-    is the upper end of the final bracket, so that
-    ``worst_case_risk(values, tight_scale(values, rho)) <= rho`` always holds
-    as computed by this library: it errs on the private side.
+    is the upper end of the final bracket, a scale that was evaluated and
+    passed, so that ``worst_case_risk(values, tight_scale(values, rho)) <=
+    rho`` always holds as computed by this library: it errs on the private
+    side.
 
     Parameters
     ----------
@@ -197,135 +200,37 @@ def tight_scale(values, rho, *, counts=None, prior=None, rtol=0.0):
     todo = np.flatnonzero(np.isnan(out))
     if todo.size:
         rho_t = flat[todo]
-        out[todo] = _bisect(ev, rho_t, *_bracket(ev, fs, W, rho_t), rtol)[1]
+        out[todo], status = _smallest_scale(ev, fs, W, rho_t, rtol)
+        S.warn_unconverged(status, "tight_scale")
     return V.ret(out.reshape(r.shape), r.ndim == 0)
 
 
-def _bracket(ev, fs, W, rho):
-    """Scales lo < hi with rho*(lo) > rho >= rho*(hi), for 1/m_eff < rho < rho*(0),
-    and their risks."""
+def _guesses(fs, W, rho):
+    """Starting scales lo < hi for the search, either side of the answer as
+    a rule (the search checks them and grows them if not)."""
     spread = fs[-1] - fs[0]
     m_eff = W.sum()  # the largest normalised prior is 1
     gaps = np.diff(fs)
-    # Upper end: the paper's closed form is valid (MATH.md s. 5).  Lower end
-    # guess: the same form with the widest nearest-neighbour gap in place of
-    # the spread (a lower bound for a uniform prior; checked, since a
-    # non-uniform prior can break it).
+    # Upper end: the paper's closed form (valid for a uniform prior, MATH.md
+    # s. 5).  Lower end: the same form with the widest nearest-neighbour gap
+    # in place of the spread.
     nn = np.minimum(np.append(gaps, np.inf), np.append(np.inf, gaps)).max()
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         eps = np.log1p((m_eff * rho - 1.0) / (1.0 - rho))
         hi = spread / eps
         lo = nn / eps
-    hi = np.where(np.isfinite(hi) & (hi > 0), hi, spread * 1e300)
+    hi = np.where(np.isfinite(hi) & (hi > 0), hi, spread)
     floor = gaps.min() / 800.0  # every factor underflows: rho*(floor) = rho*(0)
     lo = np.where(np.isfinite(lo) & (lo > floor) & (lo < hi), lo, floor)
-    r_hi = ev(1.0 / hi)[0]
-    for _ in range(64):
-        bad = r_hi > rho
-        if not bad.any():
-            break
-        lo = np.where(bad, hi, lo)
-        hi = np.where(bad, hi * 4.0, hi)
-        r_hi = np.where(bad, ev(1.0 / hi)[0], r_hi)
-    r_lo = ev(1.0 / lo)[0]
-    passed = r_lo <= rho  # the guess was too low a bound: it is a better hi
-    if passed.any():
-        hi = np.where(passed, lo, hi)
-        r_hi = np.where(passed, r_lo, r_hi)
-        lo = np.where(passed, floor, lo)
-        r_lo = np.where(passed, rho + 1.0, r_lo)  # rho*(floor) = rho*(0) > rho
-        r_lo[passed] = ev(1.0 / lo[passed])[0]
-    return lo, hi, r_lo, r_hi
+    return lo, hi
 
 
-def _bisect(ev, rho, lo, hi, r_lo, r_hi, rtol):
-    """Smallest scale with rho*(scale) <= rho, batched over rho.
-
-    Anderson-Bjorck regula falsi on log rho* against log scale, safeguarded
-    by bisection when it stalls.  Regula falsi homes in on the root from one
-    side only, so once the bracket is narrow each step probes two points, a
-    little either side of the estimate (the last correction bounds its
-    error): the bracket then collapses around the root in a step or two.
-    About 15 passes over the data per target to adjacent floats (11 with
-    rtol = 1e-12; the last ones resolve the evaluation's own rounding
-    noise) instead of bisection's 55.  Every scale kept as the upper end was
-    evaluated and passed, so the answer is conservative by construction.
-    Returns the final brackets (lo, hi, rho*(lo), rho*(hi)).
-    """
-    lo, hi, r_lo, r_hi = (np.array(a, dtype=np.float64) for a in (lo, hi, r_lo, r_hi))
-    log_rho = np.log(rho)
-    fl = np.log(r_lo) - log_rho  # > 0
-    fh = np.log(r_hi) - log_rho  # <= 0
-    side = np.zeros(rho.size, np.int8)  # the end kept last: -1 lo, +1 hi
-    width = np.log(hi) - np.log(lo)
-    stall = np.zeros(rho.size, np.int8)
-    last = np.full(rho.size, np.nan)
-    active = np.flatnonzero(np.isfinite(hi) & (r_hi <= rho))
-    for _ in range(400):
-        a = active
-        l, h = lo[a], hi[a]
-        done = (np.nextafter(l, np.inf) >= h) | (h - l <= rtol * h)
-        a = a[~done]
-        if a.size == 0:
-            break
-        l, h = lo[a], hi[a]
-        xl, xh = np.log(l), np.log(h)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            z = xh - fh[a] * (xh - xl) / (fh[a] - fl[a])
-        est = np.exp(z)
-        bisect = (stall[a] >= 3) | ~np.isfinite(est)
-        est = np.where(bisect, np.exp(0.5 * (xl + xh)), np.minimum(np.maximum(est, l), h))
-        # the last few dozen floats: plain bisection, every step halves them
-        tiny = h - l <= 64.0 * np.spacing(h)
-        est = np.where(tiny, l + 0.5 * (h - l), est)
-        # a narrow bracket, or an estimate hugging one end (regula falsi's
-        # one-sided approach): probe both sides of the estimate
-        hug = np.minimum(est - l, h - est) <= 1e-6 * (h - l)
-        narrow = ~bisect & ~tiny & ((h - l < 1e-6 * h) | hug)
-        with np.errstate(invalid="ignore"):
-            err = np.abs(est - last[a])
-        err = np.where(np.isfinite(err), err, 1e-9 * est)
-        err = np.maximum(2.0 * err, 4.0 * np.spacing(est))
-        last[a] = est
-        up = np.nextafter(h, 0.0)
-        down = np.nextafter(l, np.inf)
-        p1 = np.where(narrow, est - err, est)
-        p2 = np.where(narrow, est + err, est)
-        p1 = np.minimum(np.maximum(p1, down), up)
-        p2 = np.minimum(np.maximum(p2, down), up)
-        n = a.size
-        r = ev(1.0 / np.concatenate([p1, p2[narrow]]))[0]
-        r1 = r[:n]
-        r2 = np.full(n, np.inf)
-        r2[narrow] = r[n:]
-        ok1 = r1 <= rho[a]
-        ok2 = r2 <= rho[a]
-        # Anderson-Bjorck: an end kept twice in a row has its value scaled down
-        f1 = np.log(r1) - log_rho[a]
-        single = ~narrow
-        with np.errstate(divide="ignore", invalid="ignore"):
-            m_h = 1.0 - f1 / fh[a]
-            m_l = 1.0 - f1 / fl[a]
-        m_h = np.where(m_h > 0, m_h, 0.5)
-        m_l = np.where(m_l > 0, m_l, 0.5)
-        fl[a] = np.where(single & ok1 & (side[a] == -1), fl[a] * m_h, fl[a])
-        fh[a] = np.where(single & ~ok1 & (side[a] == 1), fh[a] * m_l, fh[a])
-        # new ends: the lowest passing probe, the highest failing one below
-        # it (p2 failing where p1 passed is rounding noise: ignore it)
-        new_h = np.where(ok1, p1, np.where(ok2, p2, h))
-        new_fh = np.where(ok1, f1, np.where(ok2, np.log(r2) - log_rho[a], fh[a]))
-        p2_low = narrow & ~ok1 & ~ok2
-        new_l = np.where(p2_low, p2, np.where(~ok1, p1, l))
-        new_fl = np.where(p2_low, np.log(r2) - log_rho[a], np.where(~ok1, f1, fl[a]))
-        hi[a], fh[a], lo[a], fl[a] = new_h, new_fh, new_l, new_fl
-        side[a] = np.where(narrow, 0, np.where(ok1, -1, 1))
-        new_width = np.log(hi[a]) - np.log(lo[a])
-        halved = new_width <= 0.5 * width[a]
-        reset = halved | bisect | tiny
-        stall[a] = np.where(reset, 0, stall[a] + 1)
-        width[a] = np.where(reset, new_width, width[a])
-        active = a
-    return lo, hi, r_lo, r_hi
+def _smallest_scale(ev, fs, W, rho, rtol):
+    """The smallest scale with rho*(scale) <= rho (evaluated by ``ev``, on
+    1/scale), for 1/m_eff < rho < rho*(0); and the search status."""
+    lo, hi = _guesses(fs, W, rho)
+    with np.errstate(divide="ignore"):
+        return S.smallest(lambda i, x: ev(1.0 / x)[0], rho, lo, hi, rtol=rtol)
 
 
 def tight_epsilon(values, rho, *, counts=None, prior=None, rtol=0.0):

@@ -14,6 +14,7 @@ import numpy as np
 from . import _validate as V
 from ._kernels import evidence as KE
 from ._kernels import worstcase as KW
+from ._worlds import energy_factor, scaling_exponent, too_small
 
 __all__ = ["chunked_log_evidence", "chunked_disclosure_risk", "chunked_worst_case_risk", "iter_chunks"]
 
@@ -79,43 +80,122 @@ def _chunk(item, name):
 
 
 def _grid(response, scale, noise):
-    """Validated, broadcast points: (shape, responses, energy factors, gauss)."""
+    """Validated, broadcast points: (shape, responses, scales, gauss)."""
     gauss = V.check_noise(noise)
     R = V.finite("response", response)
     lam = V.positive_scale("scale", scale)
     shape = np.broadcast_shapes(R.shape, lam.shape)
-    Rf, lf = V.flat(R, shape), V.flat(lam, shape)
-    return shape, Rf, 0.5 / (lf * lf) if gauss else 1.0 / lf, gauss
+    return shape, V.flat(R, shape), V.flat(lam, shape), gauss
 
 
-def _empty_triples(n):
-    """The identity of the triple merge, for n points."""
-    return np.full(n, np.inf), np.full(n, -np.inf), np.zeros(n)
+class _Sums:
+    """Per-point shifted sums ``(D, DL, G, S)`` of the log-evidence (see
+    `diffident._kernels.evidence`), folded chunk by chunk and merged across
+    blocks, for the problem scaled by ``2**k`` (`Worlds.scaled`): values,
+    responses and scales multiplied together leave every posterior
+    unchanged, and bring them into the kernels' range.  ``k`` starts from
+    the responses and scales; a chunk whose distances overflow lowers it,
+    and the sums already folded are rescaled with it (exactly: a power of
+    two), so that chunked and in-memory evaluations agree in every regime."""
+
+    def __init__(self, R, lam, gauss, k=None):
+        if k is None:
+            k = self._exponent(R, lam, 0.0)
+        self.R, self.lam, self.gauss = R, lam, gauss
+        n = R.size
+        self.D, self.DL, self.G, self.S = np.full(n, np.inf), np.zeros(n), np.full(n, -np.inf), np.zeros(n)
+        self._at(k)
+
+    @staticmethod
+    def _exponent(R, lam, vmax):
+        top = max(float(np.abs(R).max()) if R.size else 0.0, vmax)
+        smin = float(lam.min()) if lam.size else 1.0
+        k = scaling_exponent(top, smin)
+        if k is None:
+            raise too_small("scale", smin, top)
+        return k
+
+    def _at(self, k):
+        self.k = k
+        self.Rk = np.ldexp(self.R, k)
+        self.c = energy_factor(self.lam, k, self.gauss)
+
+    def rescale(self, k):
+        """Re-express the sums for the scaling 2**k (k below the current)."""
+        if k < self.k:
+            self.D = np.ldexp(self.D, k - self.k)
+            self.DL = np.ldexp(self.DL, k - self.k)
+            self._at(k)
+
+    def fold(self, f, lw, weighted, exact, buf):
+        """Fold the finite values ``f`` (log weights ``lw``) into the sums."""
+        saved = (self.D.copy(), self.DL.copy(), self.G.copy(), self.S.copy())
+        self._fold(f, lw, weighted, exact, buf)
+        if np.isnan(self.S).any():  # a distance overflowed: scale further down, fold again
+            self.D, self.DL, self.G, self.S = saved
+            self.rescale(self._exponent(self.R, self.lam, float(np.abs(f).max())))
+            self._fold(f, lw, weighted, exact, buf)
+
+    def _fold(self, f, lw, weighted, exact, buf):
+        fk = np.ldexp(f, self.k) if self.k else f
+        nw = buf.shape[0]
+        args = (fk, lw, weighted, exact, self.gauss, self.Rk, self.c, self.D, self.DL, self.G, self.S, buf)
+        if self.R.size >= nw:
+            KE.merge_chunk(*args)
+        else:  # few points: threads share the chunk
+            KE.merge_chunk_spans(*args, np.empty((nw, 4)))
+
+    def merge(self, other):
+        """Merge another state of the same points into this one."""
+        k = min(self.k, other.k)
+        self.rescale(k)
+        other.rescale(k)
+        KE.merge_triple_arrays(self.D, self.DL, self.G, self.S, other.D, other.DL, other.G, other.S,
+                               self.c, self.gauss)
+
+    def finish(self, fw=None, pw=None):
+        """The log-evidence at each point, and (given a world's value and
+        weight) that world's posterior."""
+        if not np.all(self.S > 0):
+            raise ValueError("counts give every world zero weight")
+        n = self.R.size
+        logev = np.empty(n)
+        risk = np.empty(n if fw is not None else 1)
+        if fw is None:
+            KE.finish_triples(self.D, self.DL, self.G, self.S, self.Rk, self.c, self.gauss, np.zeros(n),
+                              np.zeros(n), 0, logev, risk)
+        else:
+            with np.errstate(divide="ignore"):
+                lpw = np.full(n, np.log(pw))
+            KE.finish_triples(self.D, self.DL, self.G, self.S, self.Rk, self.c, self.gauss,
+                              np.full(n, np.ldexp(fw, self.k)), lpw, 1, logev, risk)
+        return logev, risk
+
+    def stack(self):
+        """The state as one array (for a Dask task's result)."""
+        return np.stack([self.D, self.DL, self.G, self.S, np.full(self.R.size, float(self.k))])
+
+    @classmethod
+    def unstack(cls, a, R, lam, gauss):
+        st = cls(R, lam, gauss, k=int(a[4, 0]) if a.shape[1] else 0)
+        st.D, st.DL, st.G, st.S = (a[i].copy() for i in range(4))
+        return st
 
 
-def _finish_log_evidence(shape, Rf, inv, gauss, D, G, S):
-    if not np.all(S > 0):
-        raise ValueError("counts give every world zero weight")
-    n = Rf.size
-    out = np.empty(n)
-    KE.finish_triples(D, G, S, Rf, inv, gauss, np.zeros(n), np.zeros(n), 0, out, np.empty(1))
-    return V.ret(out.reshape(shape), len(shape) == 0)
-
-
-def _fold_all(chunks, response, scale, noise):
-    """Validate, broadcast, and fold every chunk into per-point triples."""
-    shape, Rf, inv, gauss = _grid(response, scale, noise)
-    D, G, S = _empty_triples(Rf.size)
-    buf = np.empty((numba.get_num_threads(), 2 * KE.CHUNK))
+def _fold_all(chunks, response, scale, noise, exact=False):
+    """Validate, broadcast, and fold every chunk into per-point sums."""
+    shape, Rf, lam, gauss = _grid(response, scale, noise)
+    st = _Sums(Rf, lam, gauss)
+    buf = np.empty((numba.get_num_threads(), KE.BUF))
     seen = False
     for i, item in enumerate(chunks):
         f, c = _chunk(item, f"values (chunk {i})")
         lw = np.log(c, where=c > 0, out=np.full(c.size, -np.inf)) if c is not None else np.empty(0)
-        _fold(f, lw, c is not None, gauss, Rf, inv, D, G, S, buf)
+        st.fold(f, lw, c is not None, exact, buf)
         seen = True
     if not seen:
         raise ValueError("chunks must hold at least one value")
-    return shape, Rf, inv, gauss, D, G, S
+    return shape, st
 
 
 def chunked_log_evidence(chunks, response, scale, *, noise="laplace"):
@@ -168,7 +248,9 @@ def chunked_log_evidence(chunks, response, scale, *, noise="laplace"):
     >>> bool(np.isclose(a, di.log_evidence(v, 0.3, 0.5), rtol=1e-13))
     True
     """
-    return _finish_log_evidence(*_fold_all(chunks, response, scale, noise))
+    shape, st = _fold_all(chunks, response, scale, noise)
+    logev, _ = st.finish()
+    return V.ret(logev.reshape(shape), len(shape) == 0)
 
 
 def chunked_disclosure_risk(chunks, response, scale, world_value, *, world_weight=1.0, noise="laplace"):
@@ -223,26 +305,9 @@ def chunked_disclosure_risk(chunks, response, scale, world_value, *, world_weigh
     """
     fw = float(V.finite("world_value", world_value))
     pw = float(V.in_range("world_weight", world_weight, 0.0, np.inf, hi_open=True))
-    shape, Rf, inv, gauss, D, G, S = _fold_all(chunks, response, scale, noise)
-    if not np.all(S > 0):
-        raise ValueError("counts give every world zero weight")
-    n = Rf.size
-    logev = np.empty(n)
-    out = np.empty(n)
-    with np.errstate(divide="ignore"):
-        lpw = np.full(n, np.log(pw))
-    KE.finish_triples(D, G, S, Rf, inv, gauss, np.full(n, fw), lpw, 1, logev, out)
+    shape, st = _fold_all(chunks, response, scale, noise, exact=True)
+    _, out = st.finish(fw, pw)
     return V.ret(out.reshape(shape), len(shape) == 0)
-
-
-def _fold(f, lw, weighted, gauss, R, inv, D, G, S, buf):
-    """Fold a chunk into the triples: threads over responses, or over the
-    chunk when there are fewer responses than threads."""
-    nw = buf.shape[0]
-    if R.size >= nw:
-        KE.merge_chunk(f, lw, weighted, gauss, R, inv, D, G, S, buf)
-    else:
-        KE.merge_chunk_spans(f, lw, weighted, gauss, R, inv, D, G, S, buf, np.empty((nw, 3)))
 
 
 def chunked_worst_case_risk(chunks, scale):

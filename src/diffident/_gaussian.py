@@ -23,8 +23,7 @@ _GOLD = (math.sqrt(5.0) - 1.0) / 2.0
 
 
 def _log_post(ws, R, sigma, world):
-    inv = 0.5 / (sigma * sigma)
-    _, lr = _evaluate(ws, np.ascontiguousarray(R, float), np.ascontiguousarray(inv, float),
+    _, lr = _evaluate(ws, np.ascontiguousarray(R, float), np.ascontiguousarray(sigma, float),
                       np.ascontiguousarray(world), True, log_risk=True)
     return lr
 

@@ -7,7 +7,7 @@ import numpy as np
 from . import _validate as V
 from ._kernels import evidence as K
 from ._kernels import sort as _sort
-from ._worlds import Worlds
+from ._worlds import Worlds, energy_factor, scaling_exponent, too_small
 
 __all__ = ["log_evidence", "log_posterior", "posterior", "disclosure_risk"]
 
@@ -28,14 +28,26 @@ def _points(values, response, scale, counts, prior, noise, world=None):
     if world is not None:
         arrays.append(V.integer_index("world", world, ws.n))
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
-    flat = [V.flat(a, shape) for a in arrays]
-    # the kernels' energy factor: |R - f| / scale, or (R - f)^2 / (2 sigma^2)
-    flat[1] = 0.5 / (flat[1] * flat[1]) if gauss else 1.0 / flat[1]
-    return ws, shape, flat, gauss
+    return ws, shape, [V.flat(a, shape) for a in arrays], gauss
 
 
-def _evaluate(ws, R, inv, wld, gauss, log_risk=False):
-    """Log-evidence (and, with world indices, their risk or its log) at each point."""
+def _conditioned(ws, R, lam, gauss, vmax=None):
+    """The worlds, responses and energy factors scaled by a power of two
+    into the kernels' range (see `Worlds.scaled`).  Without ``vmax`` the
+    values are assumed in range (a kernel that meets an overflowing
+    distance reports it, and the caller retries with the values' maximum)."""
+    rmax = float(np.abs(R).max()) if R.size else 0.0
+    smin = float(lam.min()) if lam.size else 1.0
+    top = rmax if vmax is None else max(rmax, vmax)
+    k = scaling_exponent(top, smin)
+    if k is None:
+        raise too_small("scale", smin, top)
+    return ws.scaled(k), (np.ldexp(R, k) if k else R), energy_factor(lam, k, gauss), k
+
+
+def _evaluate(ws, R, lam, wld, gauss, log_risk=False):
+    """Log-evidence (and, with world indices, their risk or its log) at each
+    point (flat responses and scales)."""
     n = R.size
     want = 0 if wld is None else (2 if log_risk else 1)
     fw = ws.f[wld] if want else np.zeros(n)
@@ -45,39 +57,60 @@ def _evaluate(ws, R, inv, wld, gauss, log_risk=False):
     m = ws.n
     nw = numba.get_num_threads()
     direct_cost = _DIRECT_NS * n * m / nw
-    if n > 64 and direct_cost > 1e6 and not gauss:  # only then is the sweep worth considering
-        inv_u, inverse = np.unique(inv, return_inverse=True)
+    if n > 64 and direct_cost > 1e6 and not gauss and not log_risk:  # only then may the sweep pay
+        inv_u, inverse = np.unique(lam, return_inverse=True)
         sweep_cost = _SORT_NS * m + _SWEEP_NS * inv_u.size * m + _LOOKUP_NS * n / nw
-        if sweep_cost < direct_cost and not log_risk:
+        if sweep_cost < direct_cost:
             ws.check_finite()
             _evaluate_sweep(ws, R, inv_u, inverse.ravel(), fw, pw, want, logev, risk)
             return logev + ws.log_norm, risk
     with np.errstate(divide="ignore"):
         lpw = np.ascontiguousarray(np.log(pw))
+    buf = np.empty((nw, K.BUF))
+    wc, Rc, c, k = _conditioned(ws, R, lam, gauss)
+    if not _direct(wc, Rc, c, gauss, np.ldexp(fw, k), lpw, want, logev, risk, buf):
+        ws.check_finite()  # raises, naming the first non-finite value
+        # finite values whose distances overflow: scale them into range
+        wc, Rc, c, k = _conditioned(ws, R, lam, gauss, vmax=float(np.abs(ws.f).max()))
+        _direct(wc, Rc, c, gauss, np.ldexp(fw, k), lpw, want, logev, risk, buf)
+    return logev + ws.log_norm, risk
+
+
+def _direct(ws, R, c, gauss, fw, lpw, want, logev, risk, buf):
+    """The direct kernels; False if a distance was not finite."""
+    n = R.size
+    m = ws.n
+    nw = buf.shape[0]
     fw = np.ascontiguousarray(fw)
-    buf = np.empty((nw, 2 * K.CHUNK))
     args = (ws.f, ws.lw, ws.weighted, gauss)
     if n * m < _PARALLEL_MIN or nw == 1:
-        K.direct_points(*args, R, inv, fw, lpw, want, logev, risk, buf[:1])
+        K.direct_points(*args, R, c, fw, lpw, want, logev, risk, buf[:1])
     elif n >= 4 * nw:
-        K.direct_points_parallel(*args, R, inv, fw, lpw, want, logev, risk, buf)
+        K.direct_points_parallel(*args, R, c, fw, lpw, want, logev, risk, buf)
     else:
-        parts = np.empty((nw, 3))
+        parts = np.empty((nw, 4))
         one_logev = np.empty(1)
         one_risk = np.empty(1)
         for k in range(n):
-            K.direct_one_point_parallel(*args, R[k:k + 1], inv[k:k + 1], fw[k:k + 1], lpw[k:k + 1],
+            K.direct_one_point_parallel(*args, R[k:k + 1], c[k:k + 1], fw[k:k + 1], lpw[k:k + 1],
                                         want, one_logev, one_risk, buf, parts)
             logev[k] = one_logev[0]
             if want:
                 risk[k] = one_risk[0]
-    if np.isnan(logev).any():
-        ws.check_finite()  # raises, naming the first non-finite value
-    return logev + ws.log_norm, risk
+    return not np.isnan(logev).any()
 
 
-def _evaluate_sweep(ws, R, inv_u, inverse, fw, pw, want, logev, risk):
+def _evaluate_sweep(ws, R, lam_u, inverse, fw, pw, want, logev, risk):
     fs, W, _ = ws.groups()
+    # the sorted values give their magnitude for free: condition exactly
+    vmax = max(abs(fs[0]), abs(fs[-1]), float(np.abs(R).max()))
+    smin = float(lam_u[0])
+    k = scaling_exponent(vmax, smin)
+    if k is None:
+        raise too_small("scale", smin, vmax)
+    if k:
+        fs, R, fw = np.ldexp(fs, k), np.ldexp(R, k), np.ldexp(fw, k)
+    inv_u = energy_factor(lam_u, k, False)
     # points by scale, then by response: each group is one sweep and a walk
     order = _sort.argsort(R)
     if inv_u.size > 1:
@@ -85,7 +118,7 @@ def _evaluate_sweep(ws, R, inv_u, inverse, fw, pw, want, logev, risk):
     starts = np.searchsorted(inverse[order], np.arange(inv_u.size + 1)).astype(np.int64)
     Ro = np.ascontiguousarray(R[order])
     fwo = np.ascontiguousarray(fw[order])
-    pwo = np.ascontiguousarray(pw[order])
+    pwo = np.ascontiguousarray(pw[order] * np.exp(ws.log_shrink))  # in the groups' units
     out_l = np.empty(R.size)
     out_r = np.empty(R.size)
     u = fs.size
@@ -96,7 +129,7 @@ def _evaluate_sweep(ws, R, inv_u, inverse, fw, pw, want, logev, risk):
         K.sweep_points_parallel(*args, nw)
     else:
         K.sweep_points(*args)
-    logev[order] = out_l
+    logev[order] = out_l - ws.log_shrink
     if want:
         risk[order] = out_r
 
@@ -164,8 +197,8 @@ def log_evidence(values, response, scale, *, counts=None, prior=None, noise="lap
     >>> round(di.log_evidence([0.0, 1.0], 0.0, 1.0), 12)   # log(1 + e^-1)
     0.313261687518
     """
-    ws, shape, (R, inv), gauss = _points(values, response, scale, counts, prior, noise)
-    logev, _ = _evaluate(ws, R, inv, None, gauss)
+    ws, shape, (R, lam), gauss = _points(values, response, scale, counts, prior, noise)
+    logev, _ = _evaluate(ws, R, lam, None, gauss)
     return V.ret(logev.reshape(shape), len(shape) == 0)
 
 
@@ -220,18 +253,23 @@ def log_posterior(values, response, scale, *, counts=None, prior=None, noise="la
     >>> [round(float(x), 6) for x in lp]
     [-0.313262, -1.313262]
     """
-    ws, shape, (R, inv), gauss = _points(values, response, scale, counts, prior, noise)
+    ws, shape, (R, lam), gauss = _points(values, response, scale, counts, prior, noise)
     n = R.size
     out = np.empty((n, ws.n))
     nw = numba.get_num_threads()
-    buf = np.empty((nw, 2 * K.CHUNK))
-    args = (ws.f, ws.lw, ws.lp, ws.weighted, gauss, R, inv, out)
-    if n >= 2 * nw and n * ws.n >= _PARALLEL_MIN:
-        K.log_posterior_rows_parallel(*args, buf)
-    else:
-        K.log_posterior_rows(*args, buf[:1])
-    if n and np.isnan(out[:, 0]).any():
-        ws.check_finite()
+    buf = np.empty((nw, K.BUF))
+    vmax = None
+    while True:
+        wc, Rc, c, _ = _conditioned(ws, R, lam, gauss, vmax)
+        args = (wc.f, wc.lw, wc.lp, wc.weighted, gauss, Rc, c, out)
+        if n >= 2 * nw and n * ws.n >= _PARALLEL_MIN:
+            K.log_posterior_rows_parallel(*args, buf)
+        else:
+            K.log_posterior_rows(*args, buf[:1])
+        if not (n and np.isnan(out[:, 0]).any()) or vmax is not None:
+            break
+        ws.check_finite()  # raises, naming the first non-finite value
+        vmax = float(np.abs(ws.f).max())  # finite values whose distances overflow
     return out.reshape(shape + (ws.n,))
 
 
@@ -344,6 +382,6 @@ def disclosure_risk(values, response, scale, *, world=0, counts=None, prior=None
     >>> round(di.disclosure_risk(toy, 2.0, 2.128628267061142), 6)
     0.229438
     """
-    ws, shape, (R, inv, w), gauss = _points(values, response, scale, counts, prior, noise, world=world)
-    _, risk = _evaluate(ws, R, inv, w, gauss)
+    ws, shape, (R, lam, w), gauss = _points(values, response, scale, counts, prior, noise, world=world)
+    _, risk = _evaluate(ws, R, lam, w, gauss)
     return V.ret(risk.reshape(shape), len(shape) == 0)

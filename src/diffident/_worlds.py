@@ -35,6 +35,7 @@ class Worlds:
         self._groups = None
         self._rep = None
         self._lw = self._lp = None
+        self.log_shrink = 0.0  # log of the factor taken out of the groups' weights
         if not self.weighted:
             self.log_norm = 0.0
             self._cw = None
@@ -42,16 +43,17 @@ class Worlds:
             return
         cw = np.ones(n) if c is None else c
         pr = np.ones(n) if p is None else p
-        w = cw * pr
-        live = w > 0
+        live = (cw > 0) & (pr > 0)
         if not live.any():
             names = " and ".join(x for x, y in (("counts", c), ("prior", p)) if y is not None)
             raise ValueError(f"{names} give every world zero weight: at least one world needs a positive count and prior")
+        # normalise the prior before it meets the counts: count x prior is
+        # then at most the count (1e200 x 1e200 would overflow)
         pmax = pr[live].max()
         self.log_norm = float(np.log(pmax))
-        self._w = w / pmax
+        self._pw = np.where(live, pr / pmax, 0.0)
         self._cw = cw
-        self._pw = pr / pmax
+        self._w = cw * self._pw
         self._lw = None
         self._lp = None
 
@@ -72,8 +74,21 @@ class Worlds:
                 self._lp = np.empty(0)
             else:
                 with np.errstate(divide="ignore"):
-                    self._lp = np.where(self._cw > 0, np.log(self._pw), -np.inf)
+                    self._lp = np.log(self._pw)
         return self._lp
+
+    def scaled(self, k):
+        """The same worlds with their values multiplied by 2**k (exact for
+        normal numbers): the posteriors, the log-evidence and the worst case
+        are unchanged when values, responses and scales scale together."""
+        if k == 0:
+            return self
+        out = object.__new__(Worlds)
+        out.__dict__.update(self.__dict__)
+        out.f = np.ldexp(self.f, k)
+        out._groups = None
+        out._rep = None
+        return out
 
     def check_finite(self):
         """Raise the ValueError of a non-finite value (after a kernel saw one)."""
@@ -83,7 +98,7 @@ class Worlds:
         """Normalised per-world prior of the given entries (0 if count is 0)."""
         if not self.weighted:
             return np.ones(np.shape(world))
-        return np.where(self._cw[world] > 0, self._pw[world], 0.0)
+        return self._pw[world]
 
     def groups(self, need_rep=False):
         """Sorted distinct values ``fs``, group weights ``W``, ``invP`` = 1 /
@@ -121,10 +136,54 @@ class Worlds:
             return self._groups + ((self._rep,) if need_rep else ())
         cs = self._cw[order]
         ps = self._pw[order]
+        # sums of counts near the float range: the groups' weights and
+        # priors scaled together by a power of two (rho* is a ratio of them)
+        top = self._w.max() * vs.size
+        shrink = 2.0 ** -(int(np.frexp(top)[1]) - 1000) if top > 2.0 ** 1000 else 1.0
         W = np.empty(u)
         P = np.empty(u)
         rep = np.empty(u, np.int64)
-        group_weights(first, vs.size, cs, ps, order, W, P, rep)
-        self._groups = (fs, W, 1.0 / P)
+        group_weights(first, vs.size, cs * shrink, ps, order, W, P, rep)
+        self.log_shrink = float(np.log(shrink))
+        with np.errstate(over="ignore"):
+            self._groups = (fs, W, 1.0 / (P * shrink))
         self._rep = rep
         return self._groups + ((rep,) if need_rep else ())
+
+
+# Conditioning.  Posteriors, log-evidences and worst cases do not change
+# when values, responses and scales are multiplied by one power of two, and
+# the kernels need |values|, |responses| <= 2**1021 (distances and their
+# sums stay finite) and scales >= 2**-1021 (the energy factor 1 / scale
+# stays finite).  Any finite input meets both after such a scaling, unless
+# the scales are too small for the values' magnitude.
+_VMAX_EXP = 1021
+_SMIN_EXP = -1021
+
+
+def scaling_exponent(vmax, smin):
+    """The power of two k (0 when possible) with ``vmax 2**k <= 2**1021``
+    and ``smin 2**k >= 2**-1021``; None if there is none."""
+    hi = _VMAX_EXP - int(np.frexp(vmax)[1]) if vmax > 0 else 1 << 20  # vmax < 2**e
+    lo = _SMIN_EXP + 1 - int(np.frexp(smin)[1]) if smin > 0 else -(1 << 20)  # smin >= 2**(e - 1)
+    if lo > hi:
+        return None
+    return 0 if lo <= 0 <= hi else (hi if hi < 0 else lo)
+
+
+def too_small(name, smin, vmax):
+    return ValueError(f"{name} {smin!r} is too small for values and responses of magnitude up to {vmax!r}: "
+                      f"no power of two brings both into the float range (scale >= 2**-1021 with "
+                      f"|value| <= 2**1021); rescale the problem")
+
+
+def energy_factor(lam, k, gauss):
+    """c = 1 / scale (Laplace) or 1 / (sigma sqrt 2) (Gaussian) for scales
+    multiplied by 2**k, without overflow on the way."""
+    num = np.sqrt(0.5) if gauss else 1.0
+    with np.errstate(over="ignore", divide="ignore", under="ignore"):
+        ls = np.ldexp(lam, k)
+        c = num / ls
+        if k > 0:  # a large scale may overflow when multiplied: take 2**-k / scale
+            c = np.where(np.isfinite(ls), c, np.ldexp(num / lam, -k))
+    return np.ascontiguousarray(c, dtype=np.float64)

@@ -16,7 +16,7 @@ summation order for the log-evidence; bit for bit for the worst case).
 import numpy as np
 
 from . import _validate as V
-from ._chunked import _chunk, _empty_triples, _finish_log_evidence, _fold, _grid, _grouped
+from ._chunked import _chunk, _grid, _grouped, _Sums
 from ._kernels import evidence as KE
 from ._kernels import worstcase as KW
 
@@ -32,22 +32,21 @@ def _dask():
     return dask, da
 
 
-def _block_triples(block, R, inv, gauss):
+def _block_sums(block, R, lam, gauss):
     import numba
 
-    D, G, S = _empty_triples(R.size)
+    st = _Sums(R, lam, gauss)
     if np.size(block) == 0:  # an empty block (a legitimate chunking): the merge identity
-        return np.stack([D, G, S])
+        return st.stack()
     f, _ = _chunk(np.asarray(block, dtype=np.float64), "values")
-    buf = np.empty((numba.get_num_threads(), 2 * KE.CHUNK))
-    _fold(f, np.empty(0), False, gauss, R, inv, D, G, S, buf)
-    return np.stack([D, G, S])
+    st.fold(f, np.empty(0), False, False, np.empty((numba.get_num_threads(), KE.BUF)))
+    return st.stack()
 
 
-def _merge(a, b, inv, gauss):
-    a = a.copy()
-    KE.merge_triple_arrays(a[0], a[1], a[2], b[0], b[1], b[2], inv, gauss)
-    return a
+def _merge(a, b, R, lam, gauss):
+    st = _Sums.unstack(a, R, lam, gauss)
+    st.merge(_Sums.unstack(b, R, lam, gauss))
+    return st.stack()
 
 
 def log_evidence(values, response, scale, *, noise="laplace", compute=True):
@@ -107,20 +106,22 @@ def log_evidence(values, response, scale, *, noise="laplace", compute=True):
     True
     """
     dask, da = _dask()
-    shape, Rf, inv, gauss = _grid(response, scale, noise)
+    shape, Rf, lam, gauss = _grid(response, scale, noise)
+    _Sums(Rf, lam, gauss)  # a scale too small for the responses fails here, at the call
     x = values if isinstance(values, da.Array) else da.asarray(values)
     if x.ndim != 1 or x.size == 0:
         raise ValueError(f"values must be a non-empty one-dimensional array, got shape {x.shape}")
-    parts = [dask.delayed(_block_triples)(b, Rf, inv, gauss) for b in x.to_delayed().ravel()]
+    parts = [dask.delayed(_block_sums)(b, Rf, lam, gauss) for b in x.to_delayed().ravel()]
     while len(parts) > 1:  # a balanced tree of pairwise merges
-        parts = [dask.delayed(_merge)(parts[i], parts[i + 1], inv, gauss) if i + 1 < len(parts) else parts[i]
+        parts = [dask.delayed(_merge)(parts[i], parts[i + 1], Rf, lam, gauss) if i + 1 < len(parts) else parts[i]
                  for i in range(0, len(parts), 2)]
-    result = dask.delayed(_finish)(parts[0], Rf, inv, gauss, shape)
+    result = dask.delayed(_finish)(parts[0], Rf, lam, gauss, shape)
     return result.compute() if compute else result
 
 
-def _finish(t, R, inv, gauss, shape):
-    return _finish_log_evidence(shape, R, inv, gauss, t[0].copy(), t[1].copy(), t[2].copy())
+def _finish(t, R, lam, gauss, shape):
+    logev, _ = _Sums.unstack(t, R, lam, gauss).finish()
+    return V.ret(logev.reshape(shape), len(shape) == 0)
 
 
 def _forward(block, carry, inv):

@@ -3,22 +3,26 @@ Gaussian noise.
 
 Notation: worlds with values ``f``, log weights ``lw`` (log of count times
 prior, normalised so that the largest prior is 1; ``-inf`` for zero weight),
-a response ``R``, and the energy of a distance x: ``x inv`` with
-``inv = 1 / scale`` (Laplace) or ``x^2 inv`` with ``inv = 1 / (2 sigma^2)``
-(Gaussian, ``gauss`` true).  The log-evidence is
+a response ``R``, and the energy of a distance x: ``x c`` with
+``c = 1 / scale`` (Laplace) or ``(x c)^2`` with ``c = 1 / (sigma sqrt 2)``
+(Gaussian, ``gauss`` true; the square of a product, so that it overflows
+only where the energy itself does).  The log-evidence is
 ``log sum_k exp(lw_k - e(|R - f_k|))``.
 
-Every sum is taken relative to a shift and reported as a mergeable triple
-``(d, g, S)``: the sum equals ``exp(-d * inv + g) * S`` where ``d`` is a
-distance (the smallest ``|R - f|`` among worlds of positive weight), ``g``
-the largest log weight relative to it and ``S`` a sum of terms in (0, 1].
-Triples of separate chunks merge associatively (MATH.md section 8), which is
-how one response over 1e7 worlds is split across threads in one pass over
-memory, each chunk being read once into cache and reused there.
-
-Distances enter as ``(|s| - d) + e`` with ``(s, e) = two_diff(R, f)``: the
-relative distance of two worlds keeps full precision even when ``R`` lies
-1e6 spreads away from the worlds and the scale is 1e-6 of the spread.
+Every sum is taken relative to a shift and reported as a mergeable
+``(dh, dl, g, S)``: the sum equals ``exp(g - e(dh + dl)) S`` where
+``dh + dl`` is the distance of the nearest world of positive weight,
+carried as an unevaluated pair (``(s, e) = two_diff(R, f)``: ``|R - f|``
+to twice the working precision), ``g`` the largest log weight relative to
+it and ``S`` a sum of terms in (0, 1].  Each world's energy enters only as
+its difference from the shift's, computed from the pairs
+(`energy_diff`): the nearest world's term is exactly 1 however large the
+energies (1e20 and beyond: the rounding of a distance never enters an
+exponent), and a weight's logarithm is added to a relative energy, not
+lost against an absolute one.  Sums of separate chunks merge
+associatively (MATH.md section 8), which is how one response over 1e7
+worlds is split across threads in one pass over memory, each chunk being
+read once into cache and reused there.
 
 Two strategies, chosen by the public wrapper:
 * direct: O(m) per (response, scale) point, vectorised, threaded either over
@@ -38,6 +42,7 @@ from ._math import exp, sum8, two_diff
 from .worstcase import neighbour_factors
 
 CHUNK = 512
+BUF = 3 * CHUNK  # work floats per worker: distances as pairs and the terms
 
 
 # ----------------------------------------------------------------- direct --
@@ -66,29 +71,6 @@ def _min8(x):
 
 
 @numba.njit(cache=True)
-def _min_distance_weighted(f, lw, R):
-    """Smallest |R - f| over worlds of positive weight, and 0.0 (NaN if a
-    value is not finite: checked in the pass that reads them anyway)."""
-    n = f.size
-    m0 = m1 = np.inf
-    z0 = 0.0
-    j = 0
-    while j + 2 <= n:
-        d0 = abs(R - f[j])
-        d1 = abs(R - f[j + 1])
-        m0 = min(m0, d0 if lw[j] > -np.inf else np.inf)
-        m1 = min(m1, d1 if lw[j + 1] > -np.inf else np.inf)
-        z0 += f[j] * 0.0 + f[j + 1] * 0.0
-        j += 2
-    while j < n:
-        if lw[j] > -np.inf:
-            m0 = min(m0, abs(R - f[j]))
-        z0 += f[j] * 0.0
-        j += 1
-    return min(m0, m1), z0
-
-
-@numba.njit(cache=True)
 def _max8(x):
     n = x.size
     a0 = a1 = a2 = a3 = -np.inf
@@ -106,144 +88,183 @@ def _max8(x):
 
 
 @numba.njit(cache=True)
-def _energy_diff(dh, dl, d, inv, gauss):
-    """e(|R - f|) - e(d) for the distance dh + dl (a double-double pair) and
-    a shift distance d: Laplace e(x) = x inv, Gaussian e(x) = x^2 inv with
-    inv = 1 / (2 sigma^2), the difference of squares factored so that it
-    keeps its relative precision."""
-    diff = (dh - d) + dl
+def _low_at(hi, lo, dh):
+    """The smallest lo[i] among the i with hi[i] == dh (inf if none)."""
+    n = hi.size
+    a0 = a1 = np.inf
+    j = 0
+    while j + 2 <= n:
+        a0 = min(a0, lo[j] if hi[j] == dh else np.inf)
+        a1 = min(a1, lo[j + 1] if hi[j + 1] == dh else np.inf)
+        j += 2
+    while j < n:
+        a0 = min(a0, lo[j] if hi[j] == dh else np.inf)
+        j += 1
+    return min(a0, a1)
+
+
+@numba.njit(cache=True)
+def _before(ah, al, bh, bl):
+    """Whether the distance ah + al is below bh + bl (pairs compared
+    lexicographically: both are normalised)."""
+    return ah < bh or (ah == bh and al < bl)
+
+
+@numba.njit(cache=True)
+def energy_diff(xh, xl, dh, dl, c, gauss):
+    """e(x) - e(d) >= 0 for distances x = xh + xl >= d = dh + dl, given as
+    pairs (hi, lo): Laplace e(x) = x c (c = 1 / scale), Gaussian
+    e(x) = (x c)^2 (c = 1 / (sigma sqrt 2)), the difference of squares
+    factored so that it keeps its relative precision.  The nearest world
+    (x == d) gets exactly 0; an overflowing difference gives inf (a term
+    exp(-inf) = 0), never NaN."""
+    diff = max((xh - dh) + (xl - dl), 0.0)
     if gauss:
-        return diff * (dh + d) * inv
-    return diff * inv
+        a = diff * c
+        return a * ((xh + dh) * c) if a > 0.0 else 0.0
+    return diff * c
 
 
 @numba.njit(cache=True)
-def _rel_energy(R, f, d, inv, gauss):
-    """e(|R - f|) - e(d), with |R - f| carried to twice the working precision."""
+def energy(dh, dl, c, gauss):
+    """e(d) for the distance dh + dl (inf beyond the float range)."""
+    t = (dh + dl) * c
+    return t * t if gauss else t
+
+
+@numba.njit(cache=True)
+def _pair(R, f):
+    """|R - f| as an unevaluated pair (hi, lo), hi = fl(|R - f|)."""
     s, e = two_diff(R, f)
-    return _energy_diff(abs(s), e if s >= 0.0 else -e, d, inv, gauss)
+    return abs(s), (e if s >= 0.0 else -e)
 
 
 @numba.njit(cache=True)
-def _energy(d, inv, gauss):
-    return d * d * inv if gauss else d * inv
+def _chunk_triple(f, lw, weighted, exact, gauss, R, c, buf, dh_run, dl_run):
+    """One chunk of worlds summed relative to a shift: ``(dh, dl, g, S)``
+    with ``sum_k w_k exp(-e(|R - f_k|)) = exp(g - e(dh + dl)) S``, where the
+    shift dh + dl is the distance of the nearest world of positive weight
+    (or the running shift ``dh_run + dl_run`` when that is nearer: then the
+    chunk merges with an addition), ``g`` the largest log weight relative
+    to it and every term of S in (0, 1], the largest exactly 1.  S is NaN
+    if a value of the chunk is not finite (reported by the caller).
 
-
-@numba.njit(cache=True)
-def _chunk_triple(f, lw, weighted, exact, gauss, R, inv, buf, d_run):
-    """(d, g, S) of one chunk (see module docstring); S is NaN if a value
-    of the chunk is not finite.  ``exact``: distances in twice the working
-    precision, for posteriors (see the module docstring).  Without weights
-    the shift is ``min(chunk's nearest distance, d_run)``, so that a chunk
-    sharing the running shift merges with an addition, no exponential."""
+    ``exact``: distances carried as pairs (twice the working precision), so
+    that every world's energy relative to the shift keeps its precision
+    however far the response and however small the scale (posteriors);
+    else rounded once (the log-evidence alone, whose relative error that
+    leaves at the rounding of the largest energy)."""
     n = f.size
     if not weighted and not exact:
-        # the log-evidence alone: |R - f| rounded once is enough (its error
-        # is eps relative to the result).  Terms in units of the noise, so
-        # that the exp pass subtracts only; the shift d stays a distance.
-        hi = buf[:n]
-        if gauss:
-            for i in range(n):
-                x = R - f[i]
-                hi[i] = x * x * inv
-        else:
-            for i in range(n):
-                hi[i] = abs(R - f[i]) * inv
-        t, z = _min8(hi)  # z: NaN if a value is not finite
-        dt = math.sqrt(t / inv) if gauss else t / inv
-        d = min(dt if inv > 0.0 else 0.0, d_run)
-        t = _energy(d, inv, gauss)
+        x = buf[:n]
         for i in range(n):
-            hi[i] = exp(t - hi[i])
-        return d, 0.0, sum8(hi) + z
-    if not weighted:
-        # posteriors: |R - f| as a pair (hi, lo) in the two halves of buf;
-        # a non-finite value leaves a NaN in lo
-        hi = buf[:n]
-        lo = buf[CHUNK:CHUNK + n]
+            x[i] = abs(R - f[i])
+        d, z = _min8(x)  # z: NaN if a value is not finite
+        d = min(d, dh_run)
         for i in range(n):
-            s, e = two_diff(R, f[i])
-            hi[i] = abs(s)
-            lo[i] = e if s >= 0.0 else -e
-        d, _ = _min8(hi)
-        d = min(d, d_run)
-        z = sum8(lo) * 0.0
-        for i in range(n):
-            hi[i] = exp(-_energy_diff(hi[i], lo[i], d, inv, gauss))
-        return d, 0.0, sum8(hi) + z
-    d, z = _min_distance_weighted(f, lw, R)
-    if d == np.inf:
-        return np.inf, -np.inf, z
+            x[i] = exp(-energy_diff(x[i], 0.0, d, 0.0, c, gauss))
+        return d, 0.0, 0.0, sum8(x) + z
+    hi = buf[:n]
+    lo = buf[CHUNK:CHUNK + n]
+    t = buf[2 * CHUNK:2 * CHUNK + n]
     for i in range(n):
-        buf[i] = lw[i] - _rel_energy(R, f[i], d, inv, gauss)
-    g = _max8(buf[:n])
+        hi[i], lo[i] = _pair(R, f[i])
+    z = sum8(lo) * 0.0  # NaN if a value is not finite
+    if weighted:
+        for i in range(n):  # worlds of no weight never set the shift
+            t[i] = hi[i] if lw[i] > -np.inf else np.inf
+        dh, _ = _min8(t)
+        if dh == np.inf:
+            return np.inf, 0.0, -np.inf, z
+        for i in range(n):
+            t[i] = lo[i] if lw[i] > -np.inf else np.inf
+        dl = _low_at(hi, t, dh)
+    else:
+        dh, _ = _min8(hi)
+        dl = _low_at(hi, lo, dh)
+        if _before(dh_run, dl_run, dh, dl):
+            dh, dl = dh_run, dl_run
+    if weighted:
+        for i in range(n):
+            t[i] = lw[i] - energy_diff(hi[i], lo[i], dh, dl, c, gauss)
+        g = _max8(t)
+        for i in range(n):
+            t[i] = exp(t[i] - g)
+        return dh, dl, g, sum8(t) + z
     for i in range(n):
-        buf[i] = exp(buf[i] - g)
-    return d, g, sum8(buf[:n]) + z
+        t[i] = exp(-energy_diff(hi[i], lo[i], dh, dl, c, gauss))
+    return dh, dl, 0.0, sum8(t) + z
 
 
 @numba.njit(cache=True)
-def merge_triples(d1, g1, s1, d2, g2, s2, inv, gauss):
-    """Combine two (d, g, S) triples of the same response and scale."""
+def merge_triples(h1, l1, g1, s1, h2, l2, g2, s2, c, gauss):
+    """Combine two shifted sums ``(dh, dl, g, S)`` of the same response and
+    scale: the nearer shift is kept, the other sum re-expressed relative to
+    it (an exact energy difference of pairs)."""
     if s1 != s1 or s2 != s2:  # NaN: a non-finite value, reported by the caller
-        return d1, g1, np.nan
+        return h1, l1, g1, np.nan
     if s1 == 0.0:
-        return d2, g2, s2
+        return h2, l2, g2, s2
     if s2 == 0.0:
-        return d1, g1, s1
-    if d1 == d2 and g1 == g2:
-        return d1, g1, s1 + s2
-    d = min(d1, d2)
-    l1 = g1 - _energy_diff(d1, 0.0, d, inv, gauss)
-    l2 = g2 - _energy_diff(d2, 0.0, d, inv, gauss)
-    g = max(l1, l2)
-    return d, g, s1 * math.exp(l1 - g) + s2 * math.exp(l2 - g)
+        return h1, l1, g1, s1
+    if h1 == h2 and l1 == l2 and g1 == g2:
+        return h1, l1, g1, s1 + s2
+    if _before(h2, l2, h1, l1):
+        h1, l1, g1, s1, h2, l2, g2, s2 = h2, l2, g2, s2, h1, l1, g1, s1
+    e2 = g2 - energy_diff(h2, l2, h1, l1, c, gauss)
+    g = max(g1, e2)
+    return h1, l1, g, s1 * math.exp(g1 - g) + s2 * math.exp(e2 - g)
 
 
 @numba.njit(cache=True)
-def _point_triple(f, lw, weighted, exact, gauss, R, inv, buf):
+def _point_triple(f, lw, weighted, exact, gauss, R, c, buf):
     m = f.size
-    d, g, s = np.inf, -np.inf, 0.0
+    dh, dl, g, s = np.inf, 0.0, -np.inf, 0.0
     for c0 in range(0, m, CHUNK):
         c1 = min(c0 + CHUNK, m)
-        d1, g1, s1 = _chunk_triple(f[c0:c1], lw[c0:c1] if weighted else lw, weighted, exact, gauss,
-                                   R, inv, buf, d)
-        d, g, s = merge_triples(d, g, s, d1, g1, s1, inv, gauss)
-    return d, g, s
+        h1, l1, g1, s1 = _chunk_triple(f[c0:c1], lw[c0:c1] if weighted else lw, weighted, exact, gauss,
+                                       R, c, buf, dh, dl)
+        dh, dl, g, s = merge_triples(dh, dl, g, s, h1, l1, g1, s1, c, gauss)
+    return dh, dl, g, s
 
 
 @numba.njit(cache=True)
-def _finish(d, g, s, R, inv, gauss, fw, lpw, want, k, out_logev, out_risk):
-    """want: 1 the risk of world fw, 2 its logarithm (0: neither)."""
-    out_logev[k] = g - _energy(d, inv, gauss) + math.log(s)
+def _finish(dh, dl, g, s, R, c, gauss, fw, lpw, want, k, out_logev, out_risk):
+    """want: 1 the risk of world fw (log prior lpw), 2 its logarithm (0:
+    neither).  The risk is at most 1, its logarithm at most 0."""
+    out_logev[k] = g - energy(dh, dl, c, gauss) + math.log(s)
     if want:
-        x = lpw - _rel_energy(R, fw, d, inv, gauss) - g
-        out_risk[k] = math.exp(x) / s if want == 1 else x - math.log(s)
+        xh, xl = _pair(R, fw)
+        x = lpw - energy_diff(xh, xl, dh, dl, c, gauss) - g
+        if want == 1:
+            out_risk[k] = min(math.exp(x) / s, 1.0)
+        else:
+            out_risk[k] = min(x - math.log(s), 0.0)
 
 
 @numba.njit(cache=True)
-def direct_points(f, lw, weighted, gauss, R, inv, fw, lpw, want, out_logev, out_risk, buf):
+def direct_points(f, lw, weighted, gauss, R, c, fw, lpw, want, out_logev, out_risk, buf):
     """Log-evidence (and risk of a given world) at each point, serially."""
     for k in range(R.size):
-        d, g, s = _point_triple(f, lw, weighted, want > 0, gauss, R[k], inv[k], buf[0])
-        _finish(d, g, s, R[k], inv[k], gauss, fw[k], lpw[k], want, k, out_logev, out_risk)
+        dh, dl, g, s = _point_triple(f, lw, weighted, want > 0, gauss, R[k], c[k], buf[0])
+        _finish(dh, dl, g, s, R[k], c[k], gauss, fw[k], lpw[k], want, k, out_logev, out_risk)
 
 
 @numba.njit(cache=True, parallel=True)
-def merge_chunk(f, lw, weighted, gauss, R, inv, D, G, S, buf):
-    """Fold one chunk of worlds into each point's running triple (D, G, S),
+def merge_chunk(f, lw, weighted, exact, gauss, R, c, D, DL, G, S, buf):
+    """Fold one chunk of worlds into each point's running sum (D, DL, G, S),
     in place, points shared among workers: the out-of-core and distributed
     log-evidence (MATH.md s. 8)."""
     nw = buf.shape[0]
     n = R.size
     for t in numba.prange(nw):
         for k in range(t, n, nw):
-            d, g, s = _point_triple(f, lw, weighted, False, gauss, R[k], inv[k], buf[t])
-            D[k], G[k], S[k] = merge_triples(D[k], G[k], S[k], d, g, s, inv[k], gauss)
+            dh, dl, g, s = _point_triple(f, lw, weighted, exact, gauss, R[k], c[k], buf[t])
+            D[k], DL[k], G[k], S[k] = merge_triples(D[k], DL[k], G[k], S[k], dh, dl, g, s, c[k], gauss)
 
 
 @numba.njit(cache=True, parallel=True)
-def merge_chunk_spans(f, lw, weighted, gauss, R, inv, D, G, S, buf, parts):
+def merge_chunk_spans(f, lw, weighted, exact, gauss, R, c, D, DL, G, S, buf, parts):
     """As :func:`merge_chunk` for few points: the chunk split among workers."""
     nw = buf.shape[0]
     m = f.size
@@ -252,42 +273,45 @@ def merge_chunk_spans(f, lw, weighted, gauss, R, inv, D, G, S, buf, parts):
         for t in numba.prange(nw):
             a = min(t * span, m)
             b = min(a + span, m)
-            d, g, s = _point_triple(f[a:b], lw[a:b] if weighted else lw, weighted, False, gauss, R[k], inv[k],
-                                    buf[t])
-            parts[t, 0] = d
-            parts[t, 1] = g
-            parts[t, 2] = s
+            dh, dl, g, s = _point_triple(f[a:b], lw[a:b] if weighted else lw, weighted, exact, gauss, R[k],
+                                         c[k], buf[t])
+            parts[t, 0] = dh
+            parts[t, 1] = dl
+            parts[t, 2] = g
+            parts[t, 3] = s
         for t in range(nw):
-            D[k], G[k], S[k] = merge_triples(D[k], G[k], S[k], parts[t, 0], parts[t, 1], parts[t, 2], inv[k], gauss)
+            D[k], DL[k], G[k], S[k] = merge_triples(D[k], DL[k], G[k], S[k], parts[t, 0], parts[t, 1],
+                                                    parts[t, 2], parts[t, 3], c[k], gauss)
 
 
 @numba.njit(cache=True)
-def merge_triple_arrays(D1, G1, S1, D2, G2, S2, inv, gauss):
-    """Element-wise merge of two arrays of triples into the first."""
+def merge_triple_arrays(D1, DL1, G1, S1, D2, DL2, G2, S2, c, gauss):
+    """Element-wise merge of two arrays of shifted sums into the first."""
     for k in range(D1.size):
-        D1[k], G1[k], S1[k] = merge_triples(D1[k], G1[k], S1[k], D2[k], G2[k], S2[k], inv[k], gauss)
+        D1[k], DL1[k], G1[k], S1[k] = merge_triples(D1[k], DL1[k], G1[k], S1[k], D2[k], DL2[k], G2[k], S2[k],
+                                                    c[k], gauss)
 
 
 @numba.njit(cache=True)
-def finish_triples(D, G, S, R, inv, gauss, fw, lpw, want, out_logev, out_risk):
-    """Log-evidence (and risk of the world fw, when want) from merged triples."""
+def finish_triples(D, DL, G, S, R, c, gauss, fw, lpw, want, out_logev, out_risk):
+    """Log-evidence (and risk of the world fw, when want) from merged sums."""
     for k in range(D.size):
-        _finish(D[k], G[k], S[k], R[k], inv[k], gauss, fw[k], lpw[k], want, k, out_logev, out_risk)
+        _finish(D[k], DL[k], G[k], S[k], R[k], c[k], gauss, fw[k], lpw[k], want, k, out_logev, out_risk)
 
 
 @numba.njit(cache=True, parallel=True)
-def direct_points_parallel(f, lw, weighted, gauss, R, inv, fw, lpw, want, out_logev, out_risk, buf):
+def direct_points_parallel(f, lw, weighted, gauss, R, c, fw, lpw, want, out_logev, out_risk, buf):
     """As :func:`direct_points`, points shared among ``buf.shape[0]`` workers."""
     nw = buf.shape[0]
     n = R.size
     for t in numba.prange(nw):
         for k in range(t, n, nw):
-            d, g, s = _point_triple(f, lw, weighted, want > 0, gauss, R[k], inv[k], buf[t])
-            _finish(d, g, s, R[k], inv[k], gauss, fw[k], lpw[k], want, k, out_logev, out_risk)
+            dh, dl, g, s = _point_triple(f, lw, weighted, want > 0, gauss, R[k], c[k], buf[t])
+            _finish(dh, dl, g, s, R[k], c[k], gauss, fw[k], lpw[k], want, k, out_logev, out_risk)
 
 
 @numba.njit(cache=True, parallel=True)
-def direct_one_point_parallel(f, lw, weighted, gauss, R, inv, fw, lpw, want, out_logev, out_risk, buf, parts):
+def direct_one_point_parallel(f, lw, weighted, gauss, R, c, fw, lpw, want, out_logev, out_risk, buf, parts):
     """One point, the worlds split into contiguous spans, one per worker."""
     nw = buf.shape[0]
     m = f.size
@@ -295,43 +319,44 @@ def direct_one_point_parallel(f, lw, weighted, gauss, R, inv, fw, lpw, want, out
     for t in numba.prange(nw):
         a = min(t * span, m)
         b = min(a + span, m)
-        d, g, s = _point_triple(f[a:b], lw[a:b] if weighted else lw, weighted, want > 0, gauss, R[0], inv[0], buf[t])
-        parts[t, 0] = d
-        parts[t, 1] = g
-        parts[t, 2] = s
-    d, g, s = np.inf, -np.inf, 0.0
+        dh, dl, g, s = _point_triple(f[a:b], lw[a:b] if weighted else lw, weighted, want > 0, gauss, R[0], c[0],
+                                     buf[t])
+        parts[t, 0] = dh
+        parts[t, 1] = dl
+        parts[t, 2] = g
+        parts[t, 3] = s
+    dh, dl, g, s = np.inf, 0.0, -np.inf, 0.0
     for t in range(nw):
-        d, g, s = merge_triples(d, g, s, parts[t, 0], parts[t, 1], parts[t, 2], inv[0], gauss)
-    _finish(d, g, s, R[0], inv[0], gauss, fw[0], lpw[0], want, 0, out_logev, out_risk)
+        dh, dl, g, s = merge_triples(dh, dl, g, s, parts[t, 0], parts[t, 1], parts[t, 2], parts[t, 3], c[0],
+                                     gauss)
+    _finish(dh, dl, g, s, R[0], c[0], gauss, fw[0], lpw[0], want, 0, out_logev, out_risk)
 
 
 @numba.njit(cache=True)
-def _posterior_row(f, lw, lp, weighted, gauss, R, inv, row, buf):
-    d, g, s = _point_triple(f, lw, weighted, True, gauss, R, inv, buf)
-    c = g + math.log(s)
-    if weighted:
-        for i in range(f.size):
-            row[i] = lp[i] - _rel_energy(R, f[i], d, inv, gauss) - c
-    else:
-        for i in range(f.size):
-            row[i] = -_rel_energy(R, f[i], d, inv, gauss) - c
+def _posterior_row(f, lw, lp, weighted, gauss, R, c, row, buf):
+    dh, dl, g, s = _point_triple(f, lw, weighted, True, gauss, R, c, buf)
+    cst = g + math.log(s)
+    for i in range(f.size):
+        xh, xl = _pair(R, f[i])
+        x = (lp[i] if weighted else 0.0) - energy_diff(xh, xl, dh, dl, c, gauss) - cst
+        row[i] = min(x, 0.0)
 
 
 @numba.njit(cache=True)
-def log_posterior_rows(f, lw, lp, weighted, gauss, R, inv, out, buf):
+def log_posterior_rows(f, lw, lp, weighted, gauss, R, c, out, buf):
     """out[k, i] = log posterior of world i at point k (serial)."""
     for k in range(R.size):
-        _posterior_row(f, lw, lp, weighted, gauss, R[k], inv[k], out[k], buf[0])
+        _posterior_row(f, lw, lp, weighted, gauss, R[k], c[k], out[k], buf[0])
 
 
 @numba.njit(cache=True, parallel=True)
-def log_posterior_rows_parallel(f, lw, lp, weighted, gauss, R, inv, out, buf):
+def log_posterior_rows_parallel(f, lw, lp, weighted, gauss, R, c, out, buf):
     """As :func:`log_posterior_rows`, rows shared among workers."""
     nw = buf.shape[0]
     n = R.size
     for t in numba.prange(nw):
         for k in range(t, n, nw):
-            _posterior_row(f, lw, lp, weighted, gauss, R[k], inv[k], out[k], buf[t])
+            _posterior_row(f, lw, lp, weighted, gauss, R[k], c[k], out[k], buf[t])
 
 
 # ------------------------------------------------------------------ sweep --
@@ -356,6 +381,13 @@ def sweep_sums(fs, W, inv, A, B, E):
 
 
 @numba.njit(cache=True)
+def _sweep_risk(pw, x, core):
+    """pw exp(x) / core, x <= 0, at most 1; 0 for a world of no weight
+    (whatever x: it may lie outside the worlds of positive weight)."""
+    return min(pw * math.exp(x) / core, 1.0) if pw > 0.0 else 0.0
+
+
+@numba.njit(cache=True)
 def _sweep_point(fs, A, B, R, j, inv, fw, pw, want, k, out_logev, out_risk):
     u = fs.size
     if j < 0:
@@ -363,14 +395,14 @@ def _sweep_point(fs, A, B, R, j, inv, fw, pw, want, k, out_logev, out_risk):
         core = B[0]
         out_logev[k] = -(s + e) * inv + math.log(core)
         if want:
-            out_risk[k] = pw * math.exp(-(fw - fs[0]) * inv) / core
+            out_risk[k] = _sweep_risk(pw, -(fw - fs[0]) * inv, core)
         return
     if j >= u - 1:
         s, e = two_diff(R, fs[u - 1])
         core = A[u - 1]
         out_logev[k] = -(s + e) * inv + math.log(core)
         if want:
-            out_risk[k] = pw * math.exp(-(fs[u - 1] - fw) * inv) / core
+            out_risk[k] = _sweep_risk(pw, -(fs[u - 1] - fw) * inv, core)
         return
     s1, e1 = two_diff(R, fs[j])
     s2, e2 = two_diff(fs[j + 1], R)
@@ -380,19 +412,19 @@ def _sweep_point(fs, A, B, R, j, inv, fw, pw, want, k, out_logev, out_risk):
         out_logev[k] = -(s1 + e1) * inv + math.log(core)
         if want:
             if fw <= fs[j]:
-                num = math.exp(-(fs[j] - fw) * inv)
+                x = -(fs[j] - fw) * inv
             else:
-                num = math.exp((delta - (fw - fs[j + 1])) * inv)
-            out_risk[k] = pw * num / core
+                x = (delta - (fw - fs[j + 1])) * inv
+            out_risk[k] = _sweep_risk(pw, x, core)
     else:
         core = B[j + 1] + A[j] * math.exp(-delta * inv)
         out_logev[k] = -(s2 + e2) * inv + math.log(core)
         if want:
             if fw >= fs[j + 1]:
-                num = math.exp(-(fw - fs[j + 1]) * inv)
+                x = -(fw - fs[j + 1]) * inv
             else:
-                num = math.exp((-delta - (fs[j] - fw)) * inv)
-            out_risk[k] = pw * num / core
+                x = (-delta - (fs[j] - fw)) * inv
+            out_risk[k] = _sweep_risk(pw, x, core)
 
 
 @numba.njit(cache=True)

@@ -50,6 +50,7 @@ for ``k <= 1/2``; `epsilon_bound` returns that.
 import numpy as np
 
 from . import _validate as V
+from ._closed_form import two_product
 
 __all__ = [
     "epsilon",
@@ -133,6 +134,91 @@ def _ret_int(a, scalar):
     return int(a) if scalar else a
 
 
+# ---------------------------------------------------------------- exact arithmetic
+#
+# Accuracy (see the module notes): products of probabilities are formed as
+# mantissa products with the binary exponents carried apart (`_ratio`), so a
+# product that is subnormal or 0 in float64 although its factors are not
+# loses nothing; a difference that cancels is formed from error-free
+# products (Dekker's two-product) and summed with Priest's doubly
+# compensated summation (`_sum`), which is accurate to 2 ulps of the exact
+# sum however much it cancels.
+
+def _frexp_prod(factors):
+    """``(m, e)`` with ``prod(factors) = m 2**e``: the factors' mantissas
+    (in [1/2, 1)) multiplied, which neither overflows nor underflows, and
+    their exponents added as integers.  ``m`` is 0 if a factor is 0."""
+    m, e = np.frexp(factors[0])
+    e = e.astype(np.int64)
+    for f in factors[1:]:
+        mf, ef = np.frexp(f)
+        m = m * mf
+        e = e + ef
+    return m, e
+
+
+def _ratio(num, den):
+    """``prod(num) / prod(den)`` of non-negative finite factors, with one
+    rounding per factor and a last one into float64's range only (a true
+    value below 2**-1022 rounds to the subnormal grid, one above the largest
+    float to inf); ``0/0 -> nan``, ``x/0 -> inf``."""
+    mn, en = _frexp_prod(num)
+    md, ed = _frexp_prod(den)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        return np.ldexp(mn / md, en - ed)
+
+
+def _shares(a, b):
+    """``(A / (A + B), B / (A + B))`` with ``A = prod(a)``, ``B = prod(b)``
+    (non-negative factors), each to a few ulps from its own numerator (never
+    as one minus the other) with no under- or overflow on the way; nan where
+    ``A = B = 0``.  With the smaller over the larger of A, B as ``t <= 1``
+    (mantissas and exponents apart): ``1 / (1 + t)`` and ``t / (1 + t)``."""
+    ma, ea = _frexp_prod(a)
+    mb, eb = _frexp_prod(b)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        r = np.ldexp(mb / ma, eb - ea)      # B / A
+        s = np.ldexp(ma / mb, ea - eb)      # A / B
+        small = r <= 1.0
+        t = np.where(small, r, s)
+        big, little = 1.0 / (1.0 + t), t / (1.0 + t)
+    return np.where(small, big, little), np.where(small, little, big)
+
+
+def _sum(*terms):
+    """The sum of the (broadcast) terms, accurate to 2 ulps of the exact sum
+    however much it cancels: Priest's doubly compensated summation over the
+    terms sorted by decreasing magnitude (Higham, Accuracy and Stability of
+    Numerical Algorithms, 2nd ed., section 4.3)."""
+    t = np.stack(np.broadcast_arrays(*terms))
+    order = np.argsort(-np.abs(t), axis=0, kind="stable")
+    t = np.take_along_axis(t, order, axis=0)
+    s = t[0]
+    c = np.zeros_like(s)
+    for x in t[1:]:
+        y = c + x
+        u = x - (y - c)
+        tt = y + s
+        v = y - (tt - s)
+        z = u + v
+        s = tt + z
+        c = z - (s - tt)
+    return s
+
+
+def _scaled_product(a, b, e):
+    """``a b 2**-e`` as an unevaluated sum ``hi + lo``, exactly, for finite
+    ``a, b >= 0`` (Dekker's two-product of the mantissas, so that neither its
+    splitting overflows nor its error term underflows, then scaled; exact
+    unless a part falls below 2**-1022 after the scaling)."""
+    ma, ea = np.frexp(a)
+    mb, eb = np.frexp(b)
+    hi, lo = two_product(ma, mb)
+    sh = ea.astype(np.int64) + eb - e
+    with np.errstate(under="ignore", over="ignore"):
+        return np.ldexp(hi, sh), np.ldexp(lo, sh)
+
+
 # ---------------------------------------------------------------- two-parameter scheme
 
 def _likelihoods(p, k):
@@ -141,28 +227,21 @@ def _likelihoods(p, k):
     return (1.0 - p) + p * (1.0 - k), p * (1.0 - k)
 
 
-def _log1p_ratio(num, den):
-    """ln(1 + num / den) for num >= 0, den >= 0 with 0/0 -> 0, x/0 -> inf,
-    and no overflow of the quotient (ln num - ln den when it is huge)."""
+def _epsilon(p, k):
+    """ln(1 + (1 - p)/(p m)), m = min(k, 1 - k), with the edge values."""
+    m = np.minimum(k, 1.0 - k)
+    den = p * m
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        x = num / den
-        out = np.log1p(x)
-        huge = np.isinf(x) & (den > 0)
-        out = np.where(huge, np.log(num) - np.log(den), out)
-    out = np.where((num == 0) & (den == 0), 0.0, out)
-    return np.where((den == 0) & (num > 0), np.inf, out)
-
-
-def _log_ratios(p, k):
-    """The two log-likelihood ratios that can exceed 0: report 1 (x = 1
-    over x = 0) and report 0 (x = 0 over x = 1)."""
-    q = 1.0 - p
-    a1 = _log1p_ratio(q, p * (1.0 - k))
-    a0 = _log1p_ratio(q, p * k)
+        # p m normal: the quotient has 3 roundings, log1p adds none that matter
+        direct = np.log1p((1.0 - p) / den)
+        # p m below 2**-1000 (or 0 in float64 though p, m > 0): then
+        # (1 - p)/(p m) > 1e285 (1 - p >= 2**-53) and ln(1 + x) = ln x to
+        # 1e-285; in logs, whose magnitudes add up to < 2.4 times the result
+        logs = np.log1p(-p) - np.log(p) - np.log(m)
+    out = np.where(den >= 2.0 ** -1000, direct, logs)
+    out = np.where((p == 0.0) | (m == 0.0), np.inf, out)
     # p = 1: the reports do not depend on x at all (whatever k)
-    a1 = np.where(p == 1.0, 0.0, a1)
-    a0 = np.where(p == 1.0, 0.0, a0)
-    return a1, a0
+    return np.where(p == 1.0, 0.0, out)
 
 
 def epsilon(p, k):
@@ -198,6 +277,14 @@ def epsilon(p, k):
     TypeError
         If an argument is not real numbers (a string, complex values).
 
+    Notes
+    -----
+    Accurate to a few ulps for all p, k in [0, 1], subnormal ones included.
+    Where ``p min(k, 1 - k)`` is below ``2**-1000`` (it is 0 in float64 for
+    ``p = k = 1e-300``, whose epsilon is 1381.55...), the quotient exceeds
+    1e285 and the epsilon is taken as
+    ``ln(1 - p) - ln p - ln min(k, 1 - k)``, equal to it within 1e-285.
+
     Examples
     --------
     >>> from diffident import rr
@@ -205,11 +292,12 @@ def epsilon(p, k):
     1.098612288668
     >>> rr.epsilon(0.0, 0.5), rr.epsilon(1.0, 0.3), rr.epsilon(0.5, 0.0)
     (inf, 0.0, inf)
+    >>> round(rr.epsilon(1e-300, 1e-300), 6)     # p k underflows; epsilon does not
+    1381.551056
     """
     scalar = V.is_scalar(p, k)
     pp, kk = np.broadcast_arrays(_prob("p", p), _prob("k", k))
-    a1, a0 = _log_ratios(pp, kk)
-    return V.ret(np.maximum(a1, a0), scalar)
+    return V.ret(_epsilon(pp, kk), scalar)
 
 
 def epsilon_bound(p, k):
@@ -257,16 +345,18 @@ def epsilon_bound(p, k):
     return V.ret(out, scalar)
 
 
-def _posterior1(pp, kk, prior, report):
-    """P(x = 1 | report) by Bayes; nan where the report has probability 0."""
-    l1, l0 = _likelihoods(pp, kk)           # P(report 1 | x = 1), P(report 1 | x = 0)
-    m1 = np.where(report == 1, l1, pp * kk)  # P(report | x = 1)
-    m0 = np.where(report == 1, l0, (1.0 - pp) + pp * kk)  # P(report | x = 0)
-    num = m1 * prior
-    den = num + m0 * (1.0 - prior)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = num / den
-    return np.where(den > 0, np.minimum(out, 1.0), np.nan)
+def _posteriors(p, k, prior):
+    """``{(r, x): P(x | report r)}`` by Bayes for both reports and both
+    bits, each from its own joint probabilities ``P(r, x)`` (never as one
+    minus another), to a few ulps with no under- or overflow on the way; nan
+    where the report has probability 0.  The joint probabilities are
+    products of non-negative float64 factors formed without cancellation:
+    the likelihoods ``1 - p k = (1 - p) + p (1 - k)`` and ``1 - p + p k``
+    are sums of non-negative terms, ``1 - prior`` is the prior of x = 0."""
+    q0 = 1.0 - prior
+    x1, x0 = _shares(((1.0 - p) + p * (1.0 - k), prior), (p, 1.0 - k, q0))   # report 1
+    y1, y0 = _shares((p, k, prior), ((1.0 - p) + p * k, q0))                 # report 0
+    return {(1, 1): x1, (1, 0): x0, (0, 1): y1, (0, 0): y0}
 
 
 def posterior(p, k, prior, report=1):
@@ -303,6 +393,15 @@ def posterior(p, k, prior, report=1):
     TypeError
         If an argument is not real numbers (a string, complex values).
 
+    Notes
+    -----
+    Both joint probabilities ``P(report, x)`` are products of factors formed
+    without cancellation (``1 - p k`` as ``(1 - p) + p (1 - k)``), kept as
+    mantissas and binary exponents apart, so that the posterior is accurate
+    to a few ulps even where a joint probability is subnormal or 0 in
+    float64 (p, k or prior down to 5e-324).  A posterior below ``2**-1022``
+    comes back rounded to the subnormal grid (or 0).
+
     Examples
     --------
     >>> from diffident import rr
@@ -315,7 +414,8 @@ def posterior(p, k, prior, report=1):
     pp, kk, pr, r = np.broadcast_arrays(
         _prob("p", p), _prob("k", k), _prob("prior", prior), _bits("report", report)
     )
-    return V.ret(_posterior1(pp, kk, pr, r), scalar)
+    post = _posteriors(pp, kk, pr)
+    return V.ret(np.where(r == 1, post[1, 1], post[0, 1]), scalar)
 
 
 def estimate(q, p, k):
@@ -819,6 +919,14 @@ def identification_risk(p, k, prior, value=1):
     TypeError
         If an argument is not real numbers (a string, complex values).
 
+    Notes
+    -----
+    ``P(x = 0 | r)`` is computed from the joint probability of ``x = 0``
+    and r, never as ``1 - P(x = 1 | r)``, which loses the digits of a small
+    value (about 7 at ``prior = 1 - 1e-10``); as for `posterior`, the result
+    is accurate to a few ulps for probabilities down to 5e-324, and a risk
+    below ``2**-1022`` comes back rounded to the subnormal grid (or 0).
+
     Examples
     --------
     >>> from diffident import rr
@@ -831,11 +939,11 @@ def identification_risk(p, k, prior, value=1):
     pp, kk, pr, v = np.broadcast_arrays(
         _prob("p", p), _prob("k", k), _prob("prior", prior), _bits("value", value)
     )
-    post1 = _posterior1(pp, kk, pr, 1)      # nan where a report is impossible
-    post0 = _posterior1(pp, kk, pr, 0)
-    r1 = np.fmax(post1, post0)               # max_r P(x = 1 | r), possible r only
-    r0 = np.fmax(1.0 - post1, 1.0 - post0)   # max_r P(x = 0 | r)
-    return V.ret(np.where(v == 1, r1, r0), scalar)
+    # max_r P(x = value | r) over the possible reports r (fmax skips the
+    # nan of an impossible one; at least one report is possible)
+    post = _posteriors(pp, kk, pr)
+    out = np.where(v == 1, np.fmax(post[1, 1], post[0, 1]), np.fmax(post[1, 0], post[0, 0]))
+    return V.ret(out, scalar)
 
 
 def rho(p, k, prior):
@@ -880,6 +988,12 @@ def rho(p, k, prior):
     TypeError
         If an argument is not real numbers (a string, complex values).
 
+    Notes
+    -----
+    Each posterior is computed from its own joint probabilities (see
+    `identification_risk`), to a few ulps for probabilities down to
+    5e-324.
+
     Examples
     --------
     >>> from diffident import rr
@@ -890,7 +1004,9 @@ def rho(p, k, prior):
     """
     scalar = V.is_scalar(p, k, prior)
     pp, kk, pr = np.broadcast_arrays(_prob("p", p), _prob("k", k), _prob("prior", prior))
-    post1 = _posterior1(pp, kk, pr, 1)
-    post0 = _posterior1(pp, kk, pr, 0)
-    out = np.fmax(np.fmax(post1, 1.0 - post1), np.fmax(post0, 1.0 - post0))
+    # max over the possible reports r of max_x P(x | r) (>= 1/2, so attained
+    # at an x of positive prior that can produce r); each posterior from its
+    # own joint probabilities, never as one minus the other
+    post = _posteriors(pp, kk, pr)
+    out = np.fmax(np.fmax(post[1, 1], post[1, 0]), np.fmax(post[0, 1], post[0, 0]))
     return V.ret(out, scalar)

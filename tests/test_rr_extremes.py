@@ -1,0 +1,327 @@
+"""diffident.rr at the extremes, against an independent 60-digit reference.
+
+The reference below is written from the formulas in ``diffident.rr``'s
+module docstring only (the four likelihoods, Bayes' rule, epsilon as the
+largest log-likelihood ratio, Warner's coin and k-ary randomized response):
+every rational quantity is computed exactly with ``fractions.Fraction`` (a
+float64 input is a dyadic rational, so the likelihoods, posteriors and
+estimates are exact), and only the logarithms and exponentials go through
+mpmath at 60 digits.  None of it shares code or formulas with the
+implementation (no log1p rewrites, no error-free products).
+
+Accuracy is checked as: relative error <= 1e-12, or the documented edge
+value (``inf``, ``nan``, 0), or, for a true result below the normal range
+(< 2**-1022, where float64 itself has fewer than 53 bits), an absolute error
+of at most two subnormal units (2 * 2**-1074).
+"""
+
+import math
+import sys
+from fractions import Fraction as F
+
+import mpmath
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import diffident.rr as rr
+
+DPS = 60
+TINY = 2.0 ** -1022          # smallest normal
+SUB = 2.0 ** -1074           # smallest subnormal, 5e-324
+MAXF = F(sys.float_info.max)
+REL = 1e-12
+
+
+# ---------------------------------------------------------------- the reference
+
+def _mpf(x):
+    """An exact Fraction (or int) as an mpf at the working precision."""
+    x = F(x)
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+def _table(p, k):
+    """P(report | x) exactly, from the module docstring: {(report, x): prob}."""
+    p, k = F(p), F(k)
+    return {(1, 1): 1 - p * k, (1, 0): p * (1 - k), (0, 1): p * k, (0, 0): 1 - p + p * k}
+
+
+def ref_epsilon(p, k):
+    """max over reports r and ordered inputs (x, x') of ln P(r|x)/P(r|x')."""
+    t = _table(p, k)
+    with mpmath.workdps(DPS):
+        best = mpmath.mpf(0)
+        for r in (0, 1):
+            for x, y in ((0, 1), (1, 0)):
+                num, den = t[r, x], t[r, y]
+                if num == 0 and den == 0:
+                    continue          # a report that never happens constrains nothing
+                if den == 0:
+                    return math.inf
+                if num == 0:
+                    continue
+                best = max(best, mpmath.log(_mpf(num / den)))
+        return best
+
+
+def ref_epsilon_bound(p, k):
+    p, k = F(p), F(k)
+    m = min(k, 1 - k)
+    if p == 0 or m == 0:
+        return math.inf
+    with mpmath.workdps(DPS):
+        return -mpmath.log(_mpf(p * m))
+
+
+def _joint(p, k, prior, report):
+    """{x: P(report | x) P(x)} exactly."""
+    t = _table(p, k)
+    pr = F(prior)
+    return {1: t[report, 1] * pr, 0: t[report, 0] * (1 - pr)}
+
+
+def ref_posterior(p, k, prior, report, value=1):
+    """P(x = value | report) by Bayes; nan if the report is impossible."""
+    j = _joint(p, k, prior, report)
+    tot = j[0] + j[1]
+    return math.nan if tot == 0 else j[value] / tot
+
+
+def ref_risk(p, k, prior, value=1):
+    """max over the possible reports r of P(x = value | r)."""
+    post = [ref_posterior(p, k, prior, r, value) for r in (0, 1)]
+    return max(v for v in post if not (isinstance(v, float) and math.isnan(v)))
+
+
+def ref_rho(p, k, prior):
+    """max over true bits x (prior weight > 0) and reports x can produce of P(x | r)."""
+    t = _table(p, k)
+    w = {1: F(prior), 0: 1 - F(prior)}
+    cand = [ref_posterior(p, k, prior, r, x) for x in (0, 1) for r in (0, 1) if w[x] > 0 and t[r, x] > 0]
+    return max(cand)
+
+
+def ref_estimate(q, p, k):
+    q, p, k = F(q), F(p), F(k)
+    return (q - p * (1 - k)) / (1 - p)
+
+
+def ref_variance(q, p, k, n):
+    q, p, n = F(q), F(p), F(n)
+    num, den = q * (1 - q), (1 - p) ** 2 * n
+    if den == 0:
+        return math.inf if num > 0 else math.nan
+    return num / den
+
+
+def ref_warner_p(eps):
+    if eps == math.inf:
+        return F(1)
+    with mpmath.workdps(DPS):
+        e = mpmath.exp(_mpf(eps))
+        return e / (e + 1)
+
+
+def ref_warner_epsilon(p):
+    p = F(p)
+    if p == 1:
+        return math.inf
+    with mpmath.workdps(DPS):
+        return mpmath.log(_mpf(p / (1 - p)))
+
+
+def ref_warner_estimate(n_yes, n, p):
+    n_yes, n, p = F(n_yes), F(n), F(p)
+    return (n_yes - n * (1 - p)) / (2 * p - 1)
+
+
+def ref_kary_p(eps, d):
+    if eps == math.inf:
+        return F(1)
+    with mpmath.workdps(DPS):
+        e = mpmath.exp(_mpf(eps))
+        return e / (e + _mpf(d) - 1)
+
+
+def ref_kary_epsilon(p, d):
+    """max(0, ln(p (d - 1) / (1 - p))): 0 at (a float just below) p = 1/d."""
+    p, d = F(p), F(d)
+    if p == 1:
+        return math.inf
+    ratio = p * (d - 1) / (1 - p)
+    if ratio <= 1:
+        return mpmath.mpf(0)
+    with mpmath.workdps(DPS):
+        return mpmath.log(_mpf(ratio))
+
+
+def ref_kary_estimate(counts, eps):
+    """(c_j - n q) / (p - q) with p = kary_p, q = (1 - p) / (d - 1), at a
+    precision that resolves e^eps - 1 (60 digits beyond 1/eps); also returns
+    the scale of the terms that cancel (|c_j| + |n q - ...|, see the test)."""
+    c = [F(x) for x in counts]
+    d, n = len(c), sum(c)
+    if eps == math.inf:
+        return [(cj, abs(cj)) for cj in c]
+    extra = max(0, int(-math.log10(eps)) + 5) if eps < 1 else 0
+    with mpmath.workdps(DPS + extra):
+        e = mpmath.exp(_mpf(eps))
+        p = e / (e + d - 1)
+        q = 1 / (e + d - 1)
+        out = []
+        for cj in c:
+            est = (_mpf(cj) - _mpf(n) * q) / (p - q)
+            # the estimate is c_j + (d c_j - n) / (e^eps - 1): two terms that
+            # may cancel; the documented error is relative to their sizes
+            scale = abs(_mpf(cj)) + abs(_mpf(d * cj - n) / (e - 1))
+            out.append((+est, +scale))
+        return out
+
+
+# ---------------------------------------------------------------- comparing
+
+def _isnan(v):
+    return isinstance(v, float) and math.isnan(v)
+
+
+def rel_error(got, want):
+    """Relative error of the float ``got`` against the reference ``want``
+    (Fraction, mpf, or a float inf/nan edge value).  0 for a matching edge
+    value, inf for a mismatched one; None where the true value is below the
+    normal range (judged by `close` on an absolute scale instead)."""
+    got = float(got)
+    if _isnan(want):
+        return 0.0 if math.isnan(got) else math.inf
+    if isinstance(want, float) and math.isinf(want):
+        return 0.0 if got == want else math.inf
+    if math.isnan(got):
+        return math.inf
+    if isinstance(want, F):
+        w = want
+        if abs(w) > MAXF:
+            return 0.0 if math.isinf(got) and (got > 0) == (w > 0) else math.inf
+        if math.isinf(got):
+            return math.inf
+        if w == 0:
+            return 0.0 if got == 0 else math.inf
+        if abs(w) < TINY:
+            return None
+        return float(abs(F(got) - w) / abs(w))
+    with mpmath.workdps(DPS):
+        w = mpmath.mpf(want)
+        if abs(w) > _mpf(MAXF):
+            return 0.0 if math.isinf(got) and (got > 0) == (w > 0) else math.inf
+        if math.isinf(got):
+            return math.inf
+        if w == 0:
+            return 0.0 if got == 0 else math.inf
+        if abs(w) < TINY:
+            return None
+        return float(abs(mpmath.mpf(got) - w) / abs(w))
+
+
+def close(got, want, rel=REL):
+    e = rel_error(got, want)
+    if e is None:  # a true value below the normal range: two subnormal units
+        with mpmath.workdps(DPS):
+            return abs(mpmath.mpf(float(got)) - (_mpf(want) if isinstance(want, F) else mpmath.mpf(want))) <= 2 * SUB
+    return e <= rel
+
+
+def check(got, want, *args):
+    assert close(got, want), f"{args}: got {float(got)!r}, want {want if isinstance(want, float) else float(want)!r}, " \
+                             f"relative error {rel_error(got, want)}"
+
+
+# ---------------------------------------------------------------- strategies
+
+# probabilities: log-uniform from 5e-324 to 1, values 1 - 10**-u near 1, and the edges
+EDGES = [0.0, SUB, 1e-320, 1e-310, TINY, 1e-300, 2.0 ** -53, 1e-10, 1 / 3, 0.5, 0.75,
+         1 - 1e-10, 1 - 2.0 ** -52, 1 - 2.0 ** -53, 1.0]
+small = st.floats(0.0, 1074.0).map(lambda t: 2.0 ** -t)
+near1 = st.floats(0.0, 16.0).map(lambda u: 1.0 - 10.0 ** -u)
+probs = st.one_of(small, near1, st.sampled_from(EDGES))
+open_probs = probs.filter(lambda x: x < 1.0)
+half_to_one = st.one_of(probs.map(lambda x: 1.0 - x / 2), probs.map(lambda x: 0.5 + x / 2))
+epsilons = st.one_of(st.floats(-323.0, 300.0).map(lambda t: 10.0 ** t),
+                     st.sampled_from([0.0, SUB, 1e-300, 1e-16, 1.0, 700.0, 709.0, 745.0, 1e300, math.inf]))
+categories = st.one_of(st.integers(2, 1000), st.sampled_from([2, 3, 7, 10, 2 ** 53, 1e300]))
+counts_n = st.floats(-324.0, 300.0).map(lambda t: max(10.0 ** t, SUB))   # n > 0, down to 5e-324
+
+SETTINGS = settings(derandomize=True, database=None, deadline=None, max_examples=150)
+
+
+@st.composite
+def kary_inputs(draw):
+    d = draw(categories)
+    lo = 1.0 / d
+    how = draw(st.sampled_from(["ulps", "above", "near1"]))
+    if how == "ulps":                      # a few floats above fl(1/d)
+        p = lo
+        for _ in range(draw(st.integers(0, 5))):
+            p = math.nextafter(p, 2.0)
+    elif how == "above":                   # 1/d + log-uniform offset
+        p = min(lo + draw(small) * (1 - lo), 1.0)
+    else:
+        p = draw(near1)
+    return max(p, lo), d
+
+
+# ---------------------------------------------------------------- regression tests for the reported defects
+
+def test_identification_risk_value0_and_rho_near_prior_one():
+    # 1 - P(x = 1 | r) cancelled: at prior 1 - 1e-10 about 7 digits were lost
+    for p, k in [(0.5, 0.5), (0.1, 0.9), (0.9, 0.2), (1e-3, 0.5)]:
+        pr = 1 - 1e-10
+        check(rr.identification_risk(p, k, pr, value=0), ref_risk(p, k, pr, 0), p, k, pr)
+        check(rr.posterior(p, k, pr, report=0), ref_posterior(p, k, pr, 0), p, k, pr)
+        # rho at a prior near 0 is P(x = 0 | r) near 1 - 1e-10
+        check(rr.rho(p, k, 1e-10), ref_rho(p, k, 1e-10), p, k)
+    # tiny posteriors of x = 0 keep their digits too
+    for pr in (1 - 2.0 ** -53, 1 - 1e-15):
+        check(rr.identification_risk(0.3, 0.4, pr, value=0), ref_risk(0.3, 0.4, pr, 0), pr)
+
+
+def test_epsilon_where_p_times_k_underflows():
+    # p k = 1e-600 underflows to 0: was inf, is ln((1 - p)/(p k)) = 1381.55...
+    got = rr.epsilon(1e-300, 1e-300)
+    check(got, ref_epsilon(1e-300, 1e-300))
+    assert 1381.5 < got < 1381.6
+    for p, k in [(1e-300, 1 - 1e-300), (SUB, 0.5), (SUB, SUB), (1e-310, 1e-10), (1 - 2.0 ** -53, SUB),
+                 (0.5, 1e-310), (1e-200, 1e-200)]:
+        check(rr.epsilon(p, k), ref_epsilon(p, k), p, k)
+        check(rr.epsilon_bound(p, k), ref_epsilon_bound(p, k), p, k)
+
+
+def test_documented_edge_values_kept():
+    assert rr.epsilon(0.0, 0.5) == math.inf and rr.epsilon(1.0, 0.0) == 0.0 and rr.epsilon(SUB, 0.0) == math.inf
+    assert rr.epsilon(1.0, SUB) == 0.0
+    assert math.isnan(rr.posterior(1.0, 1.0, 0.3, report=1))
+    assert math.isnan(rr.posterior(SUB, 1.0, 0.0, report=1))       # P(report 1) = 0 exactly
+    assert rr.posterior(SUB, 0.5, 0.0, report=1) == 0.0
+    assert rr.identification_risk(0.5, 0.5, 0.0) == 0.0
+    assert rr.identification_risk(0.5, 1.0, SUB) == 1.0
+    assert rr.rho(0.5, 0.5, 0.0) == 1.0 and rr.rho(0.5, 0.5, 1.0) == 1.0
+    assert rr.variance(0.4, 1.0, 0.5, 100) == math.inf and math.isnan(rr.variance(0.0, 1.0, 0.5, 100))
+    assert rr.warner_epsilon(1.0) == math.inf and rr.warner_epsilon(0.5) == 0.0
+    assert rr.kary_epsilon(1.0, 3) == math.inf and rr.kary_p(math.inf, 3) == 1.0
+    assert rr.warner_p(math.inf) == 1.0 and rr.warner_p(0.0) == 0.5
+    np.testing.assert_array_equal(rr.kary_estimate([[5, 3, 0]], math.inf), [[5.0, 3.0, 0.0]])
+
+
+# ---------------------------------------------------------------- property tests in extreme regimes
+
+@SETTINGS
+@given(probs, probs)
+def test_epsilon_and_bound_extremes(p, k):
+    check(rr.epsilon(p, k), ref_epsilon(p, k), p, k)
+    check(rr.epsilon_bound(p, k), ref_epsilon_bound(p, k), p, k)
+
+
+@SETTINGS
+@given(probs, probs, probs, st.sampled_from([0, 1]))
+def test_posterior_risk_rho_extremes(p, k, prior, r):
+    check(rr.posterior(p, k, prior, report=r), ref_posterior(p, k, prior, r), p, k, prior, r)
+    check(rr.identification_risk(p, k, prior, value=r), ref_risk(p, k, prior, r), p, k, prior, r)
+    check(rr.rho(p, k, prior), ref_rho(p, k, prior), p, k, prior)

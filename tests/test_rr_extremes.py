@@ -294,6 +294,24 @@ def test_epsilon_where_p_times_k_underflows():
         check(rr.epsilon_bound(p, k), ref_epsilon_bound(p, k), p, k)
 
 
+def test_estimate_cancellation_is_carried_exactly():
+    # q within an ulp of p (1 - k): the numerator is formed without rounding
+    for p, k in [(0.3, 0.1), (0.7, 0.25), (1e-300, 0.3), (0.5, 1e-300), (1 - 2.0 ** -53, 0.4)]:
+        q0 = p * (1 - k)
+        for q in (q0, math.nextafter(q0, 0), math.nextafter(q0, 1)):
+            check(rr.estimate(q, p, k), ref_estimate(q, p, k), q, p, k)
+    # q == p: the estimate is p k / (1 - p), however small
+    check(rr.estimate(1e-200, 1e-200, 1e-200), ref_estimate(1e-200, 1e-200, 1e-200))
+
+
+def test_warner_estimate_cancellation_and_huge_counts():
+    for n, p in [(1000.0, 0.75), (1e300, 0.75), (3.0, 0.6), (1e308, 1 - 2.0 ** -53)]:
+        ny = n * (1 - p)
+        for x in (ny, math.nextafter(ny, 0), math.nextafter(ny, math.inf)):
+            x = min(x, n)
+            check(rr.warner_estimate(x, n, p), ref_warner_estimate(x, n, p), x, n, p)
+
+
 def test_documented_edge_values_kept():
     assert rr.epsilon(0.0, 0.5) == math.inf and rr.epsilon(1.0, 0.0) == 0.0 and rr.epsilon(SUB, 0.0) == math.inf
     assert rr.epsilon(1.0, SUB) == 0.0
@@ -325,3 +343,27 @@ def test_posterior_risk_rho_extremes(p, k, prior, r):
     check(rr.posterior(p, k, prior, report=r), ref_posterior(p, k, prior, r), p, k, prior, r)
     check(rr.identification_risk(p, k, prior, value=r), ref_risk(p, k, prior, r), p, k, prior, r)
     check(rr.rho(p, k, prior), ref_rho(p, k, prior), p, k, prior)
+
+
+@SETTINGS
+@given(probs, open_probs, probs, st.sampled_from(["free", "cancel"]), st.integers(-3, 3))
+def test_estimate_extremes(q, p, k, how, ulps):
+    if how == "cancel":                    # q within a few ulps of p (1 - k)
+        q = p * (1 - k)
+        for _ in range(abs(ulps)):
+            q = math.nextafter(q, 1.0 if ulps > 0 else 0.0)
+    check(rr.estimate(q, p, k), ref_estimate(q, p, k), q, p, k)
+
+
+@SETTINGS
+@given(probs, probs, probs, st.one_of(counts_n, st.sampled_from([SUB, 1e-320, 1e-310, 1e-300])))
+def test_variance_extremes(q, p, k, n):
+    check(rr.variance(q, p, k, n), ref_variance(q, p, k, n), q, p, k, n)
+
+
+@SETTINGS
+@given(counts_n, probs, half_to_one.filter(lambda p: p > 0.5), st.sampled_from(["free", "cancel"]))
+def test_warner_estimate_extremes(n, frac, p, how):
+    ny = n * (1 - p) if how == "cancel" else n * frac
+    ny = min(ny, n)
+    check(rr.warner_estimate(ny, n, p), ref_warner_estimate(ny, n, p), ny, n, p)

@@ -418,6 +418,21 @@ def posterior(p, k, prior, report=1):
     return V.ret(np.where(r == 1, post[1, 1], post[0, 1]), scalar)
 
 
+def _estimate(q, p, k):
+    """(q - p + p k) / (1 - p) with the numerator summed exactly (rounded
+    once): scaled by a power of two so that the larger of q and p lies in
+    [1/2, 1] (no error term of p k underflows where it matters), summed from
+    q, -p and the two-product of p k by Priest's method."""
+    _, e = np.frexp(np.maximum(q, p))
+    e = np.minimum(e, 0).astype(np.int64)          # scale up only: exact
+    hi, lo = _scaled_product(p, k, e)
+    num = _sum(np.ldexp(q, -e), -np.ldexp(p, -e), hi, lo)
+    with np.errstate(under="ignore", over="ignore"):
+        out = np.ldexp(num / (1.0 - p), e)
+    # q = p: the numerator is p k exactly, whatever its size
+    return np.where(q == p, _ratio((p, k), (1.0 - p,)), out)
+
+
 def estimate(q, p, k):
     """Unbiased estimate of the share of ones from the reported share q.
 
@@ -449,17 +464,28 @@ def estimate(q, p, k):
     TypeError
         If an argument is not real numbers (a string, complex values).
 
+    Notes
+    -----
+    The numerator ``q - p + p k`` is formed exactly (Dekker's two-product
+    of ``p k``, Priest's summation) and rounded once, so the estimate is
+    accurate to a few ulps of its exact value for the float inputs even
+    where q is within an ulp of ``p (1 - k)`` (an estimate near 0).  An
+    estimate below ``2**-1022`` in magnitude comes back rounded to the
+    subnormal grid (or 0).
+
     Examples
     --------
     >>> from diffident import rr
     >>> round(rr.estimate(0.4, 0.5, 0.5), 12)    # (0.4 - 0.25) / 0.5
     0.3
+    >>> rr.estimate(0.35, 0.5, 0.3)   # the floats 0.35 and 0.5 * 0.7 differ
+    -5.551115123125783e-17
     """
     scalar = V.is_scalar(q, p, k)
     qq, pp, kk = np.broadcast_arrays(
         _prob("q", q), V.in_range("p", p, 0.0, 1.0, hi_open=True), _prob("k", k)
     )
-    return V.ret((qq - pp * (1.0 - kk)) / (1.0 - pp), scalar)
+    return V.ret(_estimate(qq, pp, kk), scalar)
 
 
 def variance(q, p, k, n):
@@ -498,6 +524,14 @@ def variance(q, p, k, n):
     TypeError
         If an argument is not real numbers (a string, complex values).
 
+    Notes
+    -----
+    The products are kept as mantissas and binary exponents apart, so that
+    no intermediate under- or overflows (``(1 - p)^2 n`` is 0 in float64
+    for n = 5e-324): the variance is accurate to a few ulps wherever it is
+    in float64's normal range, ``inf`` above it, rounded to the subnormal
+    grid (or 0) below it.
+
     Examples
     --------
     >>> from diffident import rr
@@ -508,8 +542,9 @@ def variance(q, p, k, n):
     qq, pp, kk, nn = np.broadcast_arrays(
         _prob("q", q), _prob("p", p), _prob("k", k), _positive("n", n)
     )
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = qq * (1.0 - qq) / ((1.0 - pp) ** 2 * nn)
+    # mantissas and exponents apart: no product under- or overflows unless the
+    # variance itself is beyond float64's range
+    out = _ratio((qq, 1.0 - qq), (1.0 - pp, 1.0 - pp, nn))
     return V.ret(out, scalar)
 
 
@@ -663,6 +698,14 @@ def warner_estimate(n_yes, n, p):
     TypeError
         If an argument is not real numbers (a string, complex values).
 
+    Notes
+    -----
+    The numerator ``n_yes - n (1 - p)`` is formed exactly (n scaled by a
+    power of two, Dekker's two-product, Priest's summation; ``1 - p`` and
+    ``2 p - 1`` are exact for p in [1/2, 1]) and rounded once: the estimate
+    is accurate to a few ulps even where it cancels to near 0, for any
+    positive n.
+
     Examples
     --------
     >>> from diffident import rr
@@ -676,7 +719,15 @@ def warner_estimate(n_yes, n, p):
     bad = (ny < 0) | (ny > nn)
     if bad.any():
         raise ValueError(f"n_yes must lie in [0, n]; {V._where(ny, bad)}")
-    return V.ret((ny - nn * (1.0 - pp)) / (2.0 * pp - 1.0), scalar)
+    # n_yes - n (1 - p) summed exactly after scaling n to [1/2, 1); 1 - p and
+    # 2 p - 1 are exact for p in [1/2, 1]
+    _, e = np.frexp(nn)
+    e = e.astype(np.int64)
+    hi, lo = _scaled_product(nn, 1.0 - pp, e)
+    with np.errstate(under="ignore", over="ignore"):
+        num = _sum(np.ldexp(ny, -e), -hi, -lo)
+        out = np.ldexp(num / (2.0 * pp - 1.0), e)
+    return V.ret(np.where(pp == 1.0, ny, out), scalar)
 
 
 def kary_p(epsilon, d):

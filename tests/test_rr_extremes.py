@@ -229,6 +229,19 @@ def close(got, want, rel=REL):
     return e <= rel
 
 
+def check_kary_estimate(counts, eps):
+    """kary_estimate against the reference: relative error <= 1e-12, or
+    1e-14 of the terms that cancel (documented), or inf for a true value
+    beyond the float range."""
+    got = rr.kary_estimate(counts, eps)
+    for g, (want, scale) in zip(got, ref_kary_estimate(counts, eps)):
+        with mpmath.workdps(DPS):
+            if abs(want) > _mpf(MAXF):
+                assert math.isinf(g) and (g > 0) == (want > 0), (counts, eps, g, want)
+                continue
+            assert abs(mpmath.mpf(float(g)) - want) <= 1e-12 * abs(want) + 1e-14 * scale, (counts, eps, g, want)
+
+
 def check(got, want, *args):
     assert close(got, want), f"{args}: got {float(got)!r}, want {want if isinstance(want, float) else float(want)!r}, " \
                              f"relative error {rel_error(got, want)}"
@@ -292,6 +305,34 @@ def test_epsilon_where_p_times_k_underflows():
                  (0.5, 1e-310), (1e-200, 1e-200)]:
         check(rr.epsilon(p, k), ref_epsilon(p, k), p, k)
         check(rr.epsilon_bound(p, k), ref_epsilon_bound(p, k), p, k)
+
+
+def test_kary_epsilon_near_one_over_d():
+    # d p - 1 cancelled: at the float above 1/3 the old value was off entirely
+    for p in (math.nextafter(1 / 3, 1), 1 / 3 + 1e-12, 1 / 3 + 1e-15):
+        check(rr.kary_epsilon(p, 3), ref_kary_epsilon(p, 3), p)
+    assert rr.kary_epsilon(1 / 3, 3) == 0.0        # fl(1/3) < 1/3: the edge
+    for d in (7, 10, 1000, 2 ** 53):
+        p = math.nextafter(1 / d, 1)
+        check(rr.kary_epsilon(p, d), ref_kary_epsilon(p, d), p, d)
+    # a huge number of categories: the quotient overflows
+    check(rr.kary_epsilon(1 - 2.0 ** -53, 1e300), ref_kary_epsilon(1 - 2.0 ** -53, 1e300))
+
+
+def test_kary_p_with_many_categories_and_a_large_epsilon():
+    # (d - 1) e^-eps with e^-eps subnormal but the product near 1
+    for eps, d in [(710.0, 1e308), (709.0, 1e300), (745.0, 1e300), (1e300, 5.0), (800.0, 1e308)]:
+        check(rr.kary_p(eps, d), ref_kary_p(eps, d), eps, d)
+
+
+def test_kary_estimate_at_a_tiny_epsilon():
+    # c_j (1 + (d - 1) e^-eps) - n e^-eps lost everything when e^-eps rounds to 1
+    for eps in (1e-300, 1e-20, 1e-9):
+        for counts in ([10, 10, 10], [10, 10, 11]):
+            got = rr.kary_estimate(counts, eps)
+            for g, (want, _) in zip(got, ref_kary_estimate(counts, eps)):
+                with mpmath.workdps(DPS):
+                    assert abs(mpmath.mpf(float(g)) - want) <= 1e-12 * abs(want), (counts, eps, g, want)
 
 
 def test_estimate_cancellation_is_carried_exactly():
@@ -362,8 +403,28 @@ def test_variance_extremes(q, p, k, n):
 
 
 @SETTINGS
+@given(epsilons, categories)
+def test_warner_and_kary_p_extremes(eps, d):
+    check(rr.warner_p(eps), ref_warner_p(eps), eps)
+    check(rr.kary_p(eps, d), ref_kary_p(eps, d), eps, d)
+
+
+@SETTINGS
+@given(half_to_one, kary_inputs())
+def test_warner_and_kary_epsilon_extremes(p, pd):
+    check(rr.warner_epsilon(p), ref_warner_epsilon(p), p)
+    check(rr.kary_epsilon(*pd), ref_kary_epsilon(*pd), *pd)
+
+
+@SETTINGS
 @given(counts_n, probs, half_to_one.filter(lambda p: p > 0.5), st.sampled_from(["free", "cancel"]))
 def test_warner_estimate_extremes(n, frac, p, how):
     ny = n * (1 - p) if how == "cancel" else n * frac
     ny = min(ny, n)
     check(rr.warner_estimate(ny, n, p), ref_warner_estimate(ny, n, p), ny, n, p)
+
+
+@SETTINGS
+@given(st.lists(st.integers(0, 10 ** 12), min_size=2, max_size=6), epsilons.filter(lambda e: e > 0))
+def test_kary_estimate_extremes(counts, eps):
+    check_kary_estimate(counts, eps)

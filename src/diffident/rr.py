@@ -769,6 +769,22 @@ def kary_p(epsilon, d):
     return V.ret(1.0 / (1.0 + (dd - 1.0) * np.exp(-e)), scalar)
 
 
+def _kary_epsilon(p, d):
+    """log1p((d p - 1)/(1 - p)) with d p - 1 from the exact two-product of
+    d p (so nothing cancels near p = 1/d); in logs where the quotient is
+    beyond 2**1000; 0 where d p <= 1, inf at p = 1."""
+    hi, lo = _scaled_product(d, p, 0)
+    num = (hi - 1.0) + lo        # hi - 1 exact for hi in [1/2, 2]; >= 1 beyond
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        x = num / (1.0 - p)
+        direct = np.log1p(x)
+        # ln(p (d - 1)/(1 - p)) > 693: magnitudes add up to < 2.2 times it
+        logs = np.log(p) + np.log(d - 1.0) - np.log1p(-p)
+    out = np.where(x <= 2.0 ** 1000, direct, logs)
+    out = np.where(num <= 0.0, 0.0, out)
+    return np.where(p == 1.0, np.inf, out)
+
+
 def kary_epsilon(p, d):
     """The epsilon of k-ary randomized response: ``ln(p (d - 1) / (1 - p))``.
 
@@ -792,11 +808,24 @@ def kary_epsilon(p, d):
         If d is a bool, or an argument is not real numbers (a string,
         complex values).
 
+    Notes
+    -----
+    Computed as ``ln(1 + (d p - 1)/(1 - p))`` with ``d p - 1`` formed
+    exactly from Dekker's two-product of ``d p``, so that nothing cancels
+    near ``p = 1/d`` where the epsilon is tiny: accurate to a few ulps for
+    every p and d (in logarithms where the quotient exceeds ``2**1000``,
+    which needs d above about 1e292).  The input p is taken as exact: a p
+    that passes the check ``p >= 1/d`` (against the float ``1/d``) but is
+    at or below the true ``1/d``, such as the float ``1/3`` for ``d = 3``,
+    gives 0.
+
     Examples
     --------
     >>> from diffident import rr
     >>> round(rr.kary_epsilon(0.5, 4), 12)           # ln 3
     1.098612288668
+    >>> rr.kary_epsilon(1 / 3, 3)     # the float 1/3 is below one third
+    0.0
     """
     scalar = V.is_scalar(p, d)
     pp, dd = np.broadcast_arrays(_prob("p", p), _categories(d))
@@ -807,9 +836,24 @@ def kary_epsilon(p, d):
             f"p must lie in [1/d, 1] (below 1/d the true category is the least likely report); "
             f"{V._where(pp, bad)} with d = {dd[tuple(i)].item():g}"
         )
-    with np.errstate(divide="ignore"):
-        out = np.maximum(np.log1p((dd * pp - 1.0) / (1.0 - pp)), 0.0)
-    return V.ret(out, scalar)
+    return V.ret(_kary_epsilon(pp, dd), scalar)
+
+
+def _sum_last_axis(c):
+    """The sum over the last axis as ``hi + lo`` (pairwise two-sums, the
+    rounding errors kept in lo): exact for integer counts below 2**53, else
+    to about log2(d) u**2 of the sum of the values."""
+    hi = c
+    lo = np.zeros(c.shape[:-1])
+    while hi.shape[-1] > 1:
+        if hi.shape[-1] % 2:
+            hi = np.concatenate([hi, np.zeros(hi.shape[:-1] + (1,))], axis=-1)
+        a, b = hi[..., 0::2], hi[..., 1::2]
+        s = a + b
+        bb = s - a
+        lo = lo + ((a - (s - bb)) + (b - bb)).sum(axis=-1)
+        hi = s
+    return hi[..., 0], lo
 
 
 def kary_estimate(counts, epsilon):
@@ -818,8 +862,9 @@ def kary_estimate(counts, epsilon):
     With ``n = sum(counts)``, truth probability p and ``q = (1 - p)/(d - 1)``
     (`kary_p`), the expected count of category j is
     ``n_j p + (n - n_j) q``, so ``n_j = (c_j - n q) / (p - q)``, computed
-    as ``(c_j (1 + (d - 1) e^-eps) - n e^-eps) / (1 - e^-eps)``.  The
-    estimates sum to n; they are not clipped to [0, n].
+    as ``c_j + (d c_j - n) / (e^eps - 1)`` (the same, without the
+    cancellation of ``1 - e^-eps`` at a small epsilon).  The estimates sum
+    to n; they are not clipped to [0, n].
 
     Parameters
     ----------
@@ -844,6 +889,19 @@ def kary_estimate(counts, epsilon):
     TypeError
         If an argument is not real numbers (a string, complex values).
 
+    Notes
+    -----
+    ``d c_j - n`` is formed exactly for integer counts whose sum is below
+    ``2**53`` (else to about ``log2(d) 2**-106`` of n: double-double sums)
+    and ``e^eps - 1`` by ``expm1``, so the error is a few ulps of
+    ``|c_j| + |d c_j - n| / (e^eps - 1)``.  That is a few ulps of the
+    estimate itself unless the two terms cancel, i.e. for an estimate near
+    0 compared with them: there the estimate is as sensitive to the
+    rounding of ``e^eps`` as that bound says, a limit of float64 (the tests
+    allow ``1e-12 |n_j| + 1e-14 (|c_j| + |d c_j - n| / (e^eps - 1))``).
+    An estimate beyond the float range (``n / epsilon`` for a tiny epsilon)
+    overflows to ``inf``.
+
     Examples
     --------
     >>> from diffident import rr
@@ -864,9 +922,17 @@ def kary_estimate(counts, epsilon):
         raise ValueError(f"epsilon must be > 0 for an estimate (at 0 the reports carry no information); "
                          f"{V._where(e, bad)}")
     d = c.shape[-1]
-    n = c.sum(axis=-1, keepdims=True)
-    t = np.exp(-e)[..., None]
-    return (c * (1.0 + (d - 1) * t) - n * t) / (-np.expm1(-e))[..., None]
+    n_hi, n_lo = _sum_last_axis(c)
+    hi, lo = _scaled_product(np.float64(d), c, 0)
+    a = _sum(hi, lo, -n_hi[..., None], -n_lo[..., None])    # d c_j - n, rounded once
+    # n_j = c_j + (d c_j - n) / (e^eps - 1); for eps > 700, e^eps - 1 = e^eps
+    # to 1e-304, and (a e^(-eps/2)) e^(-eps/2) keeps a term near the bottom
+    # of the normal range that e^-eps, subnormal, would round
+    e = e[..., None]
+    with np.errstate(over="ignore", under="ignore"):
+        half = np.exp(-0.5 * e)
+        term = np.where(e > 700.0, (a * half) * half, a / np.expm1(e))
+    return c + term
 
 
 def kary_sample(x, epsilon, d, rng):

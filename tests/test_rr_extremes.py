@@ -13,6 +13,11 @@ Accuracy is checked as: relative error <= 1e-12, or the documented edge
 value (``inf``, ``nan``, 0), or, for a true result below the normal range
 (< 2**-1022, where float64 itself has fewer than 53 bits), an absolute error
 of at most two subnormal units (2 * 2**-1074).
+
+Run as a script to print the largest relative error of each function over a
+grid of extreme inputs (a before/after measurement)::
+
+    PYTHONPATH=src python tests/test_rr_extremes.py
 """
 
 import math
@@ -319,6 +324,33 @@ def test_kary_epsilon_near_one_over_d():
     check(rr.kary_epsilon(1 - 2.0 ** -53, 1e300), ref_kary_epsilon(1 - 2.0 ** -53, 1e300))
 
 
+def test_subnormal_inputs_give_no_nan():
+    vals = [0.0, SUB, 1e-310, 0.5, 1 - 2.0 ** -53, 1.0]
+    for p in vals:
+        for k in vals:
+            check(rr.epsilon(p, k), ref_epsilon(p, k), "epsilon", p, k)
+            check(rr.epsilon_bound(p, k), ref_epsilon_bound(p, k), "epsilon_bound", p, k)
+            for pr in vals:
+                for r in (0, 1):
+                    check(rr.posterior(p, k, pr, report=r), ref_posterior(p, k, pr, r), "posterior", p, k, pr, r)
+                    check(rr.identification_risk(p, k, pr, value=r), ref_risk(p, k, pr, r), "risk", p, k, pr, r)
+                check(rr.rho(p, k, pr), ref_rho(p, k, pr), "rho", p, k, pr)
+                if p < 1:
+                    check(rr.estimate(pr, p, k), ref_estimate(pr, p, k), "estimate", pr, p, k)
+                for n in (SUB, 1e-310, 1.0, 1e300):
+                    check(rr.variance(pr, p, k, n), ref_variance(pr, p, k, n), "variance", pr, p, k, n)
+    for e in (SUB, 1e-310, 1e-300):
+        check(rr.warner_p(e), ref_warner_p(e), e)
+        check(rr.kary_p(e, 3), ref_kary_p(e, 3), e)
+        check_kary_estimate([3, 5], e)        # -2 / e: overflows to -inf below 1e-308
+    for n in (SUB, 1e-310, 1.0):
+        for p in (0.5 + SUB, 0.75, 1 - 2.0 ** -53, 1.0):
+            if p == 0.5 + SUB:
+                continue                      # 0.5 + 5e-324 is 0.5: not allowed
+            for ny in (0.0, SUB, n / 2, n):
+                check(rr.warner_estimate(ny, n, p), ref_warner_estimate(ny, n, p), ny, n, p)
+
+
 def test_kary_p_with_many_categories_and_a_large_epsilon():
     # (d - 1) e^-eps with e^-eps subnormal but the product near 1
     for eps, d in [(710.0, 1e308), (709.0, 1e300), (745.0, 1e300), (1e300, 5.0), (800.0, 1e308)]:
@@ -428,3 +460,95 @@ def test_warner_estimate_extremes(n, frac, p, how):
 @given(st.lists(st.integers(0, 10 ** 12), min_size=2, max_size=6), epsilons.filter(lambda e: e > 0))
 def test_kary_estimate_extremes(counts, eps):
     check_kary_estimate(counts, eps)
+
+
+# ---------------------------------------------------------------- measurement (run as a script)
+
+GRID = [0.0, SUB, 1e-320, 1e-310, TINY, 1e-300, 1e-200, 1e-100, 1e-30, 2.0 ** -53, 1e-10, 1e-5,
+        0.001, 0.1, 0.25, 1 / 3, 0.5, 0.7, 0.9, 1 - 1e-5, 1 - 1e-10, 1 - 2.0 ** -40, 1 - 1e-15,
+        1 - 2.0 ** -52, 1 - 2.0 ** -53, 1.0]
+GRID_SHORT = [0.0, SUB, 1e-310, 1e-300, 1e-100, 2.0 ** -53, 1e-10, 0.1, 1 / 3, 0.5, 0.9, 1 - 1e-10,
+              1 - 2.0 ** -53, 1.0]
+
+
+def _measure():
+    """{function: (max relative error, number of failures, cases)} over grids of extreme inputs."""
+    import warnings
+    warnings.simplefilter("ignore")
+    res = {}
+
+    def record(name, fn, ref, cases):
+        worst, fails, first = 0.0, 0, ""
+        for args in cases:
+            try:
+                got = fn(*args)
+            except Exception as exc:   # noqa: BLE001  (an error is a failure here)
+                got, want = repr(exc), None
+            else:
+                want = ref(*args)
+                e = rel_error(got, want)
+                if e is not None and e != math.inf:
+                    worst = max(worst, e)
+            if want is None or not close(got, want):
+                fails += 1
+                if not first:
+                    w = "error" if want is None else (want if isinstance(want, float) else float(want))
+                    first = f"{name}{tuple(args)} = {got!r}, want {w!r}"
+        res[name] = (worst, fails, len(cases), first)
+
+    G, S = GRID, GRID_SHORT
+    record("epsilon", rr.epsilon, ref_epsilon, [(p, k) for p in G for k in G])
+    record("epsilon_bound", rr.epsilon_bound, ref_epsilon_bound, [(p, k) for p in G for k in G])
+    record("posterior", lambda p, k, pr, r: rr.posterior(p, k, pr, report=r), ref_posterior,
+           [(p, k, pr, r) for p in S for k in S for pr in S for r in (0, 1)])
+    record("identification_risk", lambda p, k, pr, v: rr.identification_risk(p, k, pr, value=v), ref_risk,
+           [(p, k, pr, v) for p in S for k in S for pr in S for v in (0, 1)])
+    record("rho", rr.rho, ref_rho, [(p, k, pr) for p in S for k in S for pr in S])
+    q0 = [(p * (1 - k), p, k) for p in S if p < 1 for k in S]
+    record("estimate", rr.estimate, ref_estimate,
+           [(q, p, k) for q in S for p in S if p < 1 for k in S] + q0)
+    record("variance", rr.variance, ref_variance,
+           [(q, p, k, n) for q in S for p in S for k in (SUB, 0.5) for n in (SUB, 1e-300, 1.0, 1e6, 1e300)])
+    E = [0.0, SUB, 1e-310, 1e-300, 1e-100, 1e-16, 1e-8, 0.1, 1.0, 10.0, 100.0, 700.0, 709.0, 710.0, 745.0,
+         800.0, 1e10, 1e300, math.inf]
+    D = [2, 3, 7, 1000, 2.0 ** 53, 1e300, 1e308]
+    record("warner_p", rr.warner_p, ref_warner_p, [(e,) for e in E])
+    record("kary_p", rr.kary_p, ref_kary_p, [(e, d) for e in E for d in D])
+    H = sorted({min(max(0.5, x), 1.0) for g in G for x in (1 - g / 2, 0.5 + g / 2)})
+    record("warner_epsilon", rr.warner_epsilon, ref_warner_epsilon, [(p,) for p in H])
+    kc = []
+    for d in D:
+        lo = 1.0 / d
+        ps = [lo, math.nextafter(lo, 1), math.nextafter(math.nextafter(lo, 1), 1)]
+        ps += [min(lo + g * (1 - lo), 1.0) for g in G if g > 0] + [1 - g for g in G if g <= 0.5]
+        kc += [(p, d) for p in ps if p >= lo]
+    kc += [(1 / 3 + 1e-12, 3)]
+    record("kary_epsilon", rr.kary_epsilon, ref_kary_epsilon, kc)
+    N = [SUB, 1e-310, 1.0, 3.0, 1000.0, 1e300, 1e308]
+    P = [0.5 + 2.0 ** -53, 0.6, 0.75, 0.9, 1 - 1e-10, 1 - 2.0 ** -53, 1.0]
+    wc = [(min(ny, n), n, p) for n in N for p in P
+          for ny in (0.0, SUB, n / 3, n / 2, n, n * (1 - p), math.nextafter(n * (1 - p), 0))]
+    record("warner_estimate", rr.warner_estimate, ref_warner_estimate, wc)
+
+    def ke(counts, eps):
+        return rr.kary_estimate(counts, eps)[0]
+
+    def ke_ref(counts, eps):
+        return ref_kary_estimate(counts, eps)[0][0]
+
+    CNT = [[10, 10, 10], [500, 250, 250], [1, 0], [0, 7, 3, 1], [10 ** 12, 3, 5]]
+    record("kary_estimate", ke, ke_ref, [(c, e) for c in CNT for e in E if e > 0])
+    return res
+
+
+if __name__ == "__main__":
+    # max rel err: over the cases with a finite result in the normal range;
+    # fails: cases off by more than 1e-12 or with a wrong edge value (inf,
+    # nan, 0), the first of them shown below the table
+    results = _measure()
+    print(f"{'function':22s} {'max rel err':>12s} {'fails':>6s} {'cases':>6s}")
+    for name, (worst, fails, n, _) in results.items():
+        print(f"{name:22s} {worst:12.3g} {fails:6d} {n:6d}")
+    for name, (*_, first) in results.items():
+        if first:
+            print("  e.g.", first)

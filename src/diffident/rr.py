@@ -45,6 +45,26 @@ written without cancellation.  Note (a correction to MATH.md section 7):
 epsilon when ``k > 1/2`` (``p = 0.1, k = 0.9``: epsilon 4.51 > -ln(p k) =
 2.41).  The valid bound is ``-ln(p min(k, 1 - k))``, equal to ``-ln(p k)``
 for ``k <= 1/2``; `epsilon_bound` returns that.
+
+Accuracy.  Every function is accurate to a few units in the last place
+(measured: relative error below 5e-16; tested at <= 1e-12 against a
+60-digit reference) for all inputs in its domain, including probabilities down to
+the subnormal 5e-324 and up to ``1 - 2**-53`` and epsilons up to ``inf``,
+with these documented limits: a true result below float64's normal range
+(``2**-1022``, about 2.2e-308) comes back rounded to the subnormal grid
+(an absolute error of at most a few times ``2**-1074``, 5e-324) or as 0,
+one beyond the largest float as ``inf``; and `kary_estimate` is accurate
+relative to the two terms it adds (see there).  The means: a posterior is
+computed from its own joint probabilities, never as one minus another
+(``P(x = 0 | r)`` is not ``1 - P(x = 1 | r)``); products of probabilities
+keep their binary exponents apart (``frexp``), so that a product that is
+subnormal or 0 in float64 although its factors are not loses nothing, and
+a log-ratio whose quotient would overflow is taken as a difference of
+logarithms; a difference that cancels (``d p - 1``, ``q - p (1 - k)``,
+``n_yes - n (1 - p)``) is formed from error-free products (Dekker's
+two-product) and summed exactly (Priest's doubly compensated summation).
+The inputs themselves are taken as exact: ``1/3`` is the float just below
+one third, and `kary_epsilon` treats it so.
 """
 
 import numpy as np

@@ -7,7 +7,8 @@ from . import _search as S
 from . import _validate as V
 from ._kernels import multi as K
 from ._worlds import Worlds
-from ._worst_case import _Evaluator
+from ._worlds import energy_factor
+from ._worst_case import _Risk
 
 __all__ = ["multi_worst_case_risk", "multi_tight_scale"]
 
@@ -48,19 +49,25 @@ class _Releases:
     def __init__(self, values, counts, prior):
         self.FT, self.w, self.invP = _prepare(values, counts, prior)
         self.q = self.FT.shape[0]
+        with np.errstate(over="ignore"):
+            self.spread = np.ptp(self.FT, axis=1)  # inf where it overflows
         if self.q == 1:
             self.ws = Worlds(self.FT[0], counts, prior)
-            self.one = _Evaluator(*self.ws.groups()[:3])
+            self.one = _Risk(self.ws)
         else:
             self.buf = np.empty((numba.get_num_threads(), self.FT.shape[1]))
+            # each query's values scaled by a power of two so that its spread
+            # lies in [1/4, 1) (its differences over its scale do not change)
+            half = 0.5 * self.FT.max(axis=1) - 0.5 * self.FT.min(axis=1)
+            self.k = np.where(half > 0, -(np.frexp(half)[1] + 1), 0).astype(int)
+            self.FT = np.ascontiguousarray(np.ldexp(self.FT, self.k[:, None]))
 
     def __call__(self, lam):
         """rho* and a worst world's index for each row of ``lam`` (n, q)."""
-        with np.errstate(divide="ignore"):
-            inv = np.ascontiguousarray(1.0 / lam, dtype=np.float64)
         if self.q == 1:
-            risk, group = self.one(np.ascontiguousarray(inv[:, 0]))
-            return risk, group
+            return self.one(lam[:, 0])
+        inv = np.ascontiguousarray(np.stack([energy_factor(lam[:, t], int(self.k[t]), False)
+                                             for t in range(self.q)], axis=1))
         out = np.empty(inv.shape[0])
         arg = np.empty(inv.shape[0], np.int64)
         K.multi_worst_case(self.FT, self.w, self.invP, inv, out, arg, self.buf)
@@ -209,7 +216,13 @@ def multi_tight_scale(values, rho, *, spread=None, counts=None, prior=None, rtol
     q = rel.q
     r = V.in_range("rho", rho, 0.0, 1.0)
     rtol = float(V.in_range("rtol", rtol, 0.0, np.inf, hi_open=True))
-    sp = np.ptp(rel.FT, axis=1) if spread is None else V.finite("spread", spread)
+    if spread is None:
+        sp = rel.spread
+        if not np.all(np.isfinite(sp)):
+            raise ValueError(f"spread: the values of query {int(np.argmin(np.isfinite(sp)))} span more than the "
+                             "float range; pass spread explicitly")
+    else:
+        sp = V.finite("spread", spread)
     if sp.shape != (q,) or np.any(sp < 0):
         raise ValueError(f"spread must be q = {q} non-negative values, got {sp!r}")
     sp = np.where(sp > 0, sp, 1.0)  # a constant query adds nothing whatever its scale

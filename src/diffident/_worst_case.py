@@ -7,7 +7,7 @@ import numpy as np
 from . import _search as S
 from . import _validate as V
 from ._kernels import worstcase as K
-from ._worlds import Worlds
+from ._worlds import Worlds, energy_factor
 
 __all__ = ["worst_case_risk", "tight_scale", "tight_epsilon"]
 
@@ -52,9 +52,41 @@ class _Evaluator:
         return out, arg
 
 
-def _inverse_scale(lam):
-    with np.errstate(divide="ignore"):
-        return np.ascontiguousarray(1.0 / lam, dtype=np.float64).ravel()
+class _Risk:
+    """rho*(scale) of one world set, for batches of scales (0 and inf
+    allowed): the groups, scaled by a power of two so that the values'
+    spread lies in [1/4, 1), and the evaluator.  rho* depends on the values
+    and the scale only through ``|f_j - f_k| / scale``, so scaling both by
+    2**k changes no bit where neither overflows, and it keeps differences
+    of values near +-1e308 finite and ``1 / scale`` finite for scales far
+    below the values' spread (down to subnormal scales)."""
+
+    def __init__(self, ws, need_rep=False):
+        groups = ws.groups(need_rep=need_rep)
+        fs, W, invP = groups[:3]
+        self.rep = groups[3] if need_rep else None
+        # the spread halved cannot overflow; spread / 2 < 2**e
+        self.k = -(int(np.frexp(0.5 * fs[-1] - 0.5 * fs[0])[1]) + 1) if fs.size > 1 else 0
+        self.fs = np.ldexp(fs, self.k) if self.k else fs
+        self.W, self.invP = W, invP
+        self.ev = _Evaluator(self.fs, W, invP)
+
+    def inverse(self, lam):
+        """The evaluator's 1 / scale, in the scaled units (inf for 0)."""
+        lam = np.ascontiguousarray(lam, dtype=np.float64).ravel()
+        c = energy_factor(lam, self.k, False)
+        over = np.isinf(c) & (lam > 0)
+        if over.any() and self.fs.size > 1 and np.diff(self.fs).min() < 2.0 ** -1000:
+            # 1 / scale overflows and some gap is small enough for its factor
+            # exp(-gap / scale) to matter: no float can carry it
+            bad = float(lam[over].max())
+            raise ValueError(f"scale {bad!r} is too small for values this close together: 1/scale overflows "
+                             "while exp(-gap/scale) is not negligible; rescale the values")
+        return c
+
+    def __call__(self, lam):
+        """rho* and the argmax group for a 1-d array of scales."""
+        return self.ev(self.inverse(lam))
 
 
 def worst_case_risk(values, scale, *, counts=None, prior=None, return_world=False):
@@ -122,13 +154,13 @@ def worst_case_risk(values, scale, *, counts=None, prior=None, return_world=Fals
     """
     ws = Worlds(values, counts, prior)
     lam = V.scale_or_limit("scale", scale)
-    groups = ws.groups(need_rep=return_world)
-    rho, arg = _Evaluator(*groups[:3])(_inverse_scale(lam))
+    risk = _Risk(ws, need_rep=return_world)
+    rho, arg = risk(lam)
     rho = rho.reshape(lam.shape)
     scalar = lam.ndim == 0
     if not return_world:
         return V.ret(rho, scalar)
-    world = groups[3][arg].reshape(lam.shape)
+    world = risk.rep[arg].reshape(lam.shape)
     return V.ret(rho, scalar), (int(world) if scalar else world)
 
 
@@ -189,10 +221,8 @@ def tight_scale(values, rho, *, counts=None, prior=None, rtol=0.0):
     ws = Worlds(values, counts, prior)
     r = V.in_range("rho", rho, 0.0, 1.0)
     rtol = float(V.in_range("rtol", rtol, 0.0, np.inf, hi_open=True))
-    fs, W, invP = ws.groups()
-    ev = _Evaluator(fs, W, invP)
-    limits, _ = ev(np.array([np.inf, 0.0]))
-    r_zero, r_inf = limits
+    risk = _Risk(ws)
+    (r_zero, r_inf), _ = risk(np.array([0.0, np.inf]))
     flat = r.ravel()
     out = np.full(flat.shape, np.nan)
     out[flat >= r_zero] = 0.0
@@ -200,7 +230,7 @@ def tight_scale(values, rho, *, counts=None, prior=None, rtol=0.0):
     todo = np.flatnonzero(np.isnan(out))
     if todo.size:
         rho_t = flat[todo]
-        out[todo], status = _smallest_scale(ev, fs, W, rho_t, rtol)
+        out[todo], status = _smallest_scale(risk, rho_t, rtol)
         S.warn_unconverged(status, "tight_scale")
     return V.ret(out.reshape(r.shape), r.ndim == 0)
 
@@ -225,12 +255,11 @@ def _guesses(fs, W, rho):
     return lo, hi
 
 
-def _smallest_scale(ev, fs, W, rho, rtol):
-    """The smallest scale with rho*(scale) <= rho (evaluated by ``ev``, on
-    1/scale), for 1/m_eff < rho < rho*(0); and the search status."""
-    lo, hi = _guesses(fs, W, rho)
-    with np.errstate(divide="ignore"):
-        return S.smallest(lambda i, x: ev(1.0 / x)[0], rho, lo, hi, rtol=rtol)
+def _smallest_scale(risk, rho, rtol):
+    """The smallest scale with rho*(scale) <= rho as ``risk`` (a `_Risk`)
+    evaluates it, for 1/m_eff < rho < rho*(0); and the search status."""
+    lo, hi = _guesses(risk.fs, risk.W, rho)  # in the scaled units
+    return S.smallest(lambda i, x: risk(x)[0], rho, np.ldexp(lo, -risk.k), np.ldexp(hi, -risk.k), rtol=rtol)
 
 
 def tight_epsilon(values, rho, *, counts=None, prior=None, rtol=0.0):
@@ -283,9 +312,8 @@ def tight_epsilon(values, rho, *, counts=None, prior=None, rtol=0.0):
     """
     ws = Worlds(values, counts, prior)
     fs = ws.groups()[0]
-    spread = fs[-1] - fs[0]
-    lam = tight_scale(values, rho, counts=counts, prior=prior, rtol=rtol)
-    lam = np.asarray(lam)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        eps = np.where(spread == 0.0, 0.0, spread / lam)
+    lam = np.asarray(tight_scale(values, rho, counts=counts, prior=prior, rtol=rtol))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        # the spread over the scale, halved first: values near +-1e308
+        eps = np.where(fs[-1] == fs[0], 0.0, (0.5 * fs[-1] - 0.5 * fs[0]) / lam * 2.0)
     return V.ret(eps, eps.ndim == 0)

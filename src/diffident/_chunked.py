@@ -46,8 +46,9 @@ def iter_chunks(values, chunk_size=1 << 20, counts=None):
     ValueError
         If chunk_size is below 1.
     TypeError
-        If values has no ``len``.  Both are raised when the iteration
-        starts, not by the call itself (this is a generator).
+        If values has no ``len``, or chunk_size is not an integer (a float,
+        a bool).  Both are raised when the iteration starts, not by the
+        call itself (this is a generator).
 
     See Also
     --------
@@ -64,9 +65,7 @@ def iter_chunks(values, chunk_size=1 << 20, counts=None):
     array([1., 1., 1., 1.])
     """
     n = len(values)
-    size = int(chunk_size)
-    if size < 1:
-        raise ValueError(f"chunk_size must be positive, got {chunk_size!r}")
+    size = V.integer("chunk_size", chunk_size)
     for a in range(0, n, size):
         yield (values[a:a + size], None if counts is None else counts[a:a + size])
 
@@ -232,7 +231,7 @@ def chunked_log_evidence(chunks, response, scale, *, noise="laplace"):
         bad counts (negative, not whole, wrong length, all zero), responses
         or scales as for `log_evidence`, or an unknown noise.
     TypeError
-        If an argument is not real numbers (a string, complex values).
+        If an argument is not real numbers (a string, a bool, complex values).
 
     See Also
     --------
@@ -289,7 +288,7 @@ def chunked_disclosure_risk(chunks, response, scale, world_value, *, world_weigh
         As for `chunked_log_evidence`, and for a NaN or infinite
         world_value or a negative or non-finite world_weight.
     TypeError
-        If an argument is not real numbers (a string, complex values).
+        If an argument is not real numbers (a string, a bool, complex values).
 
     See Also
     --------
@@ -341,7 +340,7 @@ def chunked_worst_case_risk(chunks, scale):
         infinite values, bad counts (negative, not whole, wrong length, all
         zero), or negative or NaN scales.
     TypeError
-        If an argument is not real numbers (a string, complex values).
+        If an argument is not real numbers (a string, a bool, complex values).
 
     See Also
     --------

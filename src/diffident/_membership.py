@@ -235,7 +235,7 @@ def membership_tight_scale(query, known, candidates, rho, *, k=1, rtol=0.0):
     """
     mb = _Membership(query, known, candidates, k)
     r = V.in_range("rho", rho, 0.0, 1.0)
-    rtol = float(V.in_range("rtol", rtol, 0.0, np.inf, hi_open=True))
+    rtol = V.tolerance("rtol", rtol)
 
     def ev(inv):
         return mb.worst(np.asarray(inv, float)).max(axis=1), None

@@ -117,7 +117,8 @@ def multi_worst_case_risk(values, scale, *, counts=None, prior=None, return_worl
         other than q, or bad counts or prior (negative, not whole counts,
         wrong length, all zero).
     TypeError
-        If an argument is not real numbers (a string, complex values).
+        If an argument is not real numbers (a string, a bool, complex values),
+        or ``return_world`` is not a bool.
 
     See Also
     --------
@@ -144,6 +145,7 @@ def multi_worst_case_risk(values, scale, *, counts=None, prior=None, return_worl
     """
     rel = _Releases(values, counts, prior)
     lam = _scales(scale, rel.q)
+    return_world = V.flag("return_world", return_world)
     lead = lam.shape[:-1]
     scalar = np.ndim(scale) <= 1
     risk, arg = rel(lam.reshape(-1, rel.q))
@@ -194,7 +196,7 @@ def multi_tight_scale(values, rho, *, spread=None, counts=None, prior=None, rtol
         rho outside [0, 1] or NaN, a negative or non-finite rtol, or a spread
         that is not q non-negative finite values.
     TypeError
-        If an argument is not real numbers (a string, complex values).
+        If an argument is not real numbers (a string, a bool, complex values).
 
     See Also
     --------
@@ -215,7 +217,7 @@ def multi_tight_scale(values, rho, *, spread=None, counts=None, prior=None, rtol
     rel = _Releases(values, counts, prior)
     q = rel.q
     r = V.in_range("rho", rho, 0.0, 1.0)
-    rtol = float(V.in_range("rtol", rtol, 0.0, np.inf, hi_open=True))
+    rtol = V.tolerance("rtol", rtol)
     if spread is None:
         sp = rel.spread
         if not np.all(np.isfinite(sp)):

@@ -71,7 +71,8 @@ class Domain:
         For non-finite ends, ``lo > hi``, or non-integer ends with
         ``integer=True``.
     TypeError
-        For ends that are not real numbers (strings, bools, None).
+        For ends that are not real numbers (strings, bools, None), or an
+        ``integer`` that is not a bool.
 
     See Also
     --------
@@ -95,8 +96,13 @@ class Domain:
         for name, x in (("lo", lo), ("hi", hi)):
             if isinstance(x, (bool, np.bool_)) or not isinstance(x, (numbers.Real, np.number)):
                 raise TypeError(f"{name} must be a real number, got {x!r}")
-            if not math.isfinite(float(x)):
-                raise ValueError(f"{name} must be finite, got {x!r}")
+            try:
+                finite = math.isfinite(float(x))
+            except OverflowError:  # a Python int beyond the float range
+                finite = False
+            if not finite:
+                raise ValueError(f"{name} must be finite (within the float range), got {x!r}")
+        integer = V.flag("integer", integer)
         lo, hi = float(lo), float(hi)
         if lo > hi:
             raise ValueError(f"lo must not exceed hi, got lo={lo!r} > hi={hi!r}")
@@ -243,11 +249,7 @@ class _Candidates:
 
 
 def _check_k(k):
-    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (numbers.Integral, np.integer)):
-        raise TypeError(f"k must be an integer, got {k!r}")
-    if k < 1:
-        raise ValueError(f"k must be at least 1, got {k!r}")
-    return int(k)
+    return V.integer("k", k)
 
 
 class _Known:
@@ -411,8 +413,8 @@ def world_values(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=10*
         subset-sum table too large to build.
     TypeError
         For a query that is neither a name nor a callable, or that returns
-        something other than a number; for a non-integer k; for values that
-        are not real numbers.
+        something other than a number; for a non-integer k or max_worlds;
+        for values that are not real numbers.
 
     See Also
     --------
@@ -431,6 +433,7 @@ def world_values(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=10*
     ([0.0, 1.0, 2.0, 3.0, 4.0], [1, 1, 2, 1, 1])
     """
     qy, k, cands, kn = _setup(query, known, candidates, k, ddof, q)
+    max_worlds = V.integer("max_worlds", max_worlds)
     if qy.code in (K.SUM, K.MEAN) and k > 1:
         grid = _sum_grid(cands)
         if grid is not None:
@@ -580,7 +583,8 @@ def sensitive_range(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=
         real interval.
     TypeError
         As for `world_values`: a query that is neither a name nor a callable
-        or returns a non-number, a non-integer k, values that are not numbers.
+        or returns a non-number, a non-integer k or max_worlds, values that
+        are not numbers.
 
     See Also
     --------
@@ -600,6 +604,7 @@ def sensitive_range(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=
     1.0
     """
     qy, k, cands, kn = _setup(query, known, candidates, k, ddof, q)
+    max_worlds = V.integer("max_worlds", max_worlds)
     if qy.named:
         return float(_named_spread(qy, k, cands, kn))
     lo, hi = _enumerate(qy, k, cands, kn, max_worlds, reduce="range")
@@ -719,8 +724,9 @@ def dataset_sensitive_range(query, data, candidates, *, k=1, ddof=0, q=0.5, retu
         query, or more than ``max_worlds`` worlds or removals.
     TypeError
         As for `sensitive_range`: a query that is neither a name nor a
-        callable or returns a non-number, a non-integer k, values that are
-        not numbers.
+        callable or returns a non-number, a non-integer k or max_worlds,
+        values that are not numbers, or a ``return_removed`` that is not a
+        bool.
 
     See Also
     --------
@@ -746,6 +752,8 @@ def dataset_sensitive_range(query, data, candidates, *, k=1, ddof=0, q=0.5, retu
     """
     qy = _Query(query, q, ddof)
     k = _check_k(k)
+    return_removed = V.flag("return_removed", return_removed)
+    max_worlds = V.integer("max_worlds", max_worlds)
     x = V.finite("data", data)
     if x.ndim != 1 or x.size == 0:
         raise ValueError(f"data must be a non-empty one-dimensional array, got shape {x.shape}")

@@ -19,13 +19,16 @@ _LOOKUP_NS = 150.0     # per point: binary search and two exps
 _PARALLEL_MIN = 1 << 15  # worlds x points below which threads do not pay
 
 
-def _points(values, response, scale, counts, prior, noise, world=None):
+_NO_WORLD = object()
+
+
+def _points(values, response, scale, counts, prior, noise, world=_NO_WORLD):
     gauss = V.check_noise(noise)
     ws = Worlds(values, counts, prior, check_finite=False)
     R = V.finite("response", response)
     lam = V.positive_scale("scale", scale)
     arrays = [R, lam]
-    if world is not None:
+    if world is not _NO_WORLD:
         arrays.append(V.integer_index("world", world, ws.n))
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
     return ws, shape, [V.flat(a, shape) for a in arrays], gauss
@@ -176,7 +179,7 @@ def log_evidence(values, response, scale, *, counts=None, prior=None, noise="lap
         (negative, not whole counts, wrong length, all zero), responses and
         scales that do not broadcast, or an unknown noise.
     TypeError
-        If an argument is not real numbers (a string, complex values).
+        If an argument is not real numbers (a string, a bool, complex values).
 
     See Also
     --------
@@ -238,7 +241,7 @@ def log_posterior(values, response, scale, *, counts=None, prior=None, noise="la
         As for `log_evidence`: bad values, responses, scales, counts, prior
         or noise.
     TypeError
-        If an argument is not real numbers (a string, complex values).
+        If an argument is not real numbers (a string, a bool, complex values).
 
     See Also
     --------
@@ -308,7 +311,7 @@ def posterior(values, response, scale, *, counts=None, prior=None, noise="laplac
         As for `log_evidence`: bad values, responses, scales, counts, prior
         or noise.
     TypeError
-        If an argument is not real numbers (a string, complex values).
+        If an argument is not real numbers (a string, a bool, complex values).
 
     See Also
     --------
@@ -365,9 +368,10 @@ def disclosure_risk(values, response, scale, *, world=0, counts=None, prior=None
     Raises
     ------
     ValueError
-        As for `log_evidence`, and for ``world`` out of range.
+        As for `log_evidence`, and for ``world`` out of range or empty.
     TypeError
-        For a non-integer ``world``, or an argument that is not real numbers.
+        For a ``world`` that is not integer indices (None, a bool, a
+        float), or an argument that is not real numbers.
 
     See Also
     --------

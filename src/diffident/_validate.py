@@ -5,6 +5,8 @@ whose message names the argument and shows the offending value, so that a
 grid sweep that feeds a bad cell says which cell.
 """
 
+import numbers
+
 import numpy as np
 
 
@@ -17,22 +19,69 @@ def _where(a, bad):
     return f"got {a[tuple(idx)].item()!r} at index {at}"
 
 
-def as_float(name, x):
-    """``x`` as a float64 array (no copy when it already is one)."""
+def as_float(name, x, *, allow_bool=False):
+    """``x`` as a float64 array (no copy when it already is one).
+
+    Strings and bytes (alone or inside an array), complex numbers and, unless
+    ``allow_bool``, booleans (``True`` is not a number here) are a
+    TypeError; ragged nested sequences and Python integers beyond the float
+    range (``10**400``) a ValueError; each message names the argument."""
     if isinstance(x, (str, bytes)):
         raise TypeError(f"{name} must be numeric, got {type(x).__name__} {x!r}")
+    if x is None:
+        raise TypeError(f"{name} must be numeric, got None")
+    if not allow_bool and isinstance(x, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a number, not a bool ({x!r})")
     try:
         a = np.asarray(x)
     except Exception as exc:  # ragged nested sequences and the like
         raise ValueError(f"{name} could not be converted to an array: {exc}") from None
-    if a.dtype.kind == "c":
+    kind = a.dtype.kind
+    if kind == "c":
         raise TypeError(f"{name} must be real, got complex dtype {a.dtype}")
-    if a.dtype.kind not in "biuf":
+    if kind in "USa":
+        raise TypeError(f"{name} must be numeric, got strings (dtype {a.dtype})")
+    if kind == "b" and not allow_bool:
+        raise TypeError(f"{name} must be numbers, not booleans (dtype {a.dtype})")
+    if kind not in "biuf":
+        if kind == "O":
+            flat = a.reshape(-1)
+            for v in flat:
+                if isinstance(v, (str, bytes)):
+                    raise TypeError(f"{name} must be numeric, got {type(v).__name__} {v!r} in it")
+                if not allow_bool and isinstance(v, (bool, np.bool_)):
+                    raise TypeError(f"{name} must be numbers, not booleans ({v!r} in it)")
         try:
             a = a.astype(np.float64)
+        except OverflowError:
+            raise ValueError(f"{name} holds a number beyond the float range (about 1.8e308)") from None
         except (TypeError, ValueError):
             raise TypeError(f"{name} must be numeric, got dtype {a.dtype}") from None
     return np.asarray(a, dtype=np.float64)
+
+
+def flag(name, x):
+    """A yes/no option: only ``True`` or ``False`` (NumPy's too)."""
+    if not isinstance(x, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {x!r}")
+    return bool(x)
+
+
+def scalar(name, x):
+    """A single number (a 0-d array is one), as a float."""
+    a = as_float(name, x)
+    if a.ndim != 0:
+        raise ValueError(f"{name} must be a single number, got shape {a.shape}")
+    return float(a)
+
+
+def integer(name, x, *, minimum=1):
+    """A whole number >= minimum given as an integer (not a bool, not a float)."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (numbers.Integral, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {x!r}")
+    if x < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {x!r}")
+    return int(x)
 
 
 def flat(a, shape):
@@ -79,6 +128,14 @@ def in_range(name, x, lo, hi, *, lo_open=False, hi_open=False, allow_nan=False):
         rb = ")" if hi_open else "]"
         raise ValueError(f"{name} must lie in {lb}{lo}, {hi}{rb}; {_where(a, bad)}")
     return a
+
+
+def tolerance(name, x):
+    """A relative tolerance: one finite number >= 0."""
+    t = scalar(name, x)
+    if not 0.0 <= t < np.inf:
+        raise ValueError(f"{name} must be a finite number >= 0, got {t!r}")
+    return t
 
 
 def positive_scale(name, x):
@@ -133,7 +190,14 @@ def counts(x, n):
 
 
 def integer_index(name, x, n):
-    a = np.asarray(x)
+    if x is None or isinstance(x, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an integer index, got {x!r}")
+    try:
+        a = np.asarray(x)
+    except Exception as exc:  # ragged nested sequences and the like
+        raise ValueError(f"{name} could not be converted to an array: {exc}") from None
+    if a.size == 0:
+        raise ValueError(f"{name} must not be empty")
     if a.dtype.kind == "b" or a.dtype.kind not in "iu":
         if a.dtype.kind == "f" and np.all(np.isfinite(a)) and np.all(a == np.round(a)):
             a = a.astype(np.int64)
@@ -147,6 +211,8 @@ def integer_index(name, x, n):
 
 
 def check_noise(noise):
+    if not isinstance(noise, str):
+        raise TypeError(f"noise must be a string, 'laplace' or 'gaussian', got {noise!r}")
     if noise not in ("laplace", "gaussian"):
         raise ValueError(f"noise must be 'laplace' or 'gaussian', got {noise!r}")
     return noise == "gaussian"

@@ -127,7 +127,8 @@ def worst_case_risk(values, scale, *, counts=None, prior=None, return_world=Fals
         scales, bad counts or prior (negative, not whole counts, wrong
         length, all zero).
     TypeError
-        If an argument is not real numbers (a string, complex values).
+        If an argument is not real numbers (a string, a bool, complex values),
+        or ``return_world`` is not a bool.
 
     See Also
     --------
@@ -154,6 +155,7 @@ def worst_case_risk(values, scale, *, counts=None, prior=None, return_world=Fals
     """
     ws = Worlds(values, counts, prior)
     lam = V.scale_or_limit("scale", scale)
+    return_world = V.flag("return_world", return_world)
     risk = _Risk(ws, need_rep=return_world)
     rho, arg = risk(lam)
     rho = rho.reshape(lam.shape)
@@ -203,7 +205,7 @@ def tight_scale(values, rho, *, counts=None, prior=None, rtol=0.0):
         For rho outside [0, 1] or NaN, a negative or non-finite rtol, and
         the bad values, counts and prior of `worst_case_risk`.
     TypeError
-        If an argument is not real numbers (a string, complex values).
+        If an argument is not real numbers (a string, a bool, complex values).
 
     See Also
     --------
@@ -220,7 +222,7 @@ def tight_scale(values, rho, *, counts=None, prior=None, rtol=0.0):
     """
     ws = Worlds(values, counts, prior)
     r = V.in_range("rho", rho, 0.0, 1.0)
-    rtol = float(V.in_range("rtol", rtol, 0.0, np.inf, hi_open=True))
+    rtol = V.tolerance("rtol", rtol)
     risk = _Risk(ws)
     (r_zero, r_inf), _ = risk(np.array([0.0, np.inf]))
     flat = r.ravel()
@@ -295,7 +297,7 @@ def tight_epsilon(values, rho, *, counts=None, prior=None, rtol=0.0):
         As for `tight_scale`: rho outside [0, 1] or NaN, a bad rtol, bad
         values, counts or prior.
     TypeError
-        If an argument is not real numbers (a string, complex values).
+        If an argument is not real numbers (a string, a bool, complex values).
 
     See Also
     --------

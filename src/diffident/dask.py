@@ -32,6 +32,16 @@ def _dask():
     return dask, da
 
 
+def _values(values, da):
+    """A Dask array of numbers: other arrays are checked (strings, booleans,
+    objects that are not numbers: TypeError naming ``values``) and wrapped."""
+    if isinstance(values, da.Array):
+        if values.dtype.kind not in "iuf":
+            raise TypeError(f"values must be a Dask array of numbers, got dtype {values.dtype}")
+        return values
+    return da.asarray(V.as_float("values", values))
+
+
 def _block_sums(block, R, lam, gauss):
     import numba
 
@@ -86,7 +96,8 @@ def log_evidence(values, response, scale, *, noise="laplace", compute=True):
         unknown noise (at the call); NaN or infinite values (when the graph
         is computed).  Empty blocks are allowed.
     TypeError
-        If an argument is not real numbers (a string, complex values).
+        If an argument is not real numbers (a string, a bool, complex values),
+        or ``compute`` is not a bool.
     ImportError
         If dask is not installed.
 
@@ -108,7 +119,7 @@ def log_evidence(values, response, scale, *, noise="laplace", compute=True):
     dask, da = _dask()
     shape, Rf, lam, gauss = _grid(response, scale, noise)
     _Sums(Rf, lam, gauss)  # a scale too small for the responses fails here, at the call
-    x = values if isinstance(values, da.Array) else da.asarray(values)
+    x = _values(values, da)
     if x.ndim != 1 or x.size == 0:
         raise ValueError(f"values must be a non-empty one-dimensional array, got shape {x.shape}")
     parts = [dask.delayed(_block_sums)(b, Rf, lam, gauss) for b in x.to_delayed().ravel()]
@@ -116,7 +127,7 @@ def log_evidence(values, response, scale, *, noise="laplace", compute=True):
         parts = [dask.delayed(_merge)(parts[i], parts[i + 1], Rf, lam, gauss) if i + 1 < len(parts) else parts[i]
                  for i in range(0, len(parts), 2)]
     result = dask.delayed(_finish)(parts[0], Rf, lam, gauss, shape)
-    return result.compute() if compute else result
+    return result.compute() if V.flag("compute", compute) else result
 
 
 def _finish(t, R, lam, gauss, shape):
@@ -186,7 +197,8 @@ def worst_case_risk(values, scale, *, compute=True):
         the call); values that are not sorted, NaN or infinite (when the
         graph is computed).  Empty blocks are allowed.
     TypeError
-        If an argument is not real numbers (a string, complex values).
+        If an argument is not real numbers (a string, a bool, complex values),
+        or ``compute`` is not a bool.
     ImportError
         If dask is not installed.
 
@@ -207,7 +219,7 @@ def worst_case_risk(values, scale, *, compute=True):
     lam = V.scale_or_limit("scale", scale)
     with np.errstate(divide="ignore"):
         inv = (1.0 / lam).ravel()
-    x = values if isinstance(values, da.Array) else da.asarray(values)
+    x = _values(values, da)
     if x.ndim != 1 or x.size == 0:
         raise ValueError(f"values must be a non-empty one-dimensional array, got shape {x.shape}")
     blocks = list(x.to_delayed().ravel())
@@ -224,7 +236,7 @@ def worst_case_risk(values, scale, *, compute=True):
         bests.append(step[0])
         right = step[1]
     result = dask.delayed(_reduce_best)(bests, lam.shape)
-    return result.compute() if compute else result
+    return result.compute() if V.flag("compute", compute) else result
 
 
 def _reduce_best(bests, shape):

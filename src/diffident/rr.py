@@ -125,7 +125,7 @@ def _categories(d):
 
 def _integers(name, x):
     """Whole-number labels (bools, ints, or integral floats) as int64."""
-    a = V.as_float(name, x)
+    a = V.as_float(name, x, allow_bool=True)
     V.not_nan(name, a)
     bad = ~np.isfinite(a) | (a != np.floor(a))
     if bad.any():
@@ -295,7 +295,7 @@ def epsilon(p, k):
     ValueError
         If p or k is outside [0, 1] or NaN.
     TypeError
-        If an argument is not real numbers (a string, complex values).
+        If an argument is not real numbers (a string, a bool, complex values).
 
     Notes
     -----
@@ -348,7 +348,7 @@ def epsilon_bound(p, k):
     ValueError
         If p or k is outside [0, 1] or NaN.
     TypeError
-        If an argument is not real numbers (a string, complex values).
+        If an argument is not real numbers (a string, a bool, complex values).
 
     Examples
     --------
@@ -411,7 +411,7 @@ def posterior(p, k, prior, report=1):
     ValueError
         If p, k or prior is outside [0, 1] or NaN, or report is not 0 or 1.
     TypeError
-        If an argument is not real numbers (a string, complex values).
+        If an argument is not real numbers (a string, a bool, complex values).
 
     Notes
     -----
@@ -482,7 +482,7 @@ def estimate(q, p, k):
         reports carry no information and there is no unbiased estimate),
         or any is NaN.
     TypeError
-        If an argument is not real numbers (a string, complex values).
+        If an argument is not real numbers (a string, a bool, complex values).
 
     Notes
     -----
@@ -542,7 +542,7 @@ def variance(q, p, k, n):
         If q, p or k is outside [0, 1] or NaN, or n is not positive and
         finite.
     TypeError
-        If an argument is not real numbers (a string, complex values).
+        If an argument is not real numbers (a string, a bool, complex values).
 
     Notes
     -----
@@ -641,7 +641,7 @@ def warner_p(epsilon):
     ValueError
         If epsilon is negative or NaN.
     TypeError
-        If an argument is not real numbers (a string, complex values).
+        If an argument is not real numbers (a string, a bool, complex values).
 
     Examples
     --------
@@ -673,7 +673,7 @@ def warner_epsilon(p):
     ValueError
         If p is outside [1/2, 1] or NaN.
     TypeError
-        If an argument is not real numbers (a string, complex values).
+        If an argument is not real numbers (a string, a bool, complex values).
 
     Examples
     --------
@@ -716,7 +716,7 @@ def warner_estimate(n_yes, n, p):
         If n is not positive, n_yes is negative or exceeds n, p is outside
         (1/2, 1], or any is NaN.
     TypeError
-        If an argument is not real numbers (a string, complex values).
+        If an argument is not real numbers (a string, a bool, complex values).
 
     Notes
     -----
@@ -907,7 +907,7 @@ def kary_estimate(counts, epsilon):
         NaN or infinite values; if epsilon is not > 0 (at 0 the reports
         carry no information) or is NaN.
     TypeError
-        If an argument is not real numbers (a string, complex values).
+        If an argument is not real numbers (a string, a bool, complex values).
 
     Notes
     -----
@@ -985,7 +985,7 @@ def kary_sample(x, epsilon, d, rng):
         epsilon is negative or NaN, or d is not a whole number >= 2.
     TypeError
         If rng is not a ``numpy.random.Generator``, d is a bool, or an
-        argument is not real numbers (a string, complex values).
+        argument is not real numbers (a string, a bool, complex values).
 
     Examples
     --------
@@ -1054,7 +1054,7 @@ def identification_risk(p, k, prior, value=1):
     ValueError
         If p, k or prior is outside [0, 1] or NaN, or value is not 0 or 1.
     TypeError
-        If an argument is not real numbers (a string, complex values).
+        If an argument is not real numbers (a string, a bool, complex values).
 
     Notes
     -----
@@ -1123,7 +1123,7 @@ def rho(p, k, prior):
     ValueError
         If p, k or prior is outside [0, 1] or NaN.
     TypeError
-        If an argument is not real numbers (a string, complex values).
+        If an argument is not real numbers (a string, a bool, complex values).
 
     Notes
     -----

@@ -198,7 +198,7 @@ class _Query:
 class _Candidates:
     """Explicit candidates (a multiset of individuals) or an interval."""
 
-    def __init__(self, candidates):
+    def __init__(self, candidates, allow_empty=False):
         if isinstance(candidates, Domain):
             self.domain = candidates
             self.vals = candidates.values() if candidates.integer else None
@@ -208,7 +208,7 @@ class _Candidates:
         a = V.finite("candidates", candidates)
         if a.ndim != 1:
             raise ValueError(f"candidates must be a one-dimensional array or a Domain, got shape {a.shape}")
-        if a.size == 0:
+        if a.size == 0 and not allow_empty:
             raise ValueError("candidates must not be empty")
         self.domain = None
         self.order = np.argsort(a, kind="stable")
@@ -390,10 +390,18 @@ def world_values(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=10*
         interpolation; default 0.5).
     max_worlds : int, optional
         Refuse to enumerate more worlds than this (default 10**8).  Sums and
-        means with k > 1 over candidates on a grid (integers, halves, cents,
-        ...) are not enumerated: their multiplicities come from the
-        subset-sum generating function (MATH.md section 8), exactly, for any
-        number of worlds (1.8e13 in milliseconds).
+        means with k > 1 over candidates on a binary grid (integers, halves,
+        quarters, ...: multiples of a power of two) are not enumerated:
+        their multiplicities come from the subset-sum generating function
+        (MATH.md section 8), exactly, for any number of worlds (1.8e13 in
+        milliseconds).  On a decimal grid (cents, ...) they are enumerated
+        up to ``max_worlds`` worlds, so that every value is the exact sum of
+        the world's floats, rounded once, as for k = 1 and as a callable
+        summing exactly (``math.fsum``) gives: decimals such as 0.1 are not
+        exact in binary, and two worlds whose decimal sums agree may differ
+        in the last bit.  Beyond ``max_worlds`` they come from the
+        generating function over the decimal grid, which groups worlds by
+        their decimal sum (values within an ulp or two of the exact ones).
 
     Returns
     -------
@@ -436,7 +444,7 @@ def world_values(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=10*
     max_worlds = V.integer("max_worlds", max_worlds)
     if qy.code in (K.SUM, K.MEAN) and k > 1:
         grid = _sum_grid(cands)
-        if grid is not None:
+        if grid is not None and (grid[1] in _BINARY_STEPS or cands.n_worlds(k) > max_worlds):
             return _sum_multiplicities(qy, k, cands, kn, grid)
     return _enumerate(qy, k, cands, kn, max_worlds)
 
@@ -444,14 +452,18 @@ def world_values(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=10*
 _DP_CELLS = 2 * 10**9  # work bound (values x layers x sums) of the subset-sum DP
 
 
+_BINARY_STEPS = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 1024.0)  # exact in binary
+
+
 def _sum_grid(cands):
     """(offsets, scale, base) when the candidates lie on a grid of step
-    1 / scale (integers, cents, ...): value = base + offset / scale exactly;
+    1 / scale (integers, halves, cents, ...): value = base + offset / scale
+    (exactly for a power-of-two scale, to the decimals' rounding otherwise);
     None when they do not (or the DP would be too large)."""
     if cands.real:
         return None
     vals = cands.vals
-    for scale in (1.0, 2.0, 4.0, 10.0, 100.0, 1000.0, 10**4, 10**6):
+    for scale in _BINARY_STEPS + (10.0, 100.0, 1000.0, 10**4, 10**6):
         ints = np.round(vals * scale)
         if np.all(ints / scale == vals) and np.all(np.abs(ints) < 2.0**52):
             base = ints[0]
@@ -694,7 +706,9 @@ def dataset_sensitive_range(query, data, candidates, *, k=1, ddof=0, q=0.5, retu
     data : array_like
         The data set D (1-d, non-empty).
     candidates : array_like or Domain
-        U minus D, or a Domain that holds every value of the data.
+        U minus D (possibly empty: then the removed individuals are the only
+        candidates and the range is 0), or a Domain that holds every value
+        of the data.
     k : int, optional
         Number of unknown individuals (>= 1, default 1).
     ddof : {0, 1}, optional
@@ -714,7 +728,9 @@ def dataset_sensitive_range(query, data, candidates, *, k=1, ddof=0, q=0.5, retu
     removed : ndarray of int64
         Only with ``return_removed``: for k = 1 the sorted indices into
         ``data`` of every individual whose removal attains S; for k > 1 one
-        sorted row of k indices per attaining removal.
+        sorted row of k indices per attaining removal.  Ties are decided
+        exactly (removals whose ranges are equal as real numbers are all
+        returned, though their rounded ranges may differ in the last bits).
 
     Raises
     ------
@@ -759,7 +775,9 @@ def dataset_sensitive_range(query, data, candidates, *, k=1, ddof=0, q=0.5, retu
         raise ValueError(f"data must be a non-empty one-dimensional array, got shape {x.shape}")
     if k > x.size:
         raise ValueError(f"k = {k} exceeds the number of individuals in data ({x.size})")
-    cands = _Candidates(candidates)
+    # U minus D may be empty: the removed individuals are then the only
+    # candidates, one world per D', a spread of 0
+    cands = _Candidates(candidates, allow_empty=True)
     if cands.domain is not None and (x.min() < cands.lo or x.max() > cands.hi or
                                      (cands.domain.integer and np.any(x != np.floor(x)))):
         raise ValueError(f"data must lie in {cands.domain!r}")
@@ -774,7 +792,7 @@ def dataset_sensitive_range(query, data, candidates, *, k=1, ddof=0, q=0.5, retu
     best = float(S_by.max())
     if not return_removed:
         return best
-    hit = np.flatnonzero(S_by == best)
+    hit = _attaining(qy, k, S_by, xs, first, counts, cands, combos if not (k == 1 and qy.named) else None)
     if k == 1:  # every individual of an attaining value class
         groups = hit if qy.named else [combos[g][0] for g in hit]
         idx = np.concatenate([order[first[g]:first[g] + counts[g]] for g in groups])
@@ -783,6 +801,99 @@ def dataset_sensitive_range(query, data, candidates, *, k=1, ddof=0, q=0.5, retu
     for g in hit:
         rows.extend(_index_rows(combos[g], first, counts, order))
     return best, np.array(sorted(rows), dtype=np.int64).reshape(-1, k)
+
+
+def _attaining(qy, k, S_by, xs, first, counts, cands, combos):
+    """The removals whose spread is the largest, ties decided exactly.
+
+    Each float S is a difference of two rounded query values, so removals
+    whose spreads are equal as real numbers can differ by a few ulps of the
+    values (and distinct ones agree).  Near the largest, the spreads are
+    recomputed exactly (`_exact_spread`) and compared."""
+    best = S_by.max()
+    if combos is None:
+        mag = _magnitude(qy, xs, cands)
+    else:
+        mag = np.abs(S_by).max()
+    tol = 64.0 * np.spacing(mag) + 4.0 * np.spacing(best)
+    near = np.flatnonzero(S_by >= best - tol)
+    if near.size == 1 or np.all(S_by[near] == best) or not qy.named:
+        return np.flatnonzero(S_by == best)
+    fs = xs[first]
+    exact = []
+    for g in near:
+        removed = [g] * k if combos is None else list(combos[g])
+        keep = counts.copy()
+        for r in removed:
+            keep[r] -= 1
+        known = np.repeat(fs, keep)
+        rem_vals = fs[removed]
+        cand = cands if cands.domain is not None else cands.with_values(rem_vals)
+        exact.append(_exact_spread(qy, k, cand, known))
+    top = max(exact)
+    return near[[e == top for e in exact]]
+
+
+def _magnitude(qy, xs, cands):
+    """A bound on the size of the query's values (for rounding tolerances)."""
+    lo = min(xs[0], cands.lo) if cands.vals is None or cands.vals.size else xs[0]
+    hi = max(xs[-1], cands.hi) if cands.vals is None or cands.vals.size else xs[-1]
+    m = max(abs(lo), abs(hi))
+    if qy.code == K.SUM:
+        return m * xs.size
+    if qy.code == K.VAR:
+        return (hi - lo) ** 2
+    return m if qy.code != K.STD else hi - lo
+
+
+def _exact_spread(qy, k, cands, known):
+    """The spread of a named query over the worlds ``known + S``, in exact
+    arithmetic: fractions (std through 120-digit decimals), over the same
+    extreme worlds as `_named_spread`; for deciding ties only."""
+    import decimal
+    from fractions import Fraction
+
+    kn = [Fraction(x) for x in known.tolist()]
+    s0, q0 = sum(kn, Fraction(0)), sum((x * x for x in kn), Fraction(0))
+    n = len(kn) + k
+
+    def exact(row):
+        r = [Fraction(x) for x in np.ravel(row).tolist()]
+        s = s0 + sum(r, Fraction(0))
+        if qy.code == K.SUM:
+            return s
+        if qy.code == K.MEAN:
+            return s / n
+        var = ((q0 + sum((x * x for x in r), Fraction(0))) * n - s * s) / (n * (n - qy.ddof))
+        return var
+
+    rows_top = [cands.extremes(j, k) for j in range(k + 1)]
+    if qy.code in (K.SUM, K.MEAN, K.VAR, K.STD):
+        top = max(exact(r) for r in rows_top)
+        if qy.code in (K.VAR, K.STD):
+            if cands.domain is not None and not cands.domain.integer:  # the minimum at the clipped mean
+                t = min(max(s0 / len(kn), Fraction(cands.lo)), Fraction(cands.hi)) if kn else Fraction(cands.lo)
+                r = [t] * k
+                s = s0 + t * k
+                bot = ((q0 + k * t * t) * n - s * s) / (n * (n - qy.ddof))
+            else:
+                bot = min(exact(r) for r in _min_var_rows(k, cands, _Known(known, cands.lo)))
+        else:
+            bot = min(exact(r) for r in rows_top)
+        if qy.code != K.STD:
+            return top - bot
+        with decimal.localcontext() as ctx:
+            ctx.prec = 120
+
+            def root(f):
+                return (decimal.Decimal(f.numerator) / decimal.Decimal(f.denominator)).sqrt()
+
+            return root(top) - root(bot)
+    # order statistics and numpy's interpolation: the query values are the
+    # floats the library computes; their difference is exact as a fraction
+    kno = _Known(known, cands.lo)
+    vals = kno.values(qy, np.stack([cands.extremes(k, k), cands.extremes(0, k)]))
+    return Fraction(vals[1]) - Fraction(vals[0])
 
 
 def _distinct(xs):
@@ -808,9 +919,11 @@ def _dataset_k1(qy, xs, cands):
     if cands.domain is not None:
         lo = np.full(u, cands.lo)
         hi = np.full(u, cands.hi)
-    else:  # U minus D' = candidates plus the removed value
+    elif cands.vals.size:  # U minus D' = candidates plus the removed value
         lo = np.minimum(cands.vals[0], fs)
         hi = np.maximum(cands.vals[-1], fs)
+    else:  # the removed value is the only candidate
+        lo, hi = fs.copy(), fs.copy()
     if qy.code in (K.SUM, K.MEAN):
         # f(D' + hi) - f(D' + lo) = (hi - lo) / N exactly: the same for every D'
         S = (hi - lo) / (n if qy.code == K.MEAN else 1.0)

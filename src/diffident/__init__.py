@@ -16,6 +16,7 @@ from ._closed_form import (
 )
 from ._posterior import disclosure_risk, log_evidence, log_posterior, posterior
 from ._possible import Domain, contributions, dataset_sensitive_range, sensitive_range, world_values
+from ._neighbours import dataset_tight_scale
 from ._sweep import SweepTable, sweep
 from ._multi import multi_tight_scale, multi_worst_case_risk
 from ._gaussian import gaussian_delta, gaussian_sigma_for
@@ -59,6 +60,7 @@ __all__ = [
     "sensitive_range",
     "contributions",
     "dataset_sensitive_range",
+    "dataset_tight_scale",
     "sweep",
     "SweepTable",
     "multi_worst_case_risk",

@@ -1,0 +1,643 @@
+"""The tight calibration that protects every neighbour (MATH.md section 9).
+
+The curator does not know which individuals the adversary misses, so a
+scale must meet rho for every known part D' = D minus a removal.  The
+answer is the largest tight scale over the distinct removals (distinct
+removed values for k = 1, distinct removed multisets for k > 1):
+
+    lam*(D, rho) = max over removals R of tight_scale(worlds(D - R), rho)
+
+Evaluating every removal's tight search is far too slow (capital-gain:
+123 removals of 1e5 worlds each), so the work is organised around one
+reference removal X (the one with the largest sensitive range), whose
+tight scale is searched as usual, and every other removal is *verified* at
+X's answer; only a removal that fails there (it needs more noise) is
+searched, above that answer, and the verification repeats where the answer
+moved.  Verification, cheapest first:
+
+* removals whose worlds coincide (the order statistics: median, quantiles,
+  min, max; and count) are grouped by the few known values the query
+  reads, and each distinct world set is verified once;
+* sum and mean over a Domain: every removal's worlds are X's shifted by a
+  constant (exactly, before rounding), and the worst case is
+  shift-invariant; X's search runs on a bound that also covers the
+  rounding of the world values (`_shift_offset`), so no other removal needs
+  a look;
+* otherwise (var, std, callables, explicit candidates; k = 1) a dominance
+  certificate (`_Certificate`) covers every removal at once where it
+  holds; the rest are evaluated exactly.
+
+The certificate.  Match the worlds of X and Y one to one (same candidate;
+for explicit candidates the removed value x to y).  If for a world i and
+every j != i, |Y_i - Y_j| <= A |X_i - X_j| + B_i, then with s = 1/lam
+
+    S_Y(i, s) = sum_j exp(-s |Y_i - Y_j|) >= 1 + exp(-s B_i) (S_X(i, A s) - 1)
+              >= exp(-s max(B_i, 0)) S_X(i, A s)
+
+(for B_i >= 0 since exp(-s B_i) <= 1; for B_i < 0 since exp(-s B_i) >= 1
+and S_X >= 1), so r_Y(lam) = max_i 1 / S_Y(i, s) <= max_g exp(s B_g+) /
+S_X(g, A s), B_g+ the largest max(B_i, 0) over X's world group g and over
+every Y covered.  That is X's worst case at scale lam / A with per-group
+weights exp(-s B_g+) in the evaluator's 1/P slot: one batched pass for
+every removal at once.  With A < 1 (just above the largest ratio of the
+removals' sensitive ranges to X's) the far field of var and std has
+B_i < 0 and X's risk at lam / A is below rho by a margin; the few worlds
+with B_i > 0 (near the variance's vertex) are dense, far from the worst.
+Scales are processed in batches whose 1/scale vary by at most a factor
+`_BATCH_RATIO`, each batch with the batch's largest s in the weights (a
+weaker, still valid, bound).  Rounding: every offset B_i carries the error
+bound of the values it was computed from, and the risks carry a relative
+slack `_CERT_ROUNDING` per distinct world value (see `_slack`).
+"""
+
+import math
+
+import numba
+import numpy as np
+
+from . import _search as S
+from . import _validate as V
+from ._kernels import neighbours as NK
+from ._kernels import worlds as WK
+from ._kernels.worstcase import group_sorted
+from ._possible import (
+    _Candidates,
+    _distinct,
+    _group,
+    _index_rows,
+    _Known,
+    _Query,
+    _dataset_k1,
+    _value_multisets,
+    world_values,
+)
+from ._worlds import Worlds
+from ._worst_case import _Evaluator, _guesses, _Risk, _smallest_scale
+
+__all__ = ["dataset_tight_scale"]
+
+# Relative rounding of a computed worst-case risk, per distinct world value:
+# the recurrences of MATH.md s. 4 multiply and add u factors in (0, 1] with
+# an exponential of about 1 ulp each, so a computed risk is within about
+# 3 u 2**-53 of the exact one (relative), whatever the values.  The
+# certificates take (u + 64) times this constant as the slack between a
+# computed risk and the exact one, once for each risk they relate.
+_CERT_ROUNDING = 2.0 ** -50
+_BATCH_RATIO = 4.0  # largest ratio of 1/scale within a certificate batch
+_ULP = 2.0 ** -52
+_UNIT = 2.0 ** -53
+_ORDER_STATS = (WK.MEDIAN, WK.QUANTILE, WK.MIN, WK.MAX, WK.COUNT)
+
+
+def dataset_tight_scale(query, data, candidates, rho, *, k=1, ddof=0, q=0.5, rtol=0.0, max_worlds=10**8,
+                        return_removed=False):
+    """The smallest Laplace scale whose exact worst case meets rho for every D'.
+
+    The adversary may be missing any k individuals of the data (the paper's
+    "for all D' = D - i*"), so the calibration must hold for every known
+    part D' = data minus a removal: the result is the largest
+    `tight_scale` over every distinct removal (distinct removed values for
+    k = 1, distinct removed multisets for k > 1), each of the worlds
+    `world_values` gives for that D' (MATH.md section 9).  Batched over
+    rho; exact, but without a search per removal: one reference removal is
+    searched and the others are verified at its answer (by shared world
+    sets, by the shift invariance of sum and mean over a Domain, or by a
+    dominance certificate), and only a removal that fails is searched.
+
+    Parameters
+    ----------
+    query : str or callable
+        A named query or a function of the world, as for `world_values`.
+    data : array_like
+        The data set D (1-d, non-empty).
+    candidates : array_like or Domain
+        U minus D (possibly empty: then the removed individuals are the
+        only candidates), or an integer Domain that holds every value of
+        the data.  As for `dataset_sensitive_range`: with explicit
+        candidates the worlds of D' are filled from them plus the removed
+        individuals.
+    rho : array_like
+        Target risk(s) in [0, 1], any shape.
+    k : int, optional
+        Number of unknown individuals (>= 1, default 1).
+    ddof : {0, 1}, optional
+        Delta degrees of freedom of ``var`` and ``std`` (default 0).
+    q : float, optional
+        The quantile of ``"quantile"``, in [0, 1] (default 0.5).
+    rtol : float, optional
+        Relative precision of the searches, as for `tight_scale` (default
+        0: adjacent floats).
+    max_worlds : int, optional
+        Refuse more worlds per D', or more distinct removals, than this
+        (default 10**8).
+    return_removed : bool, optional
+        Also return, for each rho, a removal whose own tight scale is the
+        result (default False).
+
+    Returns
+    -------
+    scale : float or ndarray
+        The scale, shape of ``rho``: ``0`` where no D' needs noise, ``inf``
+        where rho is unattainable (at or below 1/m for the m worlds of each
+        D').  For every removal, ``worst_case_risk(values, scale,
+        counts=counts) <= rho`` with the ``values, counts`` of
+        `world_values` for that D'.
+    removed : ndarray of int64
+        Only with ``return_removed``: indices into ``data`` of a removal
+        attaining the scale, per rho: shape of ``rho`` for k = 1, that
+        shape plus (k,) for k > 1 (sorted).  For sum and mean over a
+        Domain, where all removals tie, and at the edge values, the
+        reference removal.
+
+    Raises
+    ------
+    ValueError
+        As for `dataset_sensitive_range` (bad values, query name, ddof, q
+        or k, data outside the Domain, too few values for the query, too
+        many worlds or removals), for a real interval (infinitely many
+        worlds), and for rho outside [0, 1] or a bad rtol.
+    TypeError
+        As for `dataset_sensitive_range`: a query that is neither a name
+        nor a callable or returns a non-number, a non-integer k or
+        max_worlds, values that are not numbers, a ``return_removed`` that
+        is not a bool.
+
+    See Also
+    --------
+    tight_scale : The tight scale for one world set.
+
+    dataset_sensitive_range : The paper's sensitive range over every D'.
+
+    sweep : This calibration over a grid (its ``tight_scale`` column).
+
+    Notes
+    -----
+    One D' is not enough for the median, quantiles, var and std: another
+    missing individual can leave worlds that need more noise (MATH.md s. 9
+    has a counter-example).  For sum and mean over a Domain one D'
+    suffices in exact arithmetic (the worlds are shifts of each other); the
+    result is that D''s tight scale raised by a rounding margin (a relative
+    1e-11 or so) that covers the other D' as the library evaluates them.
+    Cost: one search over the reference worlds, one batched pass for the
+    certificate, and O(m) per removal; a search for each removal that
+    binds.
+
+    Examples
+    --------
+    >>> import diffident as di
+    >>> data = [6, 6, 0, 4, 3, 2, 3, 3]                  # MATH.md s. 9
+    >>> dom = di.Domain(0, 7)
+    >>> S, first = di.dataset_sensitive_range("std", data, dom, return_removed=True)
+    >>> first.tolist()                                    # the paper's D' misses the 0
+    [2]
+    >>> v, c = di.world_values("std", data[:2] + data[3:], dom)
+    >>> round(di.tight_scale(v, 0.5, counts=c), 6)       # enough for that D' alone
+    0.156626
+    >>> lam, removed = di.dataset_tight_scale("std", data, dom, 0.5, return_removed=True)
+    >>> round(lam, 6), removed, data[removed]           # a D' missing a 6 needs more
+    (0.160756, 0, 6)
+    >>> di.dataset_tight_scale("std", data, dom, [0.3, 0.5, 0.7]).round(6)
+    array([0.300952, 0.160756, 0.105449])
+    """
+    qy = _Query(query, q, ddof)
+    k = V.integer("k", k)
+    return_removed = V.flag("return_removed", return_removed)
+    max_worlds = V.integer("max_worlds", max_worlds)
+    x = V.finite("data", data)
+    if x.ndim != 1 or x.size == 0:
+        raise ValueError(f"data must be a non-empty one-dimensional array, got shape {x.shape}")
+    if k > x.size:
+        raise ValueError(f"k = {k} exceeds the number of individuals in data ({x.size})")
+    cands = _Candidates(candidates, allow_empty=True)
+    if cands.domain is not None and (x.min() < cands.lo or x.max() > cands.hi or
+                                     (cands.domain.integer and np.any(x != np.floor(x)))):
+        raise ValueError(f"data must lie in {cands.domain!r}")
+    if cands.real:
+        raise ValueError("a real interval has infinitely many worlds: give an integer Domain or explicit candidates")
+    if x.size < qy.min_size():
+        raise ValueError(f"data has {x.size} values: too few for {qy.name} with ddof={qy.ddof}")
+    r = V.in_range("rho", rho, 0.0, 1.0)
+    rtol = V.tolerance("rtol", rtol)
+    prob = _Problem(qy, k, x, cands, max_worlds)
+    lam, who = prob.solve(r.ravel(), rtol)
+    scale = V.ret(lam.reshape(r.shape), r.ndim == 0)
+    if not return_removed:
+        return scale
+    idx = prob.indices(who)
+    if k == 1:
+        idx = idx.reshape(r.shape)
+        return scale, (int(idx) if r.ndim == 0 else idx)
+    return scale, idx.reshape(r.shape + (k,))
+
+
+class _Problem:
+    """The distinct removals of a data set, their world sets, and the
+    every-neighbour search over them."""
+
+    def __init__(self, qy, k, x, cands, max_worlds):
+        self.qy, self.k, self.cands, self.max_worlds = qy, k, cands, max_worlds
+        self.order = np.argsort(x, kind="stable")
+        self.xs = np.ascontiguousarray(x[self.order])
+        self.n = self.xs.size
+        self.fsd, self.first, self.counts = _distinct(self.xs)
+        if k == 1:
+            self.combos = [(g,) for g in range(self.fsd.size)]
+        else:
+            self.combos = _value_multisets(self.counts, k, max_worlds)
+        self.shift = qy.code in (WK.SUM, WK.MEAN) and cands.domain is not None
+        self.matched = k == 1 and not self.shift
+        if k == 1:  # enumerated here (k > 1: by world_values, which checks)
+            m = cands.vals.size + (0 if cands.repeat else 1)
+            if m > max_worlds:
+                raise ValueError(f"{m} possible worlds exceed max_worlds={max_worlds}: raise max_worlds to "
+                                 "enumerate them")
+        self._cache = {}  # removal -> (fs, counts) of its worlds
+        self._matched = {}  # removal -> matched values (the reference's)
+        self.ref = None
+        self._risks = {}
+        self.stats = {"removals": len(self.combos), "sets": 0, "certified": 0, "exact": 0, "binding": 0}
+        self._build_sets()
+
+    # ------------------------------------------------------------ worlds --
+
+    def known(self, i):
+        """The sorted known part D' of removal i."""
+        keep = self.counts.copy()
+        for g in self.combos[i]:
+            keep[g] -= 1
+        return np.repeat(self.fsd, keep)
+
+    def removed(self, i):
+        return self.fsd[list(self.combos[i])]
+
+    def _world_cands(self, i):
+        return self.cands if self.cands.domain is not None else self.cands.with_values(self.removed(i))
+
+    def matched_values(self, i):
+        """k = 1: the query on every world of removal i, in a fixed order of
+        the worlds shared by every removal (the Domain's values; or the
+        candidates, then the removed individual), evaluated as
+        `world_values` evaluates them (the reference's are kept)."""
+        if i in self._matched:
+            return self._matched[i]
+        cand = self._world_cands(i)
+        kn = _Known(self.known(i), cand.lo)
+        if self.cands.domain is not None:
+            rows = self.cands.vals
+        else:
+            rows = np.append(self.cands.vals, self.removed(i))
+        vals = kn.values(self.qy, np.ascontiguousarray(rows[:, None]))
+        if self.ref is not None and i == self.sets[self.ref][0]:
+            self._matched[i] = vals
+        return vals
+
+    def grouped(self, i):
+        """(values, counts) of the worlds of removal i, as `world_values` gives them."""
+        if i not in self._cache:
+            if self.k == 1:
+                self._cache[i] = _group(self.matched_values(i))
+            else:
+                cand = self.cands.domain if self.cands.domain is not None else np.append(self.cands.vals, self.removed(i))
+                self._cache[i] = world_values(self.qy.func if not self.qy.named else self.qy.name, self.known(i),
+                                              cand, k=self.k, ddof=self.qy.ddof, q=self.qy.q,
+                                              max_worlds=self.max_worlds)
+        return self._cache[i]
+
+    def risk(self, s):
+        """The worst-case evaluator (`_Risk`) of world set s."""
+        if s not in self._risks:
+            fs, c = self.grouped(self.sets[s][0])
+            self._risks[s] = _Risk(Worlds(fs, c))
+        return self._risks[s]
+
+    # -------------------------------------------------------------- sets --
+
+    def _build_sets(self):
+        """Group the removals into distinct world sets; choose the reference
+        (the set with the largest sensitive range)."""
+        qy, nrem = self.qy, len(self.combos)
+        self.spread = None
+        if self.shift:
+            self.sets = [[i] for i in range(nrem)]
+            self.ref = 0
+            return
+        if qy.code in _ORDER_STATS and (self.k == 1 or self.cands.domain is not None):
+            keys = self._order_signatures()
+            _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+            inverse = inverse.ravel()
+            self.sets = [list(np.flatnonzero(inverse == g)) for g in np.argsort(first)]
+        elif self.k == 1 and qy.named and qy.code in (WK.VAR, WK.STD):
+            self.sets = [[i] for i in range(nrem)]  # distinct removed values, distinct moments
+        else:  # evaluate every removal, group equal world sets
+            seen = {}
+            self.sets = []
+            for i in range(nrem):
+                fs, c = self.grouped(i)
+                key = (fs.tobytes(), np.asarray(c, np.float64).tobytes())
+                if key in seen:
+                    self.sets[seen[key]].append(i)
+                else:
+                    seen[key] = len(self.sets)
+                    self.sets.append([i])
+        self.stats["sets"] = len(self.sets)
+        self.spread = self._spreads()
+        self.ref = int(np.argmax(self.spread))
+
+    def _order_signatures(self):
+        """The known values an order statistic reads (MATH.md s. 9): removals
+        that leave them equal have equal worlds.  `kth` reads indices r - k
+        to r of the known part for each rank r the query takes."""
+        qy, k, n = self.qy, self.k, self.n
+        n0 = n - k
+        N = n
+        if qy.code == WK.MIN:
+            ranks = [0]
+        elif qy.code == WK.MAX:
+            ranks = [N - 1]
+        elif qy.code == WK.MEDIAN:
+            ranks = [N // 2] if N % 2 else [N // 2 - 1, N // 2]
+        elif qy.code == WK.QUANTILE:
+            vi = float(N - 1) * qy.q
+            ranks = [N - 1] if vi >= N - 1 else [int(math.floor(vi)), int(math.floor(vi)) + 1]
+        else:  # count reads nothing
+            ranks = []
+        idx = sorted({i for r in ranks for i in range(max(0, r - k), min(r, n0 - 1) + 1)})
+        J = np.array(idx, dtype=np.int64)
+        if k == 1:
+            p = self.first[:, None]
+            return np.where(J[None, :] < p, self.xs[J][None, :], self.xs[np.minimum(J + 1, n - 1)][None, :]) \
+                if J.size else np.zeros((len(self.combos), 0))
+        rows = np.empty((len(self.combos), J.size))
+        for i in range(len(self.combos)):
+            rows[i] = self.known(i)[J]
+        return rows
+
+    def _spreads(self):
+        """The sensitive range of each world set."""
+        empty = self.cands.domain is None and self.cands.vals.size == 0
+        if self.k == 1 and self.qy.named and self.qy.code != WK.COUNT and not empty:
+            S_by = _dataset_k1(self.qy, self.xs, self.cands)[0]
+            return np.array([S_by[self.sets[s][0]] for s in range(len(self.sets))])
+        out = np.empty(len(self.sets))
+        for s, members in enumerate(self.sets):
+            fs, _ = self.grouped(members[0])
+            out[s] = fs[-1] - fs[0]
+        return out
+
+    def indices(self, who):
+        """Data indices of the representative removal of each set in ``who``."""
+        reps = {}
+        for s in np.unique(who):
+            i = self.sets[s][0]
+            combo = self.combos[i]
+            if self.k == 1:
+                reps[s] = [self.order[self.first[combo[0]]]]
+            else:
+                reps[s] = list(_index_rows(combo, self.first, self.counts, self.order)[0])
+        return np.array([reps[s] for s in who], dtype=np.int64).reshape(who.size, self.k)
+
+    # ------------------------------------------------------------ search --
+
+    def solve(self, rho, rtol):
+        """(scale, set attaining it) for a 1-d array of rho."""
+        n = rho.size
+        ref = self.ref
+        X = self.risk(ref)
+        (r0, rinf), _ = X(np.array([0.0, np.inf]))
+        lam = np.zeros(n)
+        who = np.full(n, ref, dtype=np.int64)
+        # every D' has the same number of worlds: the same r(inf) = 1/m
+        inf = (rho <= rinf) & (rho < r0)
+        lam[inf] = np.inf
+        if self.shift:
+            # every D' is X shifted: no noise only where none is ever needed
+            todo = np.flatnonzero(~inf & (rho < 1.0))
+            if todo.size:
+                bound = _ShiftBound(X, _shift_offset(self), _slack(X.fs.size))
+                lam[todo], status = _smallest_scale(bound, rho[todo], rtol)
+                S.warn_unconverged(status, "dataset_tight_scale")
+            return lam, who
+        todo = np.flatnonzero(~inf & (rho < r0))
+        if todo.size:
+            lam[todo], status = _smallest_scale(X, rho[todo], rtol)
+            S.warn_unconverged(status, "dataset_tight_scale")
+        if len(self.sets) == 1:
+            return lam, who
+        # verify every other world set where X's answer is finite and rho < 1
+        # (every risk is at most 1)
+        check = np.flatnonzero(~inf & (rho < 1.0))
+        cert = None
+        rounds = 0
+        while check.size:
+            rounds += 1
+            if rounds > 4 * len(self.sets) + 8:  # not expected: every round raises some scale
+                raise RuntimeError("dataset_tight_scale: the verification did not settle")
+            if cert is None and self.matched and check.size and np.any(lam[check] > 0):
+                cert = _Certificate(self)
+            fails = self._verify(check, lam, rho, who, cert)
+            moved = set()
+            for s, idx in fails:
+                self.stats["binding"] += idx.size
+                new = self._search_above(s, rho[idx], lam[idx], rtol)
+                up = new > lam[idx]
+                lam[idx[up]] = new[up]
+                who[idx[up]] = s
+                moved.update(idx[up].tolist())
+            check = np.array(sorted(moved), dtype=np.int64)
+        return lam, who
+
+    def _verify(self, idx, lam, rho, who, cert):
+        """The (set, rho indices) where a set's risk exceeds rho at lam."""
+        certified = np.zeros(idx.size, bool)
+        if cert is not None:
+            ok = (lam[idx] > 0) & np.isfinite(lam[idx])
+            if ok.any():
+                certified[ok] = cert.check(lam[idx[ok]], rho[idx[ok]])
+        self.stats["certified"] += int(certified.sum()) * (len(self.sets) - 1)
+        fails = []
+        for s in range(len(self.sets)):
+            # the reference is not covered by its own certificate
+            covered = certified if (cert is not None and s != self.ref) else np.zeros(idx.size, bool)
+            sel = idx[~covered & (who[idx] != s)]
+            if sel.size == 0:
+                continue
+            self.stats["exact"] += sel.size
+            r, _ = self.risk(s)(lam[sel])
+            bad = sel[r > rho[sel]]
+            if bad.size:
+                fails.append((s, bad))
+        return fails
+
+    def _search_above(self, s, rho, lo, rtol):
+        """Set s's smallest passing scale above ``lo`` (where it fails)."""
+        risk = self.risk(s)
+        _, hi = _guesses(risk.fs, risk.W, rho)
+        hi = np.maximum(np.ldexp(hi, -risk.k), 2.0 * lo)
+        x, status = S.smallest(lambda i, t: risk(t)[0], rho, lo, hi, rtol=rtol)
+        S.warn_unconverged(status, "dataset_tight_scale")
+        low = x <= lo  # only if the computed risk is not monotone: search up from lo
+        if low.any():
+            j = np.flatnonzero(low)
+            x[j], _ = S.boundary(lambda i, t: risk(t)[0] <= rho[j[i]], lo[j], increasing=True)
+        return x
+
+
+def _slack(u):
+    """Relative slack between a computed risk over u distinct values and the
+    exact one (see `_CERT_ROUNDING`)."""
+    return _CERT_ROUNDING * (u + 64)
+
+
+class _ShiftBound:
+    """A bound on the risk of every D' for sum and mean over a Domain, in
+    `_Risk`'s interface (``fs``, ``W``, ``k``, called on scales).
+
+    The exact world values of every D' are X's plus a constant, so the
+    rounded ones satisfy |Y_i - Y_j| <= |X_i - X_j| + B with B four times
+    the rounding of one value (`_shift_offset`), and the certificate with
+    A = 1 gives r_Y(lam) <= 1 / (1 + exp(-B/lam) (1/r_X(lam) - 1)) for
+    every removal at once (the slack of `_slack` on both risks)."""
+
+    def __init__(self, risk, B, sig):
+        self.risk, self.B, self.sig = risk, B, sig
+        self.fs, self.W, self.k = risk.fs, risk.W, risk.k
+
+    def __call__(self, lam):
+        r, arg = self.risk(lam)
+        r = np.minimum(r * (1.0 + self.sig), 1.0)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            e = np.exp(-self.B / lam)
+            h = r / (r + e * (1.0 - r))
+        return h * (1.0 + self.sig), arg
+
+
+def _shift_offset(prob):
+    """B for sum and mean over a Domain: four times a bound on how far any
+    world value, as `world_values` computes it (double-double sums, one
+    final rounding), lies from its exact value."""
+    xs, k = prob.xs, prob.k
+    top = max(abs(prob.cands.lo), abs(prob.cands.hi))
+    total = float(np.abs(xs).sum()) + k * top  # bounds |sum| over every world
+    div = float(prob.n) if prob.qy.code == WK.MEAN else 1.0
+    # one rounding of the result (2 ulps, generously) and the double-double
+    # accumulation of the known part's sum
+    err = (2.0 * _ULP + (prob.n + k + 8) * 2.0 ** -100) * (total * (1.0 + 1e-12)) / div
+    return 4.0 * err
+
+
+class _Certificate:
+    """Dominance of every other world set by the reference's (k = 1,
+    matched worlds; module docstring)."""
+
+    def __init__(self, prob):
+        self.prob = prob
+        ref = prob.ref
+        X = prob.matched_values(prob.sets[ref][0])
+        perm = np.argsort(X, kind="stable")
+        self.Xs = np.ascontiguousarray(X[perm])
+        m = X.size
+        fsX = np.empty(m)
+        firstX = np.empty(m, np.int64)
+        u = group_sorted(self.Xs, fsX, firstX)
+        self.first_g = firstX[:u].copy()
+        self.risk = prob.risk(ref)
+        if self.risk.fs.size != u:  # the evaluator's groups are these
+            raise AssertionError("reference groups disagree")
+        others = [s for s in range(len(prob.sets)) if s != ref]
+        spread_x = prob.spread[ref]
+        ratio = max((prob.spread[s] / spread_x for s in others), default=0.0) if spread_x > 0 else 1.0
+        self.A = 0.5 * (1.0 + min(ratio, 1.0))
+        B = np.full(m, -np.inf)
+        qy, cands = prob.qy, prob.cands
+        if qy.named and qy.code in (WK.VAR, WK.STD) and cands.domain is not None and prob.n > 1:
+            self._var_offsets(others, perm, B)
+        else:
+            sp, sc = np.empty(m), np.empty(m)
+            xmax = float(np.abs(self.Xs).max())
+            for s in others:
+                Y = prob.matched_values(prob.sets[s][0])[perm]
+                slack = 4.0 * _ULP * (float(np.abs(Y).max()) + self.A * xmax)
+                NK.world_offsets(self.Xs, np.ascontiguousarray(Y), self.A, slack, sp, sc, B)
+        Bg = np.maximum.reduceat(B, self.first_g) if m else B
+        self.Bp = np.maximum(Bg, 0.0)
+        self.sig = _slack(u)
+
+    def _var_offsets(self, others, perm, B):
+        """Offsets for var and std over a Domain from the centred formula,
+        with a bound on its distance from the values `world_values` gives."""
+        prob = self.prob
+        qy = prob.qy
+        members = np.array([prob.sets[s][0] for s in others], dtype=np.int64)
+        g = np.array([prob.combos[i][0] for i in members], dtype=np.int64)
+        full = _Known(prob.xs, 0.0)
+        n, n0 = prob.n, prob.n - 1
+        mu, qc, s2 = (np.empty(g.size) for _ in range(3))
+        NK.removed_moments(full.st, full.c, prob.fsd[g], n0, mu, qc, s2, np.empty(6))
+        w = n0 / n
+        denom = float(n - qy.ddof)
+        std = qy.code == WK.STD
+        lo, hi = prob.cands.lo, prob.cands.hi
+        err_y, ymax = _var_errors(mu, qc, s2, full.c, n, w, denom, lo, hi, std)
+        xmax = float(np.abs(self.Xs).max())
+        slack = 4.0 * _ULP * (ymax + self.A * xmax) + 2.0 * err_y
+        vals = np.ascontiguousarray(prob.cands.vals[perm])
+        m = vals.size
+        nw = min(numba.get_num_threads(), g.size)
+        if nw > 1 and m * g.size >= 1 << 16:
+            out = np.full((nw, m), -np.inf)
+            work = [np.empty((nw, m)) for _ in range(3)]
+            NK.var_offsets_parallel(self.Xs, vals, mu, qc, w, denom, std, self.A, slack, *work, out)
+            np.maximum(B, out.max(axis=0), out=B)
+        else:
+            NK.var_offsets(self.Xs, vals, mu, qc, w, denom, std, self.A, slack, np.empty(m), np.empty(m),
+                           np.empty(m), B)
+
+    def check(self, lam, rho):
+        """True where every covered set's risk at lam is certified <= rho."""
+        out = np.zeros(lam.size, bool)
+        order = np.argsort(lam)
+        i = 0
+        while i < lam.size:
+            j = i + 1
+            top = lam[order[i]] * _BATCH_RATIO
+            while j < lam.size and lam[order[j]] <= top:
+                j += 1
+            sel = order[i:j]
+            s_b = 1.0 / lam[sel].min()
+            with np.errstate(under="ignore"):
+                weight = np.exp(-s_b * self.Bp)
+            ev = _Evaluator(self.risk.fs, self.risk.W, self.risk.invP * weight)
+            r, _ = ev(self.risk.inverse(lam[sel] / self.A))
+            out[sel] = r * (1.0 + self.sig) ** 2 <= rho[sel]
+            i = j
+        return out
+
+
+def _var_errors(mu, qc, s2, c, n, w, denom, lo, hi, std):
+    """Per removal: a bound on |approximate - library| world value (var or
+    std of the known part plus one value in [lo, hi]) and on the values'
+    size.  The approximation is ``(qc + w (v - mu)^2) / denom`` in float64
+    from double-double moments; the library's value is the double-double
+    formula rounded once (then its square root), within 2 ulps of exact."""
+    u = _UNIT
+    n0 = n - 1
+    dd_rel = (n + 8) * 2.0 ** -100  # double-double accumulation over the data
+    e_s1 = dd_rel * np.sqrt(n0 * s2)
+    e_mu = 2.0 * (2.0 * u * (np.abs(mu) + np.abs(mu - c)) + e_s1 / n0)
+    e_q = 2.0 * (2.0 * u * qc + 2.0 * dd_rel * s2 + 2.0 * np.abs(mu - c) * e_s1)
+    dm = np.maximum(np.abs(lo - mu), np.abs(hi - mu))
+    dd_ = dm + e_mu
+    e_t = (2.0 * dm + e_mu) * (e_mu + u * dm) + u * dd_ * dd_
+    vmax = (qc + e_q + w * dd_ * dd_) / denom
+    e_hat = (e_q + w * e_t + 4.0 * u * w * dd_ * dd_ + u * qc) / denom + u * vmax
+    dc = max(abs(lo - c), abs(hi - c))
+    e_lib = 2.0 * u * vmax + dd_rel * (s2 + dc * dc) / denom
+    e_var = 2.0 * (e_hat + e_lib)
+    if not std:
+        return e_var, vmax + e_var
+    low = np.maximum((qc - e_q) / denom - e_var, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        e_root = np.where(low > 0, e_var / (2.0 * np.sqrt(low)), np.inf)
+    e_root = np.minimum(e_root, np.sqrt(e_var))
+    top = np.sqrt(vmax + e_var)
+    return e_root + 2.0 * u * top, top

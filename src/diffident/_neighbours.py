@@ -43,9 +43,11 @@ every removal at once.  With A < 1 (just above the largest ratio of the
 removals' sensitive ranges to X's) the far field of var and std has
 B_i < 0 and X's risk at lam / A is below rho by a margin; the few worlds
 with B_i > 0 (near the variance's vertex) are dense, far from the worst.
-Scales are processed in batches whose 1/scale vary by at most a factor
-`_BATCH_RATIO`, each batch with the batch's largest s in the weights (a
-weaker, still valid, bound).  Rounding: every offset B_i carries the error
+The weights use the largest s of a batch of scales (a weaker, still valid,
+bound): all the scales at once first, then the ones that failed in
+batches whose 1/scale vary by at most a factor `_BATCH_RATIO` (one
+evaluator call each: for small world sets the calls, not the worlds, are
+the cost).  Rounding: every offset B_i carries the error
 bound of the values it was computed from, and the risks carry a relative
 slack `_CERT_ROUNDING` per distinct world value (see `_slack`).
 """
@@ -297,7 +299,8 @@ class _Problem:
             if self.k == 1:
                 self._cache[i] = _group(self.matched_values(i))
             else:
-                cand = self.cands.domain if self.cands.domain is not None else np.append(self.cands.vals, self.removed(i))
+                dom = self.cands.domain
+                cand = dom if dom is not None else np.append(self.cands.vals, self.removed(i))
                 self._cache[i] = world_values(self.qy.func if not self.qy.named else self.qy.name, self.known(i),
                                               cand, k=self.k, ddof=self.qy.ddof, q=self.qy.q,
                                               max_worlds=self.max_worlds)
@@ -593,24 +596,30 @@ class _Certificate:
                            np.empty(m), B)
 
     def check(self, lam, rho):
-        """True where every covered set's risk at lam is certified <= rho."""
-        out = np.zeros(lam.size, bool)
-        order = np.argsort(lam)
+        """True where every covered set's risk at lam is certified <= rho:
+        first in one batch (the weights of the smallest scale), then what
+        failed in batches of scales within a factor `_BATCH_RATIO`."""
+        out = self._batch(lam, rho, np.arange(lam.size))
+        if out.all() or lam.max() <= _BATCH_RATIO * lam.min():
+            return out
+        rest = np.flatnonzero(~out)
+        order = rest[np.argsort(lam[rest])]
         i = 0
-        while i < lam.size:
-            j = i + 1
-            top = lam[order[i]] * _BATCH_RATIO
-            while j < lam.size and lam[order[j]] <= top:
-                j += 1
-            sel = order[i:j]
-            s_b = 1.0 / lam[sel].min()
-            with np.errstate(under="ignore"):
-                weight = np.exp(-s_b * self.Bp)
-            ev = _Evaluator(self.risk.fs, self.risk.W, self.risk.invP * weight)
-            r, _ = ev(self.risk.inverse(lam[sel] / self.A))
-            out[sel] = r * (1.0 + self.sig) ** 2 <= rho[sel]
+        while i < order.size:
+            j = i + 1 + int(np.searchsorted(lam[order[i + 1:]], lam[order[i]] * _BATCH_RATIO, side="right"))
+            out[order[i:j]] = self._batch(lam, rho, order[i:j])
             i = j
         return out
+
+    def _batch(self, lam, rho, sel):
+        """The certificate for the scales ``lam[sel]``, with the weights
+        exp(-s B_g+) of the largest s = 1 / scale among them."""
+        s_b = 1.0 / lam[sel].min()
+        with np.errstate(under="ignore", over="ignore"):
+            weight = np.exp(-s_b * self.Bp)
+        ev = _Evaluator(self.risk.fs, self.risk.W, self.risk.invP * weight)
+        r, _ = ev(self.risk.inverse(lam[sel] / self.A))
+        return r * (1.0 + self.sig) ** 2 <= rho[sel]
 
 
 def _var_errors(mu, qc, s2, c, n, w, denom, lo, hi, std):

@@ -83,3 +83,26 @@ def test_bad_arguments_one_line_exit_2(args, word):
     assert "Traceback" not in r.stderr
     err = r.stderr.strip().splitlines()
     assert len(err) == 1 and word in err[0]
+
+
+def test_sweep_tight_scale_covers_every_neighbour(tmp_path):
+    """The CSV's tight_scale is the every-neighbour calibration, to the digit
+    (MATH.md s. 9: for this std the D' of the sensitive range is not the
+    worst)."""
+    import csv
+
+    import numpy as np
+
+    data = [6, 6, 0, 4, 3, 2, 3, 3]
+    src = tmp_path / "d.csv"
+    src.write_text("x\n" + "\n".join(map(str, data)) + "\n")
+    out = tmp_path / "o.csv"
+    r = run("sweep", "--data", str(src), "--out", str(out), "--queries", "std", "--rho", "0.3", "0.5",
+            "--domain", "x=0:7", "--ddof", "0", "--quiet")
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.DictReader(open(out)))
+    got = np.array([float(row["tight_scale"]) for row in rows])
+    want = diffident.dataset_tight_scale("std", data, diffident.Domain(0, 7), [0.3, 0.5], rtol=1e-12)
+    np.testing.assert_array_equal(got, want)
+    S = diffident.dataset_sensitive_range("std", data, diffident.Domain(0, 7))
+    np.testing.assert_array_equal([float(row["tight_epsilon"]) for row in rows], S / want)

@@ -39,9 +39,17 @@ def test_table_matches_direct_engine_calls():
     np.testing.assert_array_equal(t["bound_scale"][sel], di.scale_for_rho(rho, 50, S))
     np.testing.assert_array_equal(t["bound_epsilon"][sel], di.epsilon_for_rho(rho, 50))
     v, c = di.world_values("std", np.delete(d, removed[0]), di.Domain(0, 49), ddof=1)
-    np.testing.assert_array_equal(t["tight_scale"][sel], di.tight_scale(v, rho, counts=c))
     np.testing.assert_array_equal(t["risk_at_bound"][sel], di.worst_case_risk(v, t["bound_scale"][sel], counts=c))
-    np.testing.assert_allclose(t["tight_epsilon"][sel], (v[-1] - v[0]) / t["tight_scale"][sel], rtol=1e-15)
+    # the tight scale covers every D' = D - i: the largest tight scale over
+    # the distinct removed values, by brute force
+    every = np.zeros(rho.size)
+    for x in np.unique(d):
+        vx, cx = di.world_values("std", np.delete(d, np.flatnonzero(d == x)[0]), di.Domain(0, 49), ddof=1)
+        every = np.maximum(every, di.tight_scale(vx, rho, counts=cx))
+    np.testing.assert_array_equal(t["tight_scale"][sel], every)
+    np.testing.assert_array_equal(t["tight_scale"][sel],
+                                  di.dataset_tight_scale("std", d, di.Domain(0, 49), rho, ddof=1))
+    np.testing.assert_array_equal(t["tight_epsilon"][sel], S / t["tight_scale"][sel])
     # the tight scale never exceeds the paper's, and meets rho exactly
     assert np.all(t["tight_scale"] <= t["bound_scale"] * (1 + 1e-12))
     ok = np.isfinite(t["bound_scale"])  # rho above 1/m
@@ -49,6 +57,26 @@ def test_table_matches_direct_engine_calls():
     # unattainable rho (below 1/m = 1/21 for column b): infinite scales, risk 1/m
     bad = t["rho"] < 1 / t["m"]
     assert bad.any() and np.all(t["bound_scale"][bad] == np.inf) and np.all(t["tight_scale"][bad] == np.inf)
+
+
+def test_tight_scale_protects_every_neighbour():
+    """MATH.md s. 9: the D' attaining the sensitive range is not the one that
+    needs the most noise; the table's tight scale is safe for every D'."""
+    data = np.array([6, 6, 0, 4, 3, 2, 3, 3], float)
+    dom = di.Domain(0, 7)
+    rho = np.array([0.3, 0.5, 0.7])
+    t = di.sweep({"x": data}, queries=["std", "median", "mean"], rho=rho, domains={"x": dom}, ddof=0, rtol=0.0)
+    for q in ("std", "median", "mean"):
+        sel = t["query"] == q
+        lam = t["tight_scale"][sel]
+        np.testing.assert_array_equal(lam, di.dataset_tight_scale(q, data, dom, rho))
+        for i in range(data.size):
+            v, c = di.world_values(q, np.delete(data, i), dom)
+            assert np.all(di.worst_case_risk(v, lam, counts=c) <= rho)
+    _, removed = di.dataset_sensitive_range("std", data, dom, return_removed=True)
+    v, c = di.world_values("std", np.delete(data, removed[0]), dom)
+    single = di.tight_scale(v, rho, counts=c)
+    assert np.all(t["tight_scale"][t["query"] == "std"] > single)  # the old, single-D' answer was unsafe
 
 
 def test_default_grid_and_pandas(tmp_path):

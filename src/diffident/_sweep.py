@@ -3,8 +3,9 @@
 For every (column, dataset size) the data set D is fixed (the first rows, or
 a seeded sample); for every query the paper's sensitive range over
 D' = D - i* (`dataset_sensitive_range`) gives the paper's bound
-calibration, and the worlds of the D' that attains it give the exact
-worst-case risk and the tight calibration.  Each world set goes through the
+calibration, the worlds of the D' that attains it give the exact
+worst-case risk at that calibration, and `dataset_tight_scale` gives the
+tight calibration that holds for every D'.  Each world set goes through the
 batched kernels once for the whole rho grid.
 """
 
@@ -18,8 +19,9 @@ import numpy as np
 
 from . import _validate as V
 from ._closed_form import epsilon_for_rho, min_rho, scale_for_rho
-from ._possible import Domain, dataset_sensitive_range, world_values
-from ._worst_case import tight_scale, worst_case_risk
+from ._neighbours import _Problem
+from ._possible import Domain, _Candidates, _Query, dataset_sensitive_range, world_values
+from ._worst_case import worst_case_risk
 
 __all__ = ["sweep", "SweepTable", "read_csv_columns"]
 
@@ -33,6 +35,15 @@ class SweepTable(Mapping):
     A read-only mapping of column name to a 1-d NumPy array (``column`` and
     ``query`` hold strings), with `to_csv` and `to_pandas`.  `sweep` builds
     it; build one yourself from columns of equal length.
+
+    The columns of a sweep: the grid point (``column``, ``query``, ``n``,
+    ``m``, ``rho``); ``sensitive_range``, the paper's S(f) over every
+    D' = D - i (`dataset_sensitive_range`); the paper's calibration
+    ``bound_scale`` and ``bound_epsilon``; ``tight_scale``, the smallest
+    Laplace scale whose exact worst-case risk is at most rho for every D'
+    (`dataset_tight_scale`), and ``tight_epsilon`` = ``sensitive_range /
+    tight_scale``; ``risk_at_bound``, the exact worst-case risk at
+    ``bound_scale`` of the D' that attains the sensitive range.
 
     Parameters
     ----------
@@ -294,9 +305,9 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
 
     For every column and dataset size the data set D is fixed; for every
     query, `dataset_sensitive_range` gives the paper's sensitive range over
-    D' = D - i*, and the worlds of the attaining D' give the exact
-    worst-case risk at the paper's scale and the tight calibration, for the
-    whole rho grid at once.
+    D' = D - i*, the worlds of the attaining D' give the exact worst-case
+    risk at the paper's scale, and `dataset_tight_scale` the tight
+    calibration that holds for every D', for the whole rho grid at once.
 
     Parameters
     ----------
@@ -320,8 +331,8 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
         domain from the column's minimum to its maximum (a column that is not
         integer-valued needs one).
     calibrations : sequence of {"bound", "tight"}, optional
-        The paper's closed form, and/or the exact tight calibration (default
-        both).
+        The paper's closed form, and/or the exact tight calibration over
+        every D' (default both).
     ddof : {0, 1}, optional
         For var and std (default 1: the sample standard deviation, as the
         paper's Table 4).
@@ -343,8 +354,11 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
     SweepTable
         Columns ``column, query, n, m, rho, sensitive_range, bound_scale,
         bound_epsilon, tight_scale, tight_epsilon, risk_at_bound`` (the
-        bound ones NaN when not asked for, likewise the tight ones);
-        ``risk_at_bound`` is the exact worst-case risk at the paper's scale.
+        bound ones NaN when not asked for, likewise the tight ones):
+        ``tight_scale`` is `dataset_tight_scale` (it meets rho for every
+        D'), ``tight_epsilon`` is ``sensitive_range / tight_scale``, and
+        ``risk_at_bound`` is the exact worst-case risk at the paper's scale
+        for the D' that attains the sensitive range.
 
     Raises
     ------
@@ -364,13 +378,18 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
 
     dataset_sensitive_range : The sensitive range of each cell.
 
-    tight_scale : The tight calibration of each cell.
+    dataset_tight_scale : The tight calibration of each cell.
 
     Notes
     -----
-    The worlds are those of the D' = D - i* that attains the paper's
-    sensitive range (the first such individual); the tight calibration is
-    exact for that D'.
+    The tight calibration holds for every D' = D - i: the largest tight
+    scale over the distinct removed values (for sum and mean over a Domain
+    every D' gives the same worlds up to a shift, and one D' suffices; for
+    the median, quantiles and the standard deviation another removal than
+    the one attaining the sensitive range can need more noise).
+    ``risk_at_bound`` is computed on the worlds of the D' that attains the
+    paper's sensitive range (the first such individual); the paper's scale
+    meets rho for every D' by construction.
 
     Examples
     --------
@@ -420,19 +439,23 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
             nan = np.full(k, np.nan)
             row.update(bound_scale=nan, bound_epsilon=nan, tight_scale=nan, tight_epsilon=nan,
                        risk_at_bound=nan)
-            known = np.delete(d, removed[0])
-            values, counts = world_values(q, known, dom, ddof=ddof)
+            prob = _Problem(_Query(q, 0.5, ddof), 1, d, _Candidates(dom), 10**8) if "tight" in cals else None
             if "bound" in cals:
                 lam = scale_for_rho(grid, m, S)
                 row["bound_scale"] = lam
                 row["bound_epsilon"] = epsilon_for_rho(grid, m)
+                # the exact risk of the D' that attains S (the first such individual)
+                if prob is not None and d[removed[0]] == prob.removed(prob.sets[prob.ref][0])[0]:
+                    values, counts = prob.grouped(prob.sets[prob.ref][0])  # the same worlds
+                else:
+                    values, counts = world_values(q, np.delete(d, removed[0]), dom, ddof=ddof)
                 row["risk_at_bound"] = worst_case_risk(values, lam, counts=counts)
             if "tight" in cals:
-                t = tight_scale(values, grid, counts=counts, rtol=rtol)
+                # every D' = D - i, not only the one attaining S
+                t, _ = prob.solve(np.ascontiguousarray(grid, dtype=np.float64), rtol)
                 row["tight_scale"] = t
-                spread = values[-1] - values[0]
                 with np.errstate(divide="ignore", invalid="ignore"):
-                    row["tight_epsilon"] = np.where(spread == 0, 0.0, spread / t)
+                    row["tight_epsilon"] = np.where(S == 0, 0.0, S / t)
             for key in FIELDS:
                 out[key].append(np.asarray(row[key]))
     table = {k: (np.concatenate(v) if v else np.empty(0)) for k, v in out.items()}

@@ -148,7 +148,8 @@ def build_parser():
         "sweep",
         help="risk and calibration over a grid of rho x queries x columns x sizes, as CSV",
         description="Sweep a grid of rho x queries x columns x dataset sizes x calibration (the paper's bound "
-        "and the exact tight one) over the numeric columns of a CSV file; write a tidy CSV table.",
+        "and the exact tight one, which holds for every D' = D - i) over the numeric columns of a CSV file; "
+        "write a tidy CSV table.",
     )
     w.add_argument("--data", required=True, help="CSV file with a header row")
     w.add_argument("--out", required=True, help="output CSV file")
@@ -160,7 +161,8 @@ def build_parser():
     w.add_argument("--n-rho", type=int, default=50, help="size of the default rho grid (default 50)")
     w.add_argument("--sizes", type=int, nargs="+", default=None, help="dataset sizes (seeded samples of rows)")
     w.add_argument("--domain", nargs="+", metavar="COLUMN=LO:HI", help="integer domain of a column")
-    w.add_argument("--calibration", nargs="+", default=["bound", "tight"], choices=["bound", "tight"])
+    w.add_argument("--calibration", nargs="+", default=["bound", "tight"], choices=["bound", "tight"],
+                   help="bound (the paper's), tight (exact, for every D' = D - i), or both (default)")
     w.add_argument("--ddof", type=int, default=1, choices=[0, 1], help="for var and std (default 1)")
     w.add_argument("--seed", type=int, default=0)
     w.add_argument("--quiet", action="store_true", help="no progress bar or summary")

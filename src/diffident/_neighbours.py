@@ -44,10 +44,9 @@ removals' sensitive ranges to X's) the far field of var and std has
 B_i < 0 and X's risk at lam / A is below rho by a margin; the few worlds
 with B_i > 0 (near the variance's vertex) are dense, far from the worst.
 The weights use the largest s of a batch of scales (a weaker, still valid,
-bound): all the scales at once first, then the ones that failed in
-batches whose 1/scale vary by at most a factor `_BATCH_RATIO` (one
-evaluator call each: for small world sets the calls, not the worlds, are
-the cost).  Rounding: every offset B_i carries the error
+bound): wide batches first (the weights matter only where many worlds
+have nearly the same sum, at large scales, where s is small), then
+narrower ones (`_BATCH_RATIO`) for what failed.  Rounding: every offset B_i carries the error
 bound of the values it was computed from, and the risks carry a relative
 slack `_CERT_ROUNDING` per distinct world value (see `_slack`).
 """
@@ -86,6 +85,7 @@ __all__ = ["dataset_tight_scale"]
 # computed risk and the exact one, once for each risk they relate.
 _CERT_ROUNDING = 2.0 ** -50
 _BATCH_RATIO = 4.0  # largest ratio of 1/scale within a certificate batch
+_ONE_BATCH_WORLDS = 4096  # up to this many distinct values, try one batch first
 _ULP = 2.0 ** -52
 _UNIT = 2.0 ** -53
 _ORDER_STATS = (WK.MEDIAN, WK.QUANTILE, WK.MIN, WK.MAX, WK.COUNT)
@@ -563,7 +563,7 @@ class _Certificate:
                 NK.world_offsets(self.Xs, np.ascontiguousarray(Y), self.A, slack, sp, sc, B)
         Bg = np.maximum.reduceat(B, self.first_g) if m else B
         self.Bp = np.maximum(Bg, 0.0)
-        self.sig = _slack(u)
+        self.sig = _slack(m)  # X's groups, or Y's: at most one per world
 
     def _var_offsets(self, others, perm, B):
         """Offsets for var and std over a Domain from the centred formula,
@@ -596,19 +596,25 @@ class _Certificate:
                            np.empty(m), B)
 
     def check(self, lam, rho):
-        """True where every covered set's risk at lam is certified <= rho:
-        first in one batch (the weights of the smallest scale), then what
-        failed in batches of scales within a factor `_BATCH_RATIO`."""
-        out = self._batch(lam, rho, np.arange(lam.size))
-        if out.all() or lam.max() <= _BATCH_RATIO * lam.min():
-            return out
-        rest = np.flatnonzero(~out)
-        order = rest[np.argsort(lam[rest])]
-        i = 0
-        while i < order.size:
-            j = i + 1 + int(np.searchsorted(lam[order[i + 1:]], lam[order[i]] * _BATCH_RATIO, side="right"))
-            out[order[i:j]] = self._batch(lam, rho, order[i:j])
-            i = j
+        """True where every covered set's risk at lam is certified <= rho.
+
+        In batches of scales, each with the weights of its smallest scale:
+        first wide batches (1/scale within a factor 64; all the scales at
+        once for a small world set, where an evaluator call costs more than
+        its scales), then what failed in narrow ones (`_BATCH_RATIO`)."""
+        out = np.zeros(lam.size, bool)
+        rest = np.arange(lam.size)
+        ratios = (np.inf, 64.0, _BATCH_RATIO) if self.risk.fs.size <= _ONE_BATCH_WORLDS else (64.0, _BATCH_RATIO)
+        for ratio in ratios:
+            order = rest[np.argsort(lam[rest])]
+            i = 0
+            while i < order.size:
+                j = i + 1 + int(np.searchsorted(lam[order[i + 1:]], lam[order[i]] * ratio, side="right"))
+                out[order[i:j]] = self._batch(lam, rho, order[i:j])
+                i = j
+            rest = np.flatnonzero(~out)
+            if rest.size == 0:
+                break
         return out
 
     def _batch(self, lam, rho, sel):

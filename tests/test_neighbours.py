@@ -214,12 +214,17 @@ def test_binding_removal_is_searched():
 
 
 @pytest.mark.parametrize("query, ddof", [("var", 0), ("std", 1), ("std", 0)])
-@pytest.mark.parametrize("offset, spread", [(0.0, 50.0), (1e6, 3.0), (-7.5, 0.25)])
+@pytest.mark.parametrize("offset, spread", [(0.0, 50.0), (1e6, 3.0), (-7.5, 0.25), ("bimodal", 1e5)])
 def test_var_approximation_within_bound(query, ddof, offset, spread):
     """The certificate's float64 var/std worlds lie within `_var_errors` of
-    the values `world_values` computes."""
-    rng = np.random.default_rng(int(offset) % 97)
-    data = offset + np.round(rng.standard_normal(60) * spread)
+    the values `world_values` computes (also when the known parts' medians,
+    the library's shifts, lie far apart)."""
+    if offset == "bimodal":
+        rng = np.random.default_rng(1)
+        data = np.concatenate([rng.integers(0, 5, 30), spread + rng.integers(0, 5, 31)]).astype(float)
+    else:
+        rng = np.random.default_rng(int(offset) % 97)
+        data = offset + np.round(rng.standard_normal(60) * spread)
     lo, hi = float(np.floor(data.min())) - 20, float(np.ceil(data.max())) + 20
     dom = di.Domain(lo, hi)
     qy = _Query(query, 0.5, ddof)
@@ -231,7 +236,8 @@ def test_var_approximation_within_bound(query, ddof, offset, spread):
     x = np.unique(xs)
     mu, qc, s2 = (np.empty(x.size) for _ in range(3))
     NK.removed_moments(full.st, full.c, x, n - 1, mu, qc, s2, np.empty(6))
-    err, top = _var_errors(mu, qc, s2, full.c, n, (n - 1) / n, float(n - ddof), lo, hi, query == "std")
+    gap = xs[n // 2 + 1] - xs[n // 2 - 1]
+    err, top = _var_errors(mu, qc, s2, full.c, n, (n - 1) / n, float(n - ddof), lo, hi, query == "std", gap)
     V = dom.values()
     for j, xv in enumerate(x):
         exact = _Known(np.delete(xs, np.searchsorted(xs, xv)), lo).values(qy, V[:, None])

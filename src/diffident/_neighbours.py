@@ -580,7 +580,9 @@ class _Certificate:
         denom = float(n - qy.ddof)
         std = qy.code == WK.STD
         lo, hi = prob.cands.lo, prob.cands.hi
-        err_y, ymax = _var_errors(mu, qc, s2, full.c, n, w, denom, lo, hi, std)
+        xs = prob.xs  # the known parts' medians lie between these
+        gap = float(xs[min(n // 2 + 1, n - 1)] - xs[max(n // 2 - 1, 0)])
+        err_y, ymax = _var_errors(mu, qc, s2, full.c, n, w, denom, lo, hi, std, gap)
         xmax = float(np.abs(self.Xs).max())
         slack = 4.0 * _ULP * (ymax + self.A * xmax) + 2.0 * err_y
         vals = np.ascontiguousarray(prob.cands.vals[perm])
@@ -628,12 +630,14 @@ class _Certificate:
         return r * (1.0 + self.sig) ** 2 <= rho[sel]
 
 
-def _var_errors(mu, qc, s2, c, n, w, denom, lo, hi, std):
+def _var_errors(mu, qc, s2, c, n, w, denom, lo, hi, std, gap=0.0):
     """Per removal: a bound on |approximate - library| world value (var or
     std of the known part plus one value in [lo, hi]) and on the values'
     size.  The approximation is ``(qc + w (v - mu)^2) / denom`` in float64
-    from double-double moments; the library's value is the double-double
-    formula rounded once (then its square root), within 2 ulps of exact."""
+    from double-double moments about c (``s2``: the sum of squares about
+    c); the library's value is the double-double formula about the known
+    part's own median (within ``gap`` of c), rounded once (then its square
+    root)."""
     u = _UNIT
     n0 = n - 1
     dd_rel = (n + 8) * 2.0 ** -100  # double-double accumulation over the data
@@ -645,8 +649,9 @@ def _var_errors(mu, qc, s2, c, n, w, denom, lo, hi, std):
     e_t = (2.0 * dm + e_mu) * (e_mu + u * dm) + u * dd_ * dd_
     vmax = (qc + e_q + w * dd_ * dd_) / denom
     e_hat = (e_q + w * e_t + 4.0 * u * w * dd_ * dd_ + u * qc) / denom + u * vmax
-    dc = max(abs(lo - c), abs(hi - c))
-    e_lib = 2.0 * u * vmax + dd_rel * (s2 + dc * dc) / denom
+    dc = max(abs(lo - c), abs(hi - c)) + gap
+    # the library's sums of squares about its shift c': (a + b)^2 <= 2a^2 + 2b^2
+    e_lib = 2.0 * u * vmax + dd_rel * 2.0 * (s2 + n * gap * gap + dc * dc) / denom
     e_var = 2.0 * (e_hat + e_lib)
     if not std:
         return e_var, vmax + e_var

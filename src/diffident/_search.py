@@ -76,6 +76,14 @@ def warn_unconverged(status, what):
                       "meet their targets but may be larger than needed", ConvergenceWarning, stacklevel=3)
 
 
+def below(target, rel):
+    """A target lowered by a relative error bound ``rel`` (and one ulp), so
+    that an evaluation within ``rel`` of the exact value that meets it
+    proves the exact value meets ``target``: ``exact <= computed (1 + rel)
+    <= target``."""
+    return np.nextafter(np.asarray(target, dtype=np.float64) * (1.0 - rel), 0.0)
+
+
 # ------------------------------------------------------------------ keys --
 
 def key(x):

@@ -96,8 +96,7 @@ def _merged(f, c, p):
 
     Returns a list of (mpf value, mpf count, mpf prior), all exact.
     """
-    w = c * p
-    keep = w > 0
+    keep = (c > 0) & (p > 0)  # (c * p > 0, without overflow warnings for 1e200 x 1e200)
     f, c, p = f[keep], c[keep], p[keep]
     out = []
     if f.size == 0:
@@ -305,7 +304,7 @@ def world_risks(values, scale, counts=None, prior=None, worlds=None):
         s = _check_scale(scale)
         groups = _merged(f, c, p)
         idx = range(f.size) if worlds is None else [int(j) for j in worlds]
-        cand = [j for j in idx if c[j] * p[j] > 0]
+        cand = [j for j in idx if c[j] > 0 and p[j] > 0]
         denom = {}  # the denominator depends on f_j only
         for j in cand:
             fj = float(f[j])
@@ -636,7 +635,7 @@ def multi_worst_case_risk(values, scales, counts=None, prior=None):
         c = np.ones(m) if counts is None else np.asarray(counts, dtype=np.float64).ravel()
         p = np.ones(m) if prior is None else np.asarray(prior, dtype=np.float64).ravel()
         rows = [[mpf(x) for x in F[i].tolist()] for i in range(m)]
-        live = [i for i in range(m) if c[i] * p[i] > 0]
+        live = [i for i in range(m) if c[i] > 0 and p[i] > 0]
         W = {i: mpf(float(c[i])) * mpf(float(p[i])) for i in live}
         inv = []
         for t in range(q):
@@ -672,43 +671,55 @@ def sweep_worst_case_risk(values, scale, counts=None, prior=None):
     For u distinct values with group weight W_g = sum c_k pi_k and largest
     per-world prior P_g:  rho* = max_g P_g / (A_g + B_g - W_g) with
     A_g = W_g + A_{g-1} exp(-(f_g - f_{g-1}) / scale) and its mirror B_g.
-    Every operation at ``DPS`` digits: a 60-digit check of a million
-    distinct values in seconds, where the dense definition is O(m^2).
-    ``scale`` finite and > 0.
+    Every operation at ``DPS`` significant digits in Python's ``decimal``
+    (C-accelerated, about ten times faster than mpmath here): a 60-digit
+    check of a million distinct values takes seconds where the dense
+    definition is O(m^2).  Float inputs convert to Decimal exactly; every
+    factor is in (0, 1], so no step cancels.  ``scale`` finite and > 0.
+    Returns an mpf.
     """
+    import decimal
+    from decimal import Decimal
+
     f, c, p = _arrays(values, counts, prior)
-    w = c * p
-    keep = w > 0
+    s = float(scale)
+    if not (0.0 < s < np.inf):
+        raise ValueError("scale must be finite and > 0")
+    keep = (c > 0) & (p > 0)
     f, c, p = f[keep], c[keep], p[keep]
     order = np.argsort(f, kind="stable")
     f, c, p = f[order], c[order], p[order]
     fs, first = np.unique(f, return_index=True)
     ends = np.append(first[1:], f.size)
-    integer = np.all(c == np.round(c)) and np.all(p == 1.0) and c.sum() < 2.0 ** 52
-    with mp.workdps(DPS):
-        if integer:  # exact float64 sums of whole counts
-            Wg = [mpf(x) for x in np.add.reduceat(c, first).tolist()]
-            Pg = [mpf(1)] * fs.size
+    ctx = decimal.Context(prec=DPS, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+    with decimal.localcontext(ctx):
+        if np.all(p == 1.0) and np.all(c == np.round(c)) and c.sum() < 2.0 ** 52:
+            Wg = [Decimal(x) for x in np.add.reduceat(c, first).tolist()]  # exact sums
+            Pg = [Decimal(1)] * fs.size
         else:
             Wg, Pg = [], []
             for a, b in zip(first.tolist(), ends.tolist()):
-                Wg.append(mp.fsum(mpf(float(ci)) * mpf(float(pi)) for ci, pi in zip(c[a:b], p[a:b])))
-                Pg.append(mpf(float(p[a:b].max())))
-        inv = 1 / mpf(float(scale))
-        F = [mpf(x) for x in fs.tolist()]
+                Wg.append(sum((Decimal(ci) * Decimal(pi) for ci, pi in zip(c[a:b].tolist(), p[a:b].tolist())),
+                              Decimal(0)))
+                Pg.append(Decimal(float(p[a:b].max())))
+        inv = 1 / Decimal(s)
+        F = [Decimal(x) for x in fs.tolist()]
         u = len(F)
-        E = [mpf(0)] + [mp.exp(-_xsub(F[g], F[g - 1]) * inv) for g in range(1, u)]
-        A = [mpf(0)] * u
+        E = [Decimal(0)] + [(-(F[g] - F[g - 1]) * inv).exp() for g in range(1, u)]
+        A = [Decimal(0)] * u
         A[0] = Wg[0]
         for g in range(1, u):
             A[g] = Wg[g] + A[g - 1] * E[g]
-        best = mpf(0)
-        Bn = mpf(0)
+        best = Decimal(0)
+        B = Decimal(0)
         for g in range(u - 1, -1, -1):
-            B = Wg[g] + (Bn * E[g + 1] if g + 1 < u else 0)
-            best = max(best, Pg[g] / (A[g] + B - Wg[g]))
-            Bn = B
-        return best
+            B = Wg[g] + (B * E[g + 1] if g + 1 < u else 0)
+            r = Pg[g] / (A[g] + B - Wg[g])
+            if r > best:
+                best = r
+        text = str(best)
+    with mp.workdps(DPS):
+        return mpf(text)
 
 
 # --------------------------------------------------------------------------

@@ -306,6 +306,9 @@ def ex10():
     value_row("10 chunked_disclosure_risk world 2, gaussian R=1e100 sigma=1",
               lambda: di.chunked_disclosure_risk(di.iter_chunks(v, 1), 1e100, 1.0, 2.0, noise="gaussian"),
               ref.disclosure_risk(v, 1e100, 1.0, 2, noise="gaussian"), prob=True)
+    value_row("10 chunked_disclosure_risk world 2, laplace R=1e250 scale=0.01",
+              lambda: di.chunked_disclosure_risk(di.iter_chunks(v, 1), 1e250, 0.01, 2.0),
+              ref.disclosure_risk(v, 1e250, 0.01, 2), prob=True)
     value_row("10 chunked_disclosure_risk world 2, laplace R=1e200 scale=1e-100",
               lambda: di.chunked_disclosure_risk(di.iter_chunks(v, 1), 1e200, 1e-100, 2.0),
               ref.disclosure_risk(v, 1e200, 1e-100, 2), prob=True)

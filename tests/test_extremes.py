@@ -365,8 +365,12 @@ def test_many_responses_far_against_reference(R0, s):
 # 10. chunked and Dask forms agree with the in-memory ones (and the truth)
 # ---------------------------------------------------------------------------
 
-CHUNK_CASES = [c for c in FAR_CASES] + [("lap-ordinary", "laplace", [0.0, 1.0, 2.0], 0.3, 0.7),
-                                        ("gau-ordinary", "gaussian", [0.0, 1.0, 2.0], 0.3, 0.7)]
+CHUNK_CASES = [c for c in FAR_CASES] + [
+    ("lap-R1e250-s1e-2", "laplace", [0.0, 1.0, 2.0], 1e250, 0.01),      # today 2.4e86 where the answer is 1
+    ("gau-R1e100-s1e49", "gaussian", [0.0, 1.0, 2.0], 1e100, 1e49),     # the same
+    ("lap-ordinary", "laplace", [0.0, 1.0, 2.0], 0.3, 0.7),
+    ("gau-ordinary", "gaussian", [0.0, 1.0, 2.0], 0.3, 0.7),
+]
 
 
 @pytest.mark.parametrize("counts", [None, [1, 2, 3]], ids=["plain", "counts"])

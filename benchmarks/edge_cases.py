@@ -236,7 +236,8 @@ def ex4():
 
 def ex5():
     v = [0.0, 1.0, 2.0]
-    value_row("5 posterior world 2, gaussian, R=1e100, sigma=1", lambda: di.posterior(v, 1e100, 1.0, noise="gaussian")[2],
+    value_row("5 posterior world 2, gaussian, R=1e100, sigma=1",
+              lambda: di.posterior(v, 1e100, 1.0, noise="gaussian")[2],
               ref.posterior(v, 1e100, 1.0, noise="gaussian")[2], prob=True)
     value_row("5 posterior world 2, laplace, R=1e300, scale=1e-12", lambda: di.posterior(v, 1e300, 1e-12)[2],
               ref.posterior(v, 1e300, 1e-12)[2], prob=True)
@@ -244,9 +245,11 @@ def ex5():
               lambda: di.disclosure_risk(v, 1e300, 1e-12, world=2, counts=[1, 2, 3], noise="gaussian"),
               ref.disclosure_risk(v, 1e300, 1e-12, 2, [1, 2, 3], None, "gaussian"), prob=True)
     value_row("5 log_evidence, gaussian, R=1e300, sigma=1e-12 (below float range)",
-              lambda: di.log_evidence(v, 1e300, 1e-12, noise="gaussian"), ref.log_evidence(v, 1e300, 1e-12, noise="gaussian"))
+              lambda: di.log_evidence(v, 1e300, 1e-12, noise="gaussian"),
+              ref.log_evidence(v, 1e300, 1e-12, noise="gaussian"))
     value_row("5 log_evidence, gaussian, R=1e6, sigma=1e-12",
-              lambda: di.log_evidence(v, 1e6, 1e-12, noise="gaussian"), ref.log_evidence(v, 1e6, 1e-12, noise="gaussian"))
+              lambda: di.log_evidence(v, 1e6, 1e-12, noise="gaussian"),
+              ref.log_evidence(v, 1e6, 1e-12, noise="gaussian"))
     value_row("5 log_evidence, laplace, R=1e300, scale=1e-12",
               lambda: di.log_evidence(v, 1e300, 1e-12), ref.log_evidence(v, 1e300, 1e-12))
 

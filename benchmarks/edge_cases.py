@@ -117,12 +117,12 @@ def error_row(label, fn, name, kinds=(ValueError, TypeError)):
     row(label, exc, expected, None, "OK" if ok else "ERROR")
 
 
-def calib_row(label, fn, exact_risk_at, target, tight_at=None, fmt_value=None):
+def calib_row(label, fn, exact_risk_at, target, tight_at=None, fmt_value=None, what="risk"):
     """A calibration: UNSAFE if the exact risk at the result exceeds the
     target; ERROR if not tight (tight_at(result) must exceed the target)."""
     out, exc = _call(fn)
     if exc is not None:
-        return row(label, exc, f"risk <= {target!r}", None, "ERROR")
+        return row(label, exc, f"exact {what} <= {target!r}", None, "ERROR")
     r = exact_risk_at(out)
     status = "OK"
     if not r <= mpf(target):
@@ -130,7 +130,7 @@ def calib_row(label, fn, exact_risk_at, target, tight_at=None, fmt_value=None):
     elif tight_at is not None and not tight_at(out) > mpf(target):
         status = "ERROR"
     shown = fmt_value(out, r) if fmt_value else f"{_fmt(out)} (exact risk {mp.nstr(r, 22)})"
-    row(label, shown, f"exact risk <= {target!r}", None, status)
+    row(label, shown, f"exact {what} <= {target!r}", None, status)
 
 
 def ulps_row(label, fn, exact, conservative, direction):
@@ -205,7 +205,7 @@ def ex3():
     calib_row("3 gaussian_sigma_for, 3 worlds, rho = 1/3 + 1e-9, delta 0.1",
               lambda: di.gaussian_sigma_for(v, 1.0 / 3 + 1e-9, 0.1),
               lambda s: ref.gaussian_delta(v, 1.0 / 3 + 1e-9, s), 0.1,
-              fmt_value=lambda s, d: f"{s!r} (exact delta {mp.nstr(d, 12)})")
+              fmt_value=lambda s, d: f"{s!r} (exact delta {mp.nstr(d, 12)})", what="delta")
     for ratio in (1e8, 1e16):
         rho = float(min(0.5 - 0.125 / ratio, np.nextafter(0.5, 0.0)))
         value_row(f"3 gaussian_delta([0, 1], rho={rho!r}, sigma={ratio:g})",

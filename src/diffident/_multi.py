@@ -22,13 +22,17 @@ def _prepare(values, counts, prior):
     m = F.shape[0]
     c = np.ones(m) if counts is None else V.counts(counts, m)
     p = np.ones(m) if prior is None else V.weights("prior", prior, m)
-    wt = c * p
-    if not (wt > 0).any():
+    live = (c > 0) & (p > 0)
+    if not live.any():
         raise ValueError("counts and prior give every world zero weight")
-    pmax = p[wt > 0].max()
+    # the prior normalised before it meets the counts (1e200 x 1e200 would
+    # overflow), the weights then by their largest (their sums stay finite)
+    pn = np.where(live, p / p[live].max(), 0.0)
+    wt = c * pn
+    wmax = wt.max()
     with np.errstate(divide="ignore"):
-        invP = np.where(wt > 0, pmax / p, np.inf)
-    return np.ascontiguousarray(F.T), wt / pmax, invP
+        invP = np.where(live, wmax / pn, np.inf)
+    return np.ascontiguousarray(F.T), wt / wmax, invP
 
 
 def _scales(scale, q):

@@ -65,7 +65,7 @@ class Worlds:
                 self._lw = np.empty(0)
             else:
                 with np.errstate(divide="ignore"):
-                    self._lw = np.log(self._w)
+                    self._lw = np.log(self._raw_counts) + self.lp
         return self._lw
 
     @property
@@ -74,8 +74,11 @@ class Worlds:
             if not self.weighted:
                 self._lp = np.empty(0)
             else:
+                # in logs: a prior 1e-400 times the largest is not 0 here
+                c, p = self._raw_counts, self._raw_prior
+                live = (c > 0) & (p > 0)
                 with np.errstate(divide="ignore"):
-                    self._lp = np.log(self._pw)
+                    self._lp = np.where(live, np.log(p) - self.log_norm, -np.inf)
         return self._lp
 
     def scaled(self, k):

@@ -23,7 +23,8 @@ import numpy as np
 from scipy.special import erfcx, log_ndtr, ndtri
 
 from . import _validate as V
-from ._closed_form import _m, epsilon_for_rho, rho_for_epsilon, two_product
+from ._closed_form import _m, epsilon_for_rho, rho_for_epsilon
+from ._dd import two_prod as two_product
 
 __all__ = [
     "analytic_gaussian_sigma",

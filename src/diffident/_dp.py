@@ -22,9 +22,11 @@ import warnings
 import numpy as np
 from scipy.special import erfcx, log_ndtr, ndtri
 
+from . import _closed_form as CF
+from . import _dd as D
+from . import _search as S
 from . import _validate as V
-from ._closed_form import _m, epsilon_for_rho, rho_for_epsilon
-from ._dd import two_prod as two_product
+from ._closed_form import _m, epsilon_for_rho
 
 __all__ = [
     "analytic_gaussian_sigma",
@@ -551,11 +553,30 @@ def classic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
 # --------------------------------------------------------------------------- posterior
 
 
-def _posterior_bound(e, p):
-    with np.errstate(invalid="ignore", over="ignore", under="ignore"):
-        out = p / (p + (1.0 - p) * np.exp(-e))
-    out = np.where(p == 0.0, 0.0, out)
-    return np.where(p == 1.0, 1.0, out)
+def _log_odds(p):
+    """``ln((1 - P) / P)`` as a double-double, any shape: ``ln(1 - P) -
+    ln P`` (1 - P exact), ``-inf`` at P = 1 and ``inf`` at P = 0."""
+    p = np.asarray(p, dtype=np.float64)
+    lh = np.where(p == 0.0, np.inf, -np.inf)
+    ll = np.zeros(p.shape)
+    i = np.flatnonzero((p > 0.0) & (p < 1.0))
+    if i.size:
+        pi = p.ravel()[i]
+        with np.errstate(all="ignore"):
+            def core(pi):
+                ah, al = D.log(*D.two_sum(1.0, -pi))
+                bh, bl = D.log(pi, np.zeros_like(pi))
+                return D.add(ah, al, -bh, -bl)
+
+            lh.ravel()[i], ll.ravel()[i] = D.blockwise(core, pi)
+    return lh, ll
+
+
+def _posterior_bound(e, p, lh, ll):
+    """`posterior_bound` for 1-d arrays, ``lh, ll = _log_odds(p)``: the
+    paper's bound with ``m - 1`` replaced by ``(1 - P) / P``."""
+    out = CF.bound(e, np.zeros_like(e), np.where(p == 0.0, -np.inf, lh), ll, p)
+    return np.where(p == 0.0, 0.0, out)
 
 
 def posterior_bound(epsilon, prior):
@@ -608,8 +629,9 @@ def posterior_bound(epsilon, prior):
     0.25
     """
     scalar = V.is_scalar(epsilon, prior)
-    e, p = np.broadcast_arrays(_epsilon(epsilon), V.in_range("prior", prior, 0.0, 1.0))
-    return V.ret(_posterior_bound(e, p), scalar)
+    e, p = _epsilon(epsilon), V.in_range("prior", prior, 0.0, 1.0)
+    shape, (e, p, lh, ll) = CF._flat(e, p, *_log_odds(p))
+    return V.ret(_posterior_bound(e, p, lh, ll).reshape(shape), scalar)
 
 
 def epsilon_for_posterior(posterior, prior):
@@ -664,21 +686,40 @@ def epsilon_for_posterior(posterior, prior):
     0.0
     """
     scalar = V.is_scalar(posterior, prior)
-    q, p = np.broadcast_arrays(V.in_range("posterior", posterior, 0.0, 1.0),
-                               V.in_range("prior", prior, 0.0, 1.0))
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
-        x = (q - p) / (p * (1.0 - q))
-        eps = np.log1p(x)
-        # x overflows (or p (1 - q) underflows) for a tiny prior and q near
-        # 1, where epsilon is still finite (~700): take it in logs
-        big = ~(x < 1e300) & (q < 1.0) & (p > 0.0)
-        eps = np.where(big, np.log(q - p) - np.log(p) - np.log1p(-q), eps)
-    eps = np.where(q <= p, 0.0, eps)
-    eps = np.where((q >= 1.0) | (p == 0.0), np.inf, eps)
-    live = ((eps > 0.0) & np.isfinite(eps)).ravel()
-    qf, pf = q.ravel(), p.ravel()
-    eps = _largest_ok_down(eps, lambda i, x: ~live[i] | (_posterior_bound(x, pf[i]) <= qf[i]))
-    return V.ret(eps.reshape(q.shape), scalar)
+    q, p = V.in_range("posterior", posterior, 0.0, 1.0), V.in_range("prior", prior, 0.0, 1.0)
+    shape, (q, p, lh, ll) = CF._flat(q, p, *_log_odds(p))
+    eps = np.where((q >= 1.0) | (p == 0.0), np.inf, 0.0)  # else 0: q <= P, or P = 1 > q
+    live = np.flatnonzero((p < q) & (q < 1.0) & (p > 0.0))
+    if live.size:
+        ql, pl, lh, ll = q[live], p[live], lh[live], ll[live]
+        h, l = _posterior_eps_star(ql, pl)
+
+        def check(i, x):
+            return _posterior_bound(x, pl[i], lh[i], ll[i]) <= ql[i]
+
+        eps[live] = CF.largest_below(check, h, l, "epsilon_for_posterior")
+    return V.ret(eps.reshape(shape), scalar)
+
+
+def _posterior_eps_star(q, p):
+    """The exact ``ln(q (1 - P) / (P (1 - q)))`` as a double-double, for
+    1-d arrays with ``0 < P < q < 1``: ``log1p((q - P) / (P (1 - q)))``,
+    with P's power of two taken out (P may be subnormal), or ``ln(q - P) -
+    ln P - ln(1 - q)`` where the quotient overflows."""
+    pf, pe = np.frexp(p)  # pe <= 0
+    nh, nl = D.two_sum(q, -p)  # q - P exactly
+    with np.errstate(all="ignore"):
+        sh, sl = np.ldexp(nh, -pe), np.ldexp(nl, -pe)  # (q - P) / 2^pe: exact, or inf
+        omh, oml = D.two_sum(1.0, -q)  # 1 - q exactly
+        dh, dl = D.mul_d(omh, oml, pf)  # P (1 - q) / 2^pe, normal
+
+    def logs(i):
+        ah, al = D.log(nh[i], nl[i])
+        bh, bl = D.log(p[i], np.zeros(i.size))
+        ch, cl = D.log(omh[i], oml[i])
+        return D.add(*D.add(ah, al, -bh, -bl), -ch, -cl)
+
+    return CF.log_ratio(sh, sl, dh, dl, logs)
 
 
 # --------------------------------------------------------------------------- composition
@@ -901,17 +942,21 @@ def rho_after_composition(epsilons, m, axis=-1):
     >>> round(rho_after_composition([0.5, 0.5], 2), 12)   # = rho_for_epsilon(1, 2)
     0.73105857863
     """
-    eps = compose_sequential(epsilons, axis=axis)
-    mm = _m(m)
-    out = rho_for_epsilon(eps, mm)
+    eps = np.asarray(compose_sequential(epsilons, axis=axis), dtype=np.float64)
+    out = CF._rho_of_eps(eps, _m(m), up=True)
     return V.ret(out, np.ndim(out) == 0)
 
 
 def _times_le(k, e, total):
-    """Whether the exact product ``k * e`` is <= ``total`` (Dekker's
-    two-product carries the rounding error of ``k * e``)."""
-    p, err = two_product(k, e)
-    return (p < total) | ((p == total) & (err <= 0.0))
+    """Whether the exact product ``k e`` is <= ``total`` (1-d arrays of
+    non-negative finite floats): the factors' powers of two taken out, so
+    that the two-product is exact whatever their size."""
+    kf, ke = np.frexp(k)
+    ef, ee = np.frexp(e)
+    p, err = D.two_prod(kf, ef)
+    with np.errstate(over="ignore", under="ignore"):
+        t = np.ldexp(total, -(ke + ee))  # exact near p; far away its side is right
+    return (t - p) - err >= 0.0
 
 
 def epsilon_per_release(rho, m, k):
@@ -960,9 +1005,14 @@ def epsilon_per_release(rho, m, k):
     scalar = V.is_scalar(rho, m, k)
     kk = _releases(k)
     r, mm, kk = np.broadcast_arrays(V.in_range("rho", rho, 0.0, 1.0), _m(m), kk)
-    total = np.asarray(epsilon_for_rho(r, mm), dtype=np.float64)
-    eps = total / kk
-    live = (np.isfinite(eps) & (eps > 0.0)).ravel()
-    kf, tf = kk.ravel(), total.ravel()
-    eps = _largest_ok_down(eps, lambda i, x: ~live[i] | _times_le(kf[i], x, tf[i]))
+    total = np.asarray(epsilon_for_rho(r, mm), dtype=np.float64).ravel()
+    kf = np.ascontiguousarray(kk, dtype=np.float64).ravel()
+    eps = total / kf
+    live = np.flatnonzero(np.isfinite(eps) & (eps > 0.0))
+    if live.size:
+        kl, tl = kf[live], total[live]
+        x, status = S.boundary(lambda i, x: _times_le(kl[i], x, tl[i]), eps[live],
+                               increasing=False, lo=0.0, hi=np.inf)
+        S.warn_unconverged(status, "epsilon_per_release")
+        eps[live] = np.where(status == S.NOT_REACHED, 0.0, x)
     return V.ret(eps.reshape(r.shape), scalar)

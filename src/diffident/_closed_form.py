@@ -551,7 +551,9 @@ def effective_worlds(prior, axis=-1):
     -------
     float or ndarray
         The effective number ``sum(prior) / max(prior)`` along the axis, in
-        [1, number of worlds].
+        [1, number of worlds], rounded down (the largest float at or below
+        the exact quotient of the exact sum: fewer worlds, more noise, so
+        that a calibration with it stays on the private side).
 
     Raises
     ------
@@ -585,5 +587,40 @@ def effective_worlds(prior, axis=-1):
     mx = p.max(axis=axis)
     if np.any(mx == 0):
         raise ValueError("prior must not be all zero")
-    out = p.sum(axis=axis) / mx
+    out = _quotient_down(np.moveaxis(p, axis, -1), mx)
     return V.ret(out, np.ndim(out) == 0)
+
+
+def _quotient_down(w, mx):
+    """``sum(w) / mx`` along the last axis, rounded down (``mx`` the
+    largest weight, > 0): the weights scaled by mx's power of two (exact,
+    but for weights below 2^-1022 of the largest, which move the sum by
+    less than that), the sum a double-double with an error bound
+    (`diffident._dd.pairwise_sum`), and the float below the quotient
+    certified by `diffident._search.boundary` with the exact product
+    ``x * mx``; where the bound leaves the comparison open, the exact sign
+    from ``math.fsum``."""
+    shape = mx.shape
+    mx = np.ascontiguousarray(mx).reshape(-1)
+    w = np.ascontiguousarray(w).reshape(mx.size, -1)
+    _, k = np.frexp(mx)
+    with np.errstate(under="ignore"):
+        ws = np.ldexp(w, -k[:, None])
+    ms = np.ldexp(mx, -k)  # in [1/2, 1)
+    h, l, bound = D.pairwise_sum(ws)
+
+    def passes(i, x):
+        p, e = D.two_prod(x, ms[i])  # x * ms exactly (x <= 2n, ms < 1)
+        gap = (h[i] - p) + (l[i] - e)  # h - p exact where it matters
+        ok = gap >= bound[i]
+        unsure = np.flatnonzero((np.abs(gap) < bound[i]))
+        if unsure.size:
+            j = i[unsure]
+            rows = np.concatenate([ws[j], -p[unsure, None], -e[unsure, None]], axis=1)
+            ok[unsure] = D.exact_sign(rows) >= 0.0
+        return ok
+
+    x0 = np.maximum(h / ms, 1.0)
+    x, status = S.boundary(passes, x0, increasing=False, lo=1.0, hi=np.inf)
+    S.warn_unconverged(status, "effective_worlds")
+    return np.where(status == S.NOT_REACHED, 1.0, x).reshape(shape)

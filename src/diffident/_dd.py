@@ -33,6 +33,8 @@ for `log` near 1 and `log1p` near 0 relative to the result), the sums and
 products below ``2^-104``.
 """
 
+import math
+
 import numpy as np
 
 _SPLIT = 134217729.0  # 2**27 + 1
@@ -197,6 +199,39 @@ def div(ah, al, bh, bl):
     q3 = r2 / bh
     s, t = fast_two_sum(q1, q2)
     return fast_two_sum(s, t + q3)
+
+
+def pairwise_sum(x):
+    """The sum of finite ``x`` along its last axis (length >= 1) as
+    ``(h, l, bound)``: ``|exact sum - (h + l)| <= bound``.
+
+    Pairwise summation with `two_sum` at every level: the rounding errors
+    are exact and collected, their own float sum is off by at most
+    ``(2 levels + 4) 2^-53`` of the sum of their magnitudes (the bound),
+    and ``h + l`` is their total with the pairwise sum, normalised.  The
+    bound is 0 where no addition rounded."""
+    x = np.asarray(x, dtype=np.float64)
+    err = np.zeros(x.shape[:-1])
+    mag = np.zeros(x.shape[:-1])
+    levels = 0
+    while x.shape[-1] > 1:
+        if x.shape[-1] % 2:
+            x = np.concatenate([x, np.zeros(x.shape[:-1] + (1,))], axis=-1)
+        s, e = two_sum(x[..., 0::2], x[..., 1::2])
+        err = err + e.sum(axis=-1)
+        mag = mag + np.abs(e).sum(axis=-1)
+        x = s
+        levels += 1
+    h, l = two_sum(x[..., 0], err)
+    return h, l, (2 * levels + 4) * 2.0**-53 * 1.01 * mag
+
+
+def exact_sign(rows):
+    """The sign (-1, 0, 1) of the exact sum of each row of the 2-d array
+    ``rows`` (finite floats): ``math.fsum`` is the exact sum correctly
+    rounded, so its sign is exact.  A Python loop: for the few rows where
+    `pairwise_sum`'s bound leaves the answer open."""
+    return np.array([np.sign(math.fsum(r)) for r in rows], dtype=np.float64).reshape(len(rows))
 
 
 def le(x, h, l):

@@ -894,33 +894,34 @@ def _posterior_eps_star(q, p):
 def _sum_up(x, axis):
     """Sum of non-negative ``x`` along ``axis``, rounded upward.
 
-    Pairwise summation with Knuth's error-free TwoSum at every level: the
-    rounding errors are collected (their own sum is off by a relative
-    2^-106 per level at most) and added back, and the result is moved one
-    ulp up where the exact remainder is positive.  So the result is the
-    exact sum rounded up (up to that second-order term), never a float
-    below it.  Infinite terms or overflow give inf; an empty axis gives 0.
+    Pairwise summation with Knuth's error-free TwoSum at every level
+    (`diffident._dd.pairwise_sum`): the rounding errors are collected and
+    added back, with a bound on the rounding of their own sum, and the
+    result is moved one ulp up where the exact remainder may be positive.
+    So the result is never a float below the exact sum, and is the exact
+    sum rounded up unless that sum lies within the (tiny, second-order)
+    bound below a float.  Infinite terms or overflow give inf; an empty
+    axis gives 0.
     """
     x = np.moveaxis(x, axis, -1)
     has_inf = np.isinf(x).any(axis=-1)
     x = np.where(np.isinf(x), 0.0, x)
     if x.shape[-1] == 0:
         return np.zeros(x.shape[:-1])
-    err = np.zeros(x.shape[:-1])
     with np.errstate(over="ignore", invalid="ignore"):
-        while x.shape[-1] > 1:
-            if x.shape[-1] % 2:
-                x = np.concatenate([x, np.zeros(x.shape[:-1] + (1,))], axis=-1)
-            a, b = x[..., 0::2], x[..., 1::2]
-            s = a + b
-            bb = s - a
-            err = err + ((a - (s - bb)) + (b - bb)).sum(axis=-1)
-            x = s
-        s = x[..., 0]
-        res = s + err
-        bb = res - s
-        rem = (s - (res - bb)) + (err - bb)
-        res = np.where(rem > 0.0, np.nextafter(res, np.inf), res)
+        res, rem, bound = D.pairwise_sum(x)
+        up = rem + bound > 0.0
+        # the bound leaves the side open (the exact sum within it of res):
+        # the exact sign of (sum - res), row by row
+        open_ = np.flatnonzero((np.abs(rem) <= bound) & (bound > 0.0) & np.isfinite(res))
+        if open_.size:
+            rows = x.reshape(-1, x.shape[-1])[open_]
+            resf = res.reshape(-1)[open_]
+            sign = D.exact_sign(np.concatenate([rows, -resf[:, None]], axis=1))
+            upf = up.reshape(-1)
+            upf[open_] = sign > 0.0
+            up = upf.reshape(up.shape)
+        res = np.where(up, np.nextafter(res, np.inf), res)
     return np.where(has_inf | ~np.isfinite(res), np.inf, res)
 
 

@@ -987,10 +987,11 @@ def compose_sequential(epsilons, deltas=None, axis=-1):
     Notes
     -----
     Summation: the terms are added in pairs with the error-free TwoSum
-    transformation, the rounding errors are summed separately and added
-    back, and the result is moved up one ulp where the exact remainder is
-    positive.  The result is the exact sum rounded up, up to a relative
-    ``log2(n) 2^-106``.
+    transformation, the rounding errors are summed separately (with a
+    bound on the rounding of that sum) and added back, and the result is
+    moved up one ulp where the exact remainder is positive; where the bound
+    leaves its sign open, ``math.fsum`` decides it.  The result is the
+    exact sum rounded up.
 
     Examples
     --------

@@ -83,22 +83,17 @@ def log_m1(m):
     return lh, ll
 
 
-def bound(eh, el, lh, ll, floor, up=False):
+def bound(eh, el, lh, ll, floor):
     """``1 / (1 + e^(L - eps))`` for 1-d arrays: eps ``eh + el >= 0`` (inf
     allowed), ``L = lh + ll`` (``-inf`` allowed: the bound is 1), ``floor``
     the value at eps = 0 (1/m, or the prior), returned as it is where eps is
-    below `TINY_EPS` (``up``: at 0 only).  Elsewhere in double-double
-    (`bound_dd`), rounded to nearest (``up``: upward, never below the
-    exact value)."""
-    tiny = TINY_EPS if not up else np.nextafter(0.0, 1.0)
-    out = np.where(eh < tiny, floor, 1.0)
-    live = np.flatnonzero((eh >= tiny) & np.isfinite(eh) & (lh > -np.inf))
+    below `TINY_EPS`.  Elsewhere in double-double (`bound_dd`), rounded to
+    nearest."""
+    out = np.where(eh < TINY_EPS, floor, 1.0)
+    live = np.flatnonzero((eh >= TINY_EPS) & np.isfinite(eh) & (lh > -np.inf))
     if live.size:
         def core(eh, el, lh, ll):
-            h, l, q = bound_dd(*D.add(lh, ll, -eh, -el))
-            if up:
-                return np.minimum(D.ldexp_round_up(h, l, q, MARGIN), 1.0)
-            return D.ldexp_round(h, l, q)
+            return D.ldexp_round(*bound_dd(*D.add(lh, ll, -eh, -el)))
 
         with np.errstate(all="ignore"):
             out[live] = D.blockwise(core, eh[live], el[live], lh[live], ll[live])
@@ -145,13 +140,44 @@ def _flat(*arrays):
     return b[0].shape, [np.ascontiguousarray(a).ravel() for a in b]
 
 
-def _rho_of_eps(e, m, up=False):
-    """The bound at epsilon e over m worlds (validated arrays, broadcast);
-    ``up``: rounded upward."""
+def _rho_of_eps(e, m):
+    """The bound at epsilon e over m worlds (validated arrays, broadcast)."""
     lh, ll = log_m1(m)
     shape, (e, m, lh, ll) = _flat(e, m, lh, ll)
-    floor = _inv_up(m) if up else 1.0 / m
-    return bound(e, np.zeros_like(e), lh, ll, floor, up=up).reshape(shape)
+    return bound(e, np.zeros_like(e), lh, ll, 1.0 / m).reshape(shape)
+
+
+def rho_up(e, m):
+    """The bound at epsilon e over m worlds rounded upward (validated
+    arrays, broadcast): the smallest float F with ``e <= eps*(F)`` (the
+    exact inverse ``ln((m - 1) F / (1 - F))``, with `MARGIN`), started
+    from the bound rounded to nearest and certified by
+    `diffident._search.boundary`.  Deciding through the inverse keeps it
+    exact where the bound is flat in epsilon (near 1/m), where a margin on
+    the bound itself would cost many ulps of epsilon.  ``ceil(1/m)`` at
+    e = 0, 1 at e = inf or m = 1."""
+    lh, ll = log_m1(m)
+    shape, (e, m, lh, ll) = _flat(e, m, lh, ll)
+    out = np.where(e == 0.0, _inv_up(m), 1.0)
+    live = np.flatnonzero((e > 0.0) & np.isfinite(e) & (m > 1.0))
+    if live.size:
+        el, ml = e[live], m[live]
+        f0 = bound(el, np.zeros_like(el), lh[live], ll[live], 1.0 / ml)
+
+        def passes(i, f):
+            ok = f >= 1.0
+            with np.errstate(all="ignore"):
+                nh, nl = m_rho_minus_one(ml[i], f)
+            j = np.flatnonzero(((nh > 0.0) | ((nh == 0.0) & (nl > 0.0))) & (f < 1.0))  # 1/m < f < 1
+            if j.size:
+                h, l = _eps_star(f[j], ml[i[j]])
+                ok[j] = D.le(el[i[j]], h, l - MARGIN * h)
+            return ok
+
+        f, status = S.boundary(passes, f0, increasing=True, lo=0.0, hi=1.0)
+        S.warn_unconverged(status, "rho_after_composition")
+        out[live] = np.where(status == S.NOT_REACHED, 1.0, f)
+    return out.reshape(shape)
 
 
 def _inv_up(m):

@@ -278,7 +278,9 @@ def exp_parts(xh, xl):
     """``exp(x) = (h + l) 2^q`` with ``h + l`` in [1, 2) (to rounding);
     returns ``(h, l, q)`` (q an integer array).  Arguments are clipped to
     +-1e4: the caller decides what an over- or underflow means."""
+    big = np.abs(xh) > _EXP_ARG_MAX
     xh = np.clip(xh, -_EXP_ARG_MAX, _EXP_ARG_MAX)
+    xl = np.where(big, 0.0, xl)
     k, rh, rl = _reduce(xh, xl)
     eh, el = _expm1_reduced(rh, rl)
     ki = k.astype(np.int64)
@@ -320,16 +322,6 @@ def ldexp_round(h, l, q):
     return r
 
 
-def ldexp_round_up(h, l, q, margin):
-    """A double ``>= (h + l)(1 + margin) 2^q`` (a normalised double-double
-    in the normal range, positive): `ldexp_round`, moved up one float where
-    it falls short."""
-    r = ldexp_round(h, l, q)
-    back = np.ldexp(r, -q)  # exact: r is a multiple of its ulp
-    short = (back - h) - l < margin * h
-    return np.where(short, np.nextafter(r, np.inf), r)
-
-
 def blockwise(fn, *arrays, block=4096):
     """``fn(*arrays)`` on 1-d arrays of one length, a block of entries at a
     time (the many temporaries of the double-double functions then stay in
@@ -346,6 +338,7 @@ def blockwise(fn, *arrays, block=4096):
 
 def expm1(xh, xl):
     """``exp(x) - 1`` with a relative error (no cancellation near 0)."""
+    xl = np.where((xh < -_EXP_ARG_MAX) | (xh > 709.0), 0.0, xl)
     xh = np.clip(xh, -_EXP_ARG_MAX, 709.0)
     k, rh, rl = _reduce(xh, xl)
     eh, el = _expm1_reduced(rh, rl)

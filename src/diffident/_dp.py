@@ -1069,9 +1069,9 @@ def rho_after_composition(epsilons, m, axis=-1):
 
     ``rho = 1 / (1 + (m - 1) exp(-sum epsilon_i))``: `rho_for_epsilon` at
     the sequentially composed epsilon.  The sum is rounded upward and so is
-    the bound (evaluated like `rho_for_epsilon`, then moved up one float
-    where it fell short), so the returned rho is never below the exact
-    bound's value at the exact sum.
+    the bound (the smallest float whose exact inverse, `epsilon_for_rho`'s
+    double-double, is at or above the sum), so the returned rho is never
+    below the exact bound's value at the exact sum.
 
     For releases on disjoint data use
     ``rho_for_epsilon(compose_parallel(epsilons), m)``; for a non-uniform
@@ -1113,7 +1113,7 @@ def rho_after_composition(epsilons, m, axis=-1):
     0.73105857863
     """
     eps = np.asarray(compose_sequential(epsilons, axis=axis), dtype=np.float64)
-    out = CF._rho_of_eps(eps, _m(m), up=True)
+    out = CF.rho_up(eps, _m(m))
     return V.ret(out, np.ndim(out) == 0)
 
 
@@ -1133,9 +1133,10 @@ def epsilon_per_release(rho, m, k):
     """The epsilon for each of k releases so that the composed risk stays <= rho.
 
     Each of k releases of the same data may use ``epsilon_for_rho(rho, m) /
-    k``, rounded down so that ``rho_after_composition([epsilon] * k, m) <=
-    rho`` holds in floating point (the exact product ``k * epsilon`` never
-    exceeds the total).
+    k``, rounded down so that the exact product ``k * epsilon`` never
+    exceeds that total and ``rho_after_composition([epsilon] * k, m) <=
+    rho`` holds in floating point (found by ``diffident._search.boundary``;
+    an ulp or two below ``total / k``).
 
     Parameters
     ----------
@@ -1181,8 +1182,31 @@ def epsilon_per_release(rho, m, k):
     live = np.flatnonzero(np.isfinite(eps) & (eps > 0.0))
     if live.size:
         kl, tl = kf[live], total[live]
-        x, status = S.boundary(lambda i, x: _times_le(kl[i], x, tl[i]), eps[live],
-                               increasing=False, lo=0.0, hi=np.inf)
+        rl, ml = np.ascontiguousarray(r).ravel()[live], np.ascontiguousarray(mm).ravel()[live]
+
+        def passes(i, x):
+            # k x <= total exactly, and the composed risk as
+            # rho_after_composition evaluates it (the bound, rounded up, at
+            # k x rounded up: the upward sum of k copies) is <= rho
+            ok = _times_le(kl[i], x, tl[i])
+            j = np.flatnonzero(ok)
+            if j.size:
+                ij = i[j]
+                ok[j] = CF.rho_up(_times_up(kl[ij], x[j]), ml[ij]) <= rl[ij]
+            return ok
+
+        x, status = S.boundary(passes, eps[live], increasing=False, lo=0.0, hi=np.inf)
         S.warn_unconverged(status, "epsilon_per_release")
         eps[live] = np.where(status == S.NOT_REACHED, 0.0, x)
     return V.ret(eps.reshape(r.shape), scalar)
+
+
+def _times_up(k, e):
+    """``k e`` rounded upward (1-d, finite, k e in the normal range): the
+    exact sum of k copies of e, as `compose_sequential` rounds it."""
+    kf, ke = np.frexp(k)
+    ef, ee = np.frexp(e)
+    p, err = D.two_prod(kf, ef)
+    with np.errstate(over="ignore"):
+        prod = np.ldexp(p, ke + ee)
+    return np.where(err > 0.0, np.nextafter(prod, np.inf), prod)

@@ -297,7 +297,7 @@ def _delta_parts(q, eps, with_err=True):
     propagation of the rounding of every operation (2^-53 each), of the
     arguments' errors through the derivatives (evaluated, with 10% to
     spare), and of the library functions (``_UL``, ``_UX``,
-    `_ndtr_log_err`: twice the largest error measured), rounded up.
+    `_log_ndtr`, `_erfcx_err`: twice the largest error measured), rounded up.
     tests/test_dp.py checks it against mpmath.
 
     With ``h = 1/(2q)`` and ``c = eps q`` the two arguments are

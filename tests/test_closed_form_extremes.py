@@ -411,3 +411,20 @@ def test_double_double_table():
             assert abs(M(D._T_H[j]) + M(D._T_L[j]) - mp.mpf(2) ** (mp.mpf(j) / 64)) < mp.mpf(2) ** -106
         assert abs(M(D.LN2_H) + M(D.LN2_L) + M(D.LN2_LL) - mp.log(2)) < mp.mpf(2) ** -160
         assert abs(M(D._C1) + M(D._C2) + M(D._C3) - mp.log(2) / 64) < mp.mpf(2) ** -140
+
+
+@settings(max_examples=120, **SETTINGS)
+@given(st.floats(-12.0, 12.0).map(lambda t: 10.0**t), st.one_of(st.just(0.0), st.floats(-12.0, 6.0).map(lambda t: 10.0**t)))
+def test_gaussian_delta_error_bound_holds(q, e):
+    # the bound that analytic_gaussian_sigma's margin rests on: the float
+    # log delta is within err of the exact one (all three branches)
+    from diffident import _dp
+    big, small, err = _dp._delta_parts(np.array([q]), np.array([e]))
+    assume(np.isfinite(small[0]) and np.isfinite(err[0]))
+    with mp.workdps(DPS):
+        # 1 - delta = Phi(-a) + e^eps Phi(b): no cancellation, so log delta
+        # keeps its digits where delta is near 1
+        a, b = 1 / (2 * M(q)) - M(e) * M(q), -1 / (2 * M(q)) - M(e) * M(q)
+        tail = mp.ncdf(-a) + mp.exp(M(e)) * mp.ncdf(b)
+        exact = mp.log1p(-tail) if tail < 0.5 else mp.log(ref_delta(q, e))
+        assert abs(mp.log(M(big[0])) + M(small[0]) - exact) <= M(err[0])

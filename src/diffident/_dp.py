@@ -135,7 +135,8 @@ def _log_ndtr(a):
         # products; log1p(-t) magnifies a relative error of t by at most
         # t / ((1 - t) |log1p(-t)|) <= 1.45 (t <= 1/2)
         rel = _erfcx_err(x) + _dlog_erfcx(x, ex) * _U * x + _UL + 3 * _U
-        err[pos] = (1.45 * rel + _UL) * np.abs(lt)
+        # (a tail below the normal range is lost, or kept to few bits: 1e-307)
+        err[pos] = (1.45 * rel + _UL) * np.abs(lt) + np.where(tail < 2.3e-308, 1e-307, 0.0)
     return la, err
 
 

@@ -314,8 +314,9 @@ def _phi_lower(x):
 
 def _mass(a, b, upper):
     """P(a < Z < b) for a standard normal Z, a <= b (infinite ends
-    allowed), without cancellation in a tail; with ``upper`` an upper bound
-    (the few-ulp errors of the two terms added)."""
+    allowed), without cancellation: a difference of two tails on one side
+    of 0, one minus both tails when they are small, else a sum of erf;
+    with ``upper`` an upper bound (the few-ulp errors of the terms added)."""
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     low = b <= 0.0
@@ -325,11 +326,18 @@ def _mass(a, b, upper):
     p2 = np.zeros(a.shape)
     p1[low], p2[low] = _phi_lower(b[low]), _phi_lower(a[low])
     p1[high], p2[high] = _phi_lower(-a[high]), _phi_lower(-b[high])
-    p1[mid], p2[mid] = 0.5 * erf(b[mid] * _SQRT1_2), -0.5 * erf(a[mid] * _SQRT1_2)
-    out = np.where(mid, p1 + p2, p1 - p2)
+    out = p1 - p2
+    err = 16.0 * _EPS * (p1 + p2)
+    if mid.any():
+        am, bm = a[mid], b[mid]
+        tails = _phi_lower(am) + _phi_lower(-bm)
+        e1, e2 = 0.5 * erf(bm * _SQRT1_2), -0.5 * erf(am * _SQRT1_2)
+        small = tails < 0.25
+        out[mid] = np.where(small, 1.0 - tails, e1 + e2)
+        err[mid] = np.where(small, 16.0 * _EPS * tails, 16.0 * _EPS * (e1 + e2))
     out = np.clip(out, 0.0, 1.0)
     if upper:
-        out = np.minimum(out * (1.0 + 8.0 * _EPS) + 16.0 * _EPS * (np.abs(p1) + np.abs(p2)), 1.0)
+        out = np.minimum(out * (1.0 + 2.0 * _EPS) + err, 1.0)
     return out
 
 
@@ -602,7 +610,7 @@ def gaussian_sigma_for(values, rho, delta, *, counts=None, prior=None, world=Non
     todo = np.flatnonzero(np.isnan(out))
     if todo.size:
         fs = model.fs
-        spread = min(2.0 * (0.5 * fs[-1] - 0.5 * fs[0]), np.finfo(float).max)
+        spread = min(0.5 * fs[-1] - 0.5 * fs[0], np.finfo(float).max / 2.0) * 2.0
         spread = spread if spread > 0 else 1.0
 
         def dmax(i, sig):

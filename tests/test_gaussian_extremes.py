@@ -322,3 +322,19 @@ def test_sigma_for_meets_the_target_at_60_digits(case):
     assert 0 < s < np.inf
     assert worst_exact(v, rho, s, counts, prior) <= delta
     assert di.gaussian_delta(v, rho, s, counts=counts, prior=prior) <= delta
+
+
+def test_extreme_weights_exact_or_a_clear_error():
+    # a prior of 5e-324 next to 1: that world's share at infinite noise is
+    # 5e-324 / (1 + 5e-324), attainable at rho = 1e-300
+    s = di.gaussian_sigma_for([0.0, 1.0], 1e-300, 0.1, prior=[5e-324, 1.0], world=0)
+    assert 0 < s < np.inf
+    assert exact_delta([0.0, 1.0], 1e-300, s, 0, prior=[5e-324, 1.0]) <= 0.1
+    s = di.gaussian_sigma_for([0.0, 1.0], 1e-300, 0.1, prior=[1e-300, 1.0], world=0)
+    assert 1e299 < s < np.inf
+    assert exact_delta([0.0, 1.0], 1e-300, s, 0, prior=[1e-300, 1.0]) <= 0.1
+    assert di.gaussian_sigma_for([0.0, 1.0], 0.9, 0.1, prior=[5e-324, 1.0]) == np.inf
+    with pytest.raises(ValueError, match="counts"):
+        di.gaussian_delta([0.0, 1.0], 0.5, 1.0, counts=[1e308, 1e308])
+    with pytest.raises(ValueError, match="prior"):
+        di.gaussian_sigma_for([0.0, 1.0], 0.5, 0.1, prior=[5e-324, 1e308])

@@ -71,9 +71,11 @@ class _Model:
             idx = np.flatnonzero(self.live)
             # the priors scaled by a power of two (exactly) so that the
             # largest total is below 2^1021 and no weight underflows
-            big = int(np.frexp(c[idx].sum())[1]) + 2
-            if big > 1021:
-                raise ValueError("counts too large: their total must be below 2^1019")
+            with np.errstate(over="ignore"):
+                total = c[idx].sum()
+            if not total < 2.0**1019:
+                raise ValueError(f"counts too large: their total must be below 2^1019 (about 5.6e306), got {total!r}")
+            big = int(np.frexp(total)[1]) + 2
             # the largest prior scaled into [1/2, 1), unless the smallest
             # would underflow: then as far up as the total allows
             top = int(np.frexp(p[idx].max())[1])
@@ -156,9 +158,11 @@ class _Model:
         rho = np.asarray(rho, float)
         world = np.asarray(world, np.int64)
         eh, el, err = self.excess(rho, world, own)
-        E = eh + el
-        sg = np.sign(E).astype(np.int64)
-        unsure = np.flatnonzero(~(np.abs(E) > err)) if not self.exact_e else np.empty(0, np.int64)
+        with np.errstate(invalid="ignore"):
+            E = np.where(np.isfinite(eh), eh + el, eh)  # beyond the float range: its sign is certain
+            sg = np.where(E > 0, 1, np.where(E < 0, -1, 0))
+            sure = (np.abs(E) > err) | np.isinf(E) | self.exact_e
+        unsure = np.flatnonzero(~sure)
         for i in unsure:
             sg[i] = self._fraction_sign(rho[i], world[i], self.group_of(world[i]) if own else None)
         return sg
@@ -191,6 +195,8 @@ class _Model:
         self._sorted()
         tot = sum(Fraction(float(self.c[k])) * Fraction(float(self.p[k])) for k in self.order)
         e = Fraction(float(rho)) * tot / Fraction(float(self.p[j])) - 1
+        if abs(e) >= 2**1023:
+            return (math.inf if e > 0 else -math.inf), 0.0
         hi = float(e)
         return hi, float(e - Fraction(hi))
 
@@ -208,7 +214,7 @@ class _Model:
         rm = rho / mj
         eh, el, eerr = self.excess(rho, world, own=False)
         if not self.exact_e:  # E undecided by its bound: exactly (rare)
-            for i in np.flatnonzero(~(np.abs(eh) > eerr)):
+            for i in np.flatnonzero(~((np.abs(eh) > eerr) | np.isinf(eh))):
                 eh[i], el[i] = self.exact_excess(rho[i], world[i])
                 eerr[i] = 2.0**-104 * abs(eh[i])
         sm, se = np.frexp(sigma)

@@ -463,9 +463,10 @@ def gaussian_delta(values, rho, sigma, *, counts=None, prior=None, world=None):
     Raises
     ------
     ValueError
-        For bad values, counts or prior (as for `worst_case_risk`), rho
-        outside [0, 1], sigma not positive and finite, world out of range,
-        or arguments that do not broadcast.
+        For bad values, counts or prior (as for `worst_case_risk`; also
+        counts totalling 2^1019 or more, or positive priors more than
+        2^1990 apart), rho outside [0, 1], sigma not positive and finite,
+        world out of range, or arguments that do not broadcast.
     TypeError
         For a non-integer world, or an argument that is not real numbers.
 
@@ -557,7 +558,7 @@ def gaussian_sigma_for(values, rho, delta, *, counts=None, prior=None, world=Non
     Raises
     ------
     ValueError
-        For bad values, counts or prior (as for `worst_case_risk`), rho
+        For bad values, counts or prior (as for `gaussian_delta`), rho
         outside [0, 1], delta outside (0, 1), a negative or non-finite rtol,
         world out of range, or arguments that do not broadcast.
     TypeError

@@ -342,17 +342,24 @@ def evaluate(fs, G, lG, lg_max, par, tgt, z, out_h, out_dh, out_tau, xb, db, ab)
             w = ab[k]
             xb[k] = w * db[k] if w > 0.0 else 0.0
         S1 = sum8(xb[:n])
+        # each term's error in units of eps, times the term: its exponent's
+        # inputs (none for the own group: lG - lgo = 0 and d = 0 exactly),
+        # its exp (none for the largest, exactly 1)
         for k in range(n):
             w = ab[k]
             ad = abs(db[k])
-            xb[k] = w * (abs(lG[lo + k]) + abs(lgo) + 8.0 * ad * (az + 0.5 * ad)) if w > 0.0 else 0.0
+            e = 0.0 if fs[lo + k] == f0 else abs(lG[lo + k]) + abs(lgo)
+            e += 8.0 * ad * (az + 0.5 * ad) + (0.0 if k == top else 2.0)
+            xb[k] = w * e if w > 0.0 else 0.0
         Sx = sum8(xb[:n])
         ls = par[t, LS]
         lS = math.log1p(rest)
-        h = (M + lS) + ls
+        ml = M + lS
+        h = ml + ls
         out_h[i] = h
         out_dh[i] = -S1 / S
-        out_tau[i] = 4.0 * EPS * (abs(ls) + abs(M) + abs(lS) + abs(h) + Sx / S + (n / 8.0 + 4.0) * rest / S + 4.0)
+        out_tau[i] = 2.0 * EPS * (2.0 * Sx / S + (n / 8.0 + 4.0) * rest / S
+                                  + abs(lS) + abs(ml) + abs(h) + 2.0 * abs(ls))
 
 
 @numba.njit(cache=True)

@@ -104,12 +104,18 @@ def _mid(a, b):
     return (a >> 1) + (b >> 1) + (a & b & 1)
 
 
+def _gap(a, b):
+    """b - a for int64 keys with b >= a, as uint64: keys span nearly 2**64
+    (from -inf to inf), which an int64 difference cannot hold."""
+    return b.astype(np.uint64) - a.astype(np.uint64)
+
+
 def bisect(test, fail, ok, idx):
     """Bisect keys between ``fail`` (the test fails) and ``ok`` (it
     passes), int64 arrays of one shape, for the entries ``idx``
     (``test(idx, keys)``), until they are adjacent.  Updates ``fail`` and
     ``ok`` in place."""
-    act = idx[ok[idx] - fail[idx] > 1]
+    act = idx[_gap(fail[idx], ok[idx]) > 1]
     for _ in range(_STEPS + 2):  # every step halves the gap of every entry
         if act.size == 0:
             return
@@ -117,7 +123,7 @@ def bisect(test, fail, ok, idx):
         res = np.asarray(test(act, m), dtype=bool)
         ok[act] = np.where(res, m, ok[act])
         fail[act] = np.where(res, fail[act], m)
-        act = act[ok[act] - fail[act] > 1]
+        act = act[_gap(fail[act], ok[act]) > 1]
 
 
 # -------------------------------------------------------------- boundary --
@@ -155,7 +161,10 @@ def boundary(passes, x0, *, increasing=True, lo=-np.inf, hi=np.inf):
         if act.size == 0:
             break
         g = good[act]
-        cand = np.where(g, np.maximum(ok[act] - step[act], k_lo), np.minimum(fail[act] + step[act], k_hi))
+        # a step no longer than the way to the limit (no int64 overflow)
+        s_ok = np.minimum(step[act].astype(np.uint64), _gap(np.full(act.size, k_lo), ok[act])).astype(np.int64)
+        s_fail = np.minimum(step[act].astype(np.uint64), _gap(fail[act], np.full(act.size, k_hi))).astype(np.int64)
+        cand = np.where(g, ok[act] - s_ok, fail[act] + s_fail)
         res = np.asarray(passes(act, unkey(s * cand)), dtype=bool)
         ok[act] = np.where(res, cand, ok[act])
         fail[act] = np.where(res, fail[act], cand)

@@ -53,9 +53,9 @@ Every path evaluates a scale with the same floating-point operations in the
 same order (no fastmath, explicit fma): the single-scale kernels
 (:func:`forward` and :func:`backward`, which also run chunk by chunk with
 their state carried across: the chunked and Dask paths), and the blocked
-kernel (BLOCK = 8 scales side by side, one vector lane each, the steps
-written branch-free where the single-scale kernels branch).  A scale gives the same bits whichever evaluates it, and so does any
-chunking.
+kernel (BLOCK = 8 scales side by side, one vector lane each, through the
+same branch-free link functions).  A scale gives the same bits whichever
+evaluates it, and so does any chunking.
 """
 
 import numba

@@ -21,7 +21,8 @@ class _Evaluator:
         self.fs, self.W, self.invP = fs, W, invP
         u = fs.size
         self.nw = numba.get_num_threads()
-        self.blocked_ok = self.nw * u * K.BLOCK * 16 <= _BLOCK_BYTES
+        self.nl = max(1, (u - 1) // K.K)  # links between sub-blocks
+        self.blocked_ok = self.nw * (u * 2 + self.nl * 3) * K.BLOCK * 8 <= _BLOCK_BYTES
         self._one = None
         self._blk = None
 
@@ -40,14 +41,15 @@ class _Evaluator:
             a = np.empty(pad.size, np.int64)
             nw = min(self.nw, nb)
             if self._blk is None or self._blk[0].shape[0] < nw:
-                self._blk = (np.empty((nw, K.BLOCK, u)), np.empty((nw, u, K.BLOCK)))
-            E, B = self._blk
-            K.worst_case_blocks_parallel(self.fs, self.W, self.invP, pad, o, a, E[:nw], B[:nw])
+                self._blk = (np.empty((nw, u, 2 * K.BLOCK)), np.empty((nw, self.nl, 3 * K.BLOCK)),
+                             np.empty((nw, 13 * K.BLOCK)))
+            Z, LK, C = self._blk
+            K.worst_case_blocks_parallel(self.fs, self.W, self.invP, pad, o, a, Z[:nw], LK[:nw], C[:nw])
             out[:] = o[:k]
             arg[:] = a[:k]
         else:
             if self._one is None:
-                self._one = (np.empty(u), np.empty(u))
+                self._one = (np.empty((2, u)), np.empty((self.nl, 3)), np.empty(K.NF), np.empty(K.NB))
             K.worst_case_scales(self.fs, self.W, self.invP, inv, out, arg, *self._one)
         return out, arg
 

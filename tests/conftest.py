@@ -4,6 +4,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+try:  # hypothesis profiles: "ci" (default) and "long" (HYPOTHESIS_PROFILE=long)
+    from hypothesis import HealthCheck, settings
+except ImportError:  # pragma: no cover - hypothesis is a test dependency
+    settings = None
+if settings is not None:
+    _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+    # ci: reproducible (same examples every run, nothing stored), no
+    # per-example deadline (numba compiles on first use), few examples
+    settings.register_profile("ci", derandomize=True, database=None, deadline=None, max_examples=30,
+                              suppress_health_check=_QUIET, print_blob=True)
+    # long: random, many more examples, for a soak run before a release
+    settings.register_profile("long", derandomize=False, deadline=None, max_examples=2000,
+                              suppress_health_check=_QUIET, print_blob=True)
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
 _DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "adult.csv"
 
 

@@ -94,3 +94,61 @@ def test_sigma_for_is_conservative():
 def test_bad_input(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_sigma_for_is_batched_and_matches_single_targets():
+    v = np.array([0.0, 1.0, 2.0, 4.0])
+    rho = np.array([[0.9], [0.6], [0.5]])
+    delta = np.array([0.05, 0.01])
+    many = di.gaussian_sigma_for(v, rho, delta)
+    assert many.shape == (3, 2)
+    for i in range(3):
+        for k in range(2):
+            assert many[i, k] == di.gaussian_sigma_for(v, rho[i, 0], delta[k])
+            assert di.gaussian_delta(v, rho[i, 0], many[i, k]) <= delta[k]
+
+
+def test_independent_of_the_posterior_kernels(monkeypatch):
+    # the Gaussian evaluation has its own kernel (the posterior's are being rewritten)
+    from diffident import _gaussian, _posterior
+
+    def boom(*args, **kwargs):
+        raise AssertionError("gaussian_delta must not call _posterior._evaluate")
+
+    monkeypatch.setattr(_posterior, "_evaluate", boom)
+    monkeypatch.setattr(_gaussian, "_evaluate", boom, raising=False)  # a name imported from it
+    assert di.gaussian_delta([0.0, 1.0], 0.9, 1.0, world=0) == pytest.approx(0.0448271051214362, rel=1e-14)
+    assert 0 < di.gaussian_sigma_for([0.0, 1.0, 2.0], 0.9, 0.05) < np.inf
+
+
+def test_zero_weight_worlds_and_world_edges():
+    v = [0.0, 1.0, 3.0]
+    # a world of zero weight is never identified
+    assert di.gaussian_delta(v, 0.5, 1.0, world=1, counts=[1, 0, 1]) == 0.0
+    assert di.gaussian_sigma_for(v, 0.5, 0.05, counts=[1, 0, 1], world=1) == 0.0
+    # the default delta is the maximum over the worlds given one by one
+    d = di.gaussian_delta(v, 0.6, 0.8, prior=[1.0, 2.0, 1.0])
+    each = di.gaussian_delta(v, 0.6, 0.8, prior=[1.0, 2.0, 1.0], world=[0, 1, 2])
+    assert d == each.max()
+
+
+def test_convex_searches_of_the_search_module():
+    from diffident import _search as S
+
+    def ev(c):  # h(x) = x^2 - c per entry, and h'
+        return lambda i, x: (x * x - c[i], 2.0 * x)
+
+    c = np.array([2.0, -1.0, 0.0, 1e-300])
+    lo, hi = np.full(4, -3.0), np.full(4, 5.0)
+    h_lo, h_hi = 9.0 - c, 25.0 - c
+    x, l2, h2, st = S.convex_min(ev(c), lo, hi, h_lo, np.full(4, -6.0), h_hi, np.full(4, 10.0))
+    assert st[0] == S.CONVERGED and x[0] ** 2 < 2.0
+    assert st[1] == S.NOT_REACHED  # x^2 + 1 > 0: the tangents prove it
+    assert st[2] == S.NOT_REACHED  # x^2 >= 0, touching 0 at x = 0 (a zero slope there)
+    assert st[3] == S.CONVERGED and x[3] ** 2 < 1e-300
+    # the ends of x^2 < 2 from the inside point 0: adjacent floats around sqrt(2)
+    inside, outside, st = S.convex_end(ev(np.array([2.0, 2.0])), [0.0, 0.0], [5.0, -3.0],
+                                       [-2.0, -2.0], [0.0, 0.0], [23.0, 7.0], [10.0, -6.0])
+    assert np.all(st == S.CONVERGED)
+    assert inside[0] ** 2 < 2.0 <= outside[0] ** 2 and np.nextafter(inside[0], 9) == outside[0]
+    assert inside[1] ** 2 < 2.0 <= outside[1] ** 2 and np.nextafter(inside[1], -9) == outside[1]

@@ -314,7 +314,8 @@ def chunked_worst_case_risk(chunks, scale):
 
     The sweep's left carry runs forwards through the chunks and its right
     carry backwards; the result equals `worst_case_risk` on the
-    concatenated values bit for bit.
+    concatenated values bit for bit, for any chunking (a value repeated
+    across a chunk boundary is one group, as in memory).
 
     Parameters
     ----------
@@ -358,7 +359,7 @@ def chunked_worst_case_risk(chunks, scale):
     """
     lam = V.scale_or_limit("scale", scale)
     with np.errstate(divide="ignore"):
-        inv = (1.0 / lam).ravel()
+        inv = np.ascontiguousarray((1.0 / lam).ravel(), dtype=np.float64)
     groups = []
     last = -np.inf
     for i, item in enumerate(chunks):
@@ -369,48 +370,95 @@ def chunked_worst_case_risk(chunks, scale):
         groups.append((f, c))
     if not groups:
         raise ValueError("chunks must hold at least one value")
-    out = np.empty(inv.size)
-    for s, x in enumerate(inv):
-        out[s] = _worst_one(groups, x)
+    plan = _tie_plan([_ends(f, c) for f, c in groups])
+    best = _worst_chunks([(f, c, p) for (f, c), p in zip(groups, plan)], inv)
+    if best is None:
+        raise ValueError("counts give every world zero weight")
+    out = np.minimum(1.0 / best, 1.0)
     return V.ret(out.reshape(lam.shape), lam.ndim == 0)
 
 
-def _grouped(f, c):
+def _ends(f, c):
+    """A sorted chunk's (first value, weight of its first run, last value,
+    weight of its last run, whether it is one run), or None when empty."""
+    if f.size == 0:
+        return None
+    a = int(np.searchsorted(f, f[0], "right"))
+    b = int(np.searchsorted(f, f[-1], "left"))
+    if c is None:
+        return f[0], float(a), f[-1], float(f.size - b), a == f.size
+    return f[0], float(c[:a].sum()), f[-1], float(c[b:].sum()), a == f.size
+
+
+def _tie_plan(ends):
+    """Per chunk (drop its first group, weight to add to its last group):
+    a value repeated across chunk boundaries is one group, held by the first
+    chunk it appears in, as in memory (whole-number counts: the sums are
+    exact, whatever their order)."""
+    plan = [[False, 0.0] for _ in ends]
+    owner = None
+    value = None
+    for i, e in enumerate(ends):
+        if e is None:
+            continue
+        first, lead, lastv, _, single = e
+        if owner is not None and first == value:
+            plan[i][0] = True
+            plan[owner][1] += lead
+            if single:
+                continue
+        owner = i
+        value = lastv
+    return plan
+
+
+def _grouped(f, c, plan=(False, 0.0)):
+    """Distinct values and their weights of a sorted chunk, merged across
+    chunk boundaries by its ``plan`` entry, zero weights dropped."""
     fs = np.empty(f.size)
     first = np.empty(f.size, np.int64)
     u = KW.group_sorted(f, fs, first)
     fs = fs[:u].copy()
     w = (np.diff(np.append(first[:u], f.size)).astype(np.float64) if c is None
          else np.add.reduceat(c, first[:u]))
+    drop, extra = plan
+    if extra:
+        w[-1] += extra
+    if drop:
+        fs, w = fs[1:], w[1:]
     keep = w > 0
     return np.ascontiguousarray(fs[keep]), np.ascontiguousarray(w[keep])
 
 
-def _worst_one(groups, inv):
-    # forwards: A' at each chunk's first value
-    firsts = []
-    carry, prev = 0.0, -np.inf
-    for f, c in groups:
-        fs, W = _grouped(f, c)
+def _worst_chunks(items, inv):
+    """The smallest S/P per scale over chunks given as (values, counts, plan):
+    the sweep's forward states run through the chunks, then its backward
+    states back, with the same kernels (and so the same bits) as in memory.
+    None if no value has a positive weight."""
+    ns = inv.size
+    F = np.zeros((ns, KW.NF))
+    starts = []
+    g0 = 0
+    for f, c, p in items:  # forwards: the state before each chunk
+        fs, W = _grouped(f, c, p)
+        starts.append((g0, F.copy()))
+        if fs.size:
+            E, A, LK = _work(fs.size, g0)
+            KW.chunk_forward(fs, W, g0, inv, F, E, A, LK)
+            g0 += fs.size
+    best = np.full(ns, np.inf)
+    Bs = np.zeros((ns, KW.NB))
+    Bs[:, 1] = 1.0
+    last = True
+    for (f, c, p), (g0, Fi) in zip(reversed(items), reversed(starts)):
+        fs, W = _grouped(f, c, p)
         if fs.size == 0:
-            firsts.append(None)
             continue
-        a0 = carry * KW.exp(-(fs[0] - prev) * inv) if prev > -np.inf else 0.0
-        firsts.append(a0)
-        carry = KW.chunk_left(fs, W, inv, a0)
-        prev = fs[-1]
-    # backwards: the right carry, and the chunk's smallest S/P
-    best = np.inf
-    b_next, f_next = 0.0, np.inf
-    for (f, c), a0 in zip(reversed(groups), reversed(firsts)):
-        if a0 is None:
-            continue
-        fs, W = _grouped(f, c)
-        E = np.empty(fs.size)
-        B = np.empty(fs.size)
-        q, _, b_first = KW.chunk_worst(fs, W, np.ones(fs.size), inv, a0, b_next, f_next, E, B)
-        best = min(best, q)
-        b_next, f_next = b_first, fs[0]
-    if best == np.inf:
-        raise ValueError("counts give every world zero weight")
-    return min(1.0 / best, 1.0)
+        E, A, LK = _work(fs.size, g0)
+        KW.chunk_worst(fs, W, np.ones(fs.size), g0, inv, Fi, Bs, last, best, E, A, LK, np.empty(KW.NF))
+        last = False
+    return None if last else best
+
+
+def _work(n, g0):
+    return np.empty(n), np.empty(n), np.empty((max(1, KW.n_links(g0, n)), 3))

@@ -5,13 +5,33 @@ inversions.  All functions broadcast NumPy-style.
 Edge values (documented, never errors, so that grid sweeps run through):
 ``rho >= 1`` needs no noise (scale 0, epsilon inf); ``rho <= 1/m`` cannot
 be reached with finite noise (scale inf, epsilon 0: the paper's "infinity").
-Calibrations err on the private side: the returned scale (epsilon) is
-nudged, by at most a few ulps, until `risk_bound` (`rho_for_epsilon`)
-evaluated at it is <= rho.
+
+Accuracy.  The bound is flat where it matters most: near ``rho = 1/m``
+(epsilon near 0) and near ``rho = 1``, one ulp of rho is worth very many
+ulps of epsilon, so that a float evaluation off by an ulp or two moves a
+calibration far from the exact inverse, and ``m rho / (1 - rho)`` or
+``(m - 1) e^-eps`` leave the float range for large m.  So everything is
+computed in log space in double-double arithmetic (`diffident._dd`, about
+2^-100 relative) and rounded once:
+
+* `rho_for_epsilon` and `risk_bound` are ``exp(-log1p(exp(ln(m - 1) -
+  eps)))``, the exact bound to within 2^-98 before its one rounding to the
+  nearest float (``S / scale`` is a double-double quotient);
+* `epsilon_for_rho` is the largest float at or below the exact inverse
+  ``ln((m - 1) rho / (1 - rho))`` (known to 2^-98, minus a margin of 2^-88)
+  at which `rho_for_epsilon` is <= rho, and `scale_for_rho` the smallest
+  float at or above ``S`` over it at which `risk_bound` is <= rho.  Since
+  the exact bound there is <= rho and the evaluation is within far less
+  than half an ulp of it, the float check passes at that float: the answer
+  is conservative against the exact value, passes the float check, and is
+  within an ulp of the exact inverse (two in about one case in 2^35).  The
+  float next to the inverse is certified by `diffident._search.boundary`.
 """
 
 import numpy as np
 
+from . import _dd as D
+from . import _search as S
 from . import _validate as V
 
 __all__ = [
@@ -23,7 +43,14 @@ __all__ = [
     "effective_worlds",
 ]
 
-_MAX_NUDGE = 1100  # doubling steps: enough to reach any float
+# Relative margin between a calibration and its double-double inverse, which
+# is within about 2^-98 of the exact value (the elementary functions of _dd
+# are within 2^-100, tested against mpmath): a factor of 1000 to spare.
+MARGIN = 2.0**-88
+# Below this epsilon the bound is 1/m (or the prior) correctly rounded: 1/m
+# is at least 2^-107 (relative) from the midpoint of two floats, and epsilon
+# moves the bound by a relative epsilon at most.
+TINY_EPS = 2.0**-200
 
 
 def _m(m):
@@ -42,76 +69,217 @@ def _sensitive_range(s):
     return V.non_negative("sensitive_range", s)
 
 
-def two_product(a, b):
-    """(p, e) with p = fl(a b) and a b == p + e exactly (Dekker's
-    two-product, vectorised; e = 0 where the splitting overflows)."""
-    p = a * b
-    split = 134217729.0  # 2**27 + 1
-    with np.errstate(over="ignore", invalid="ignore"):
-        c = split * a
-        ah = c - (c - a)
-        al = a - ah
-        c = split * b
-        bh = c - (c - b)
-        bl = b - bh
-        err = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-    return p, np.where(np.isfinite(err), err, 0.0)
+# ------------------------------------------------------------------ the bound --
+
+def log_m1(m):
+    """``ln(m - 1)`` as a double-double, any shape; ``-inf`` where m is 1."""
+    m = np.asarray(m, dtype=np.float64)
+    h, l = D.two_sum(m, -1.0)  # m - 1 exactly
+    lh, ll = np.full(m.shape, -np.inf), np.zeros(m.shape)
+    pos = h > 0.0
+    if pos.any():
+        with np.errstate(all="ignore"):
+            lh[pos], ll[pos] = D.blockwise(D.log, h[pos], l[pos])
+    return lh, ll
 
 
-def _m_rho_minus_one(m, rho):
-    """m * rho - 1 with the product carried exactly."""
-    p, err = two_product(m, rho)
-    return (p - 1.0) + err
+def bound(eh, el, lh, ll, floor):
+    """``1 / (1 + e^(L - eps))`` for 1-d arrays: eps ``eh + el >= 0`` (inf
+    allowed), ``L = lh + ll`` (``-inf`` allowed: the bound is 1), ``floor``
+    the value at eps = 0 (1/m, or the prior), returned as it is where eps is
+    below `TINY_EPS`.  Elsewhere in double-double (`bound_dd`), rounded to
+    nearest."""
+    out = np.where(eh < TINY_EPS, floor, 1.0)
+    live = np.flatnonzero((eh >= TINY_EPS) & np.isfinite(eh) & (lh > -np.inf))
+    if live.size:
+        def core(eh, el, lh, ll):
+            return D.ldexp_round(*bound_dd(*D.add(lh, ll, -eh, -el)))
+
+        with np.errstate(all="ignore"):
+            out[live] = D.blockwise(core, eh[live], el[live], lh[live], ll[live])
+    return out
 
 
-def _epsilon_raw(rho, m):
-    """ln((m - 1) rho / (1 - rho)) = log1p((m rho - 1) / (1 - rho)) on the
-    feasible set 1/m < rho < 1; 0 below it, inf at rho >= 1."""
-    num = _m_rho_minus_one(m, rho)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        eps = np.log1p(num / (1.0 - rho))
-    # unattainable: rho at or below min_rho(m) = fl(1/m), so that rho = 1/m
-    # typed as a float (0.1 for m = 10, slightly above 1/10) is the edge too
-    eps = np.where((num <= 0.0) | (rho <= 1.0 / m), 0.0, eps)
-    return np.where(rho >= 1.0, np.inf, eps)
+def bound_dd(th, tl):
+    """``1 / (1 + e^t)`` for a finite double-double t, as ``(h + l) 2^q``
+    (h + l in the normal range, so that a subnormal result is rounded once):
+    ``1 / (1 + v)`` with ``v = e^t`` for ``t <= 0``, and ``v / (1 + v)`` with
+    ``v = e^-t`` for ``t > 0`` (v carried as ``(vh + vl) 2^q``)."""
+    pos = th > 0.0
+    ah, al = np.where(pos, -th, th), np.where(pos, -tl, tl)  # -|t|
+    vh, vl, q = D.exp_parts(ah, al)  # e^-|t| = (vh + vl) 2^q, q <= 0
+    with np.errstate(under="ignore"):
+        wh, wl = np.ldexp(vh, q), np.ldexp(vl, q)
+    dh, dl = D.add_d(wh, wl, 1.0)  # 1 + e^-|t|
+    nh, nl = np.where(pos, vh, 1.0), np.where(pos, vl, 0.0)
+    h, l = D.div(nh, nl, dh, dl)
+    return h, l, np.where(pos, q, 0)
 
 
-def _bound(scale, m, s):
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        ratio = np.where(s == 0.0, 0.0, s / scale)
-        return 1.0 / (1.0 + (m - 1.0) * np.exp(-ratio))
+def ratio(s, lam):
+    """``s / lam`` as a double-double for 1-d arrays ``s, lam >= 0``:
+    ``(inf, 0)`` at ``lam = 0 < s`` or beyond the float range, ``(0, 0)``
+    at ``s = 0`` or ``lam = inf``."""
+    sf, se = np.frexp(s)
+    lf, le = np.frexp(lam)
+    with np.errstate(all="ignore"):
+        qh, ql = D.div(sf, np.zeros_like(sf), lf, np.zeros_like(lf))
+        k = (se - le).astype(np.int64)
+        k = np.clip(k, -2200, 2200)
+        eh, el = np.ldexp(qh, k), np.ldexp(ql, k)
+    zero = (s == 0.0) | np.isinf(lam)
+    inf = ~zero & ((lam == 0.0) | np.isinf(eh))
+    eh = np.where(zero, 0.0, np.where(inf, np.inf, eh))
+    el = np.where(zero | inf, 0.0, el)
+    return eh, el
 
 
-def _rho_of_eps(eps, m):
-    return 1.0 / (1.0 + (m - 1.0) * np.exp(-eps))
+def _flat(*arrays):
+    """Broadcast to one shape; the shape and the raveled arrays."""
+    b = np.broadcast_arrays(*arrays)
+    return b[0].shape, [np.ascontiguousarray(a).ravel() for a in b]
 
 
-def _nudge(x, bad_fn, up):
-    """Move the entries where ``bad_fn(idx, x[idx])`` holds to the private
-    side (up for a scale, down for an epsilon) until it no longer holds.
+def _rho_of_eps(e, m):
+    """The bound at epsilon e over m worlds (validated arrays, broadcast)."""
+    lh, ll = log_m1(m)
+    shape, (e, m, lh, ll) = _flat(e, m, lh, ll)
+    return bound(e, np.zeros_like(e), lh, ll, 1.0 / m).reshape(shape)
 
-    Steps of 1, 2, 4, ... ulps from the original value: where the check is
-    flat in x (rho near 1, where one ulp of epsilon does not change the
-    computed risk) the step still reaches a passing value in a few dozen
-    tries.  Only the failing entries are revisited.
-    """
-    x = np.array(x, dtype=np.float64)
-    flat = x.reshape(-1)
-    idx = np.flatnonzero(bad_fn(np.arange(flat.size), flat))
-    start = flat[idx]
-    step = np.spacing(np.abs(start))
-    sign = 1.0 if up else -1.0
-    for _ in range(_MAX_NUDGE):
-        if idx.size == 0:
-            return x
-        trial = start + sign * step
-        if not up:
-            trial = np.maximum(trial, 0.0)
-        flat[idx] = trial
-        still = bad_fn(idx, trial)
-        idx, start, step = idx[still], start[still], 2.0 * step[still]
-    flat[idx] = np.inf if up else 0.0  # not reached in practice; stay private
-    return x
+
+def rho_up(e, m):
+    """The bound at epsilon e over m worlds rounded upward (validated
+    arrays, broadcast): the smallest float F with ``e <= eps*(F)`` (the
+    exact inverse ``ln((m - 1) F / (1 - F))``, with `MARGIN`), started
+    from the bound rounded to nearest and certified by
+    `diffident._search.boundary`.  Deciding through the inverse keeps it
+    exact where the bound is flat in epsilon (near 1/m), where a margin on
+    the bound itself would cost many ulps of epsilon.  ``ceil(1/m)`` at
+    e = 0, 1 at e = inf or m = 1."""
+    lh, ll = log_m1(m)
+    shape, (e, m, lh, ll) = _flat(e, m, lh, ll)
+    out = np.where(e == 0.0, _inv_up(m), 1.0)
+    live = np.flatnonzero((e > 0.0) & np.isfinite(e) & (m > 1.0))
+    if live.size:
+        el, ml = e[live], m[live]
+        f0 = bound(el, np.zeros_like(el), lh[live], ll[live], 1.0 / ml)
+
+        def passes(i, f):
+            ok = f >= 1.0
+            with np.errstate(all="ignore"):
+                nh, nl = m_rho_minus_one(ml[i], f)
+            j = np.flatnonzero(((nh > 0.0) | ((nh == 0.0) & (nl > 0.0))) & (f < 1.0))  # 1/m < f < 1
+            if j.size:
+                h, l = _eps_star(f[j], ml[i[j]])
+                ok[j] = D.le(el[i[j]], h, l - MARGIN * h)
+            return ok
+
+        f, status = S.boundary(passes, f0, increasing=True, lo=0.0, hi=1.0)
+        S.warn_unconverged(status, "rho_after_composition")
+        out[live] = np.where(status == S.NOT_REACHED, 1.0, f)
+    return out.reshape(shape)
+
+
+def _inv_up(m):
+    """``1/m`` rounded upward (1-d, m >= 1): ``fl(1/m)``, moved up one float
+    where ``fl(1/m) m < 1`` exactly."""
+    r = 1.0 / m
+    mf, me = np.frexp(m)
+    rf, re = np.frexp(r)
+    p, e = D.two_prod(mf, rf)
+    one = np.ldexp(1.0, -(me + re))  # 1 in the scale of mf * rf
+    return np.where((one - p) - e > 0.0, np.nextafter(r, np.inf), r)
+
+
+def _risk(lam, m, s, lh, ll):
+    """`risk_bound` for 1-d arrays, ``lh, ll = log_m1(m)``."""
+    eh, el = ratio(s, lam)
+    return bound(eh, el, lh, ll, 1.0 / m)
+
+
+# ---------------------------------------------------------------- inverses --
+
+def m_rho_minus_one(m, rho):
+    """``m rho - 1`` as a double-double (exact: frexp-scaled two-product),
+    for 1-d arrays with ``m rho >= 1/2``; negative where rho < 1/m."""
+    mf, me = np.frexp(m)
+    rf, re = np.frexp(rho)
+    p, e = D.two_prod(mf, rf)
+    k = me + re
+    with np.errstate(all="ignore"):
+        return D.add_d(np.ldexp(p, k), np.ldexp(e, k), -1.0)
+
+
+def log_ratio(nh, nl, dh, dl, logs=None):
+    """``ln(1 + n/d)`` as a double-double for positive double-doubles n and
+    d (1-d arrays): ``log1p`` of the quotient, or, where the quotient would
+    overflow (there the answer is above 690: no cancellation),
+    ``logs(idx)`` (default ``ln n - ln d``)."""
+    with np.errstate(all="ignore"):
+        xh, xl = D.div(nh, nl, dh, dl)
+        big = ~(xh < 2.0**1000)
+        oh, ol = D.blockwise(D.log1p, np.where(big, 1.0, xh), np.where(big, 0.0, xl))
+        i = np.flatnonzero(big)
+        if i.size:
+            if logs is None:
+                ah, al = D.log(nh[i], nl[i])
+                bh, bl = D.log(dh[i], dl[i])
+                oh[i], ol[i] = D.add(ah, al, -bh, -bl)
+            else:
+                oh[i], ol[i] = logs(i)
+    return oh, ol
+
+
+def _eps_star(rho, m):
+    """The exact ``ln((m - 1) rho / (1 - rho)) = log1p((m rho - 1) / (1 -
+    rho))`` as a double-double, for 1-d arrays with ``1/m < rho < 1``."""
+    nh, nl = m_rho_minus_one(m, rho)
+    dh, dl = D.two_sum(1.0, -rho)  # 1 - rho exactly
+    return log_ratio(nh, nl, dh, dl)
+
+
+def largest_below(check, h, l, what):
+    """The largest float ``x >= 0`` with ``x <= (h + l)(1 - MARGIN)`` and
+    ``check(idx, x)`` (1-d double-double h + l >= 0, the exact value of a
+    calibration; ``check`` the float check of its bound, monotone): started
+    at the float below, certified by `diffident._search.boundary` (the
+    float check is evaluated only where the first test passes).  0 where
+    nothing passes."""
+    lm = l - MARGIN * h
+    x0 = np.maximum(np.where(lm >= 0.0, h, np.nextafter(h, -np.inf)), 0.0)
+
+    def passes(i, x):
+        ok = D.le(x, h[i], lm[i])
+        j = np.flatnonzero(ok)
+        if j.size:
+            ok[j] = check(i[j], x[j])
+        return ok
+
+    x, status = S.boundary(passes, x0, increasing=False, lo=0.0, hi=np.inf)
+    S.warn_unconverged(status, what)
+    return np.where(status == S.NOT_REACHED, 0.0, x)
+
+
+def smallest_above(check, h, l, k, what):
+    """The smallest float ``x`` with ``x >= (h + l)(1 + MARGIN) 2^k`` and
+    ``check(idx, x)`` (1-d double-double ``h + l > 0`` in the normal range,
+    integer k: the exact value of a calibration, scaled); as
+    `largest_below`, inf where nothing passes."""
+    lu = l + MARGIN * h
+    with np.errstate(over="ignore", under="ignore"):
+        x0 = np.ldexp(np.where(lu <= 0.0, h, np.nextafter(h, np.inf)), k)
+
+    def passes(i, x):
+        with np.errstate(over="ignore", under="ignore"):
+            ok = D.ge(np.ldexp(x, -k[i]), h[i], lu[i])
+        j = np.flatnonzero(ok)
+        if j.size:
+            ok[j] = check(i[j], x[j])
+        return ok
+
+    x, status = S.boundary(passes, x0, increasing=True, lo=0.0, hi=np.inf)
+    S.warn_unconverged(status, what)
+    return np.where(status == S.NOT_REACHED, np.inf, x)
 
 
 def epsilon_for_rho(rho, m):
@@ -162,12 +330,30 @@ def epsilon_for_rho(rho, m):
     array([ 0., inf])
     """
     scalar = V.is_scalar(rho, m)
-    r, mm = np.broadcast_arrays(_rho(rho), _m(m))
-    eps = _epsilon_raw(r, mm)
-    live = ((eps > 0) & np.isfinite(eps)).ravel()
-    rf, mf = r.ravel(), mm.ravel()
-    eps = _nudge(eps, lambda i, e: live[i] & (_rho_of_eps(e, mf[i]) > rf[i]), up=False)
-    return V.ret(eps, scalar)
+    r, mm = _rho(rho), _m(m)
+    shape, (r, mm, lh, ll) = _flat(r, mm, *log_m1(mm))
+    eps = np.where(r >= 1.0, np.inf, 0.0)
+    live = _feasible(r, mm)
+    if live.size:
+        rl, ml, lh, ll = r[live], mm[live], lh[live], ll[live]
+        h, l = _eps_star(rl, ml)
+
+        def check(i, x):
+            return bound(x, np.zeros_like(x), lh[i], ll[i], 1.0 / ml[i]) <= rl[i]
+
+        eps[live] = largest_below(check, h, l, "epsilon_for_rho")
+    return V.ret(eps.reshape(shape), scalar)
+
+
+def _feasible(r, mm):
+    """Indices of the 1-d entries with ``1/m < rho < 1``, rho above 1/m both
+    exactly and as rounded (``rho = fl(1/m)`` is the documented edge)."""
+    with np.errstate(all="ignore"):
+        cand = np.flatnonzero((r < 1.0) & (r > 1.0 / mm))
+    if cand.size:
+        nh, nl = m_rho_minus_one(mm[cand], r[cand])
+        cand = cand[(nh > 0.0) | ((nh == 0.0) & (nl > 0.0))]
+    return cand
 
 
 def scale_for_rho(rho, m, sensitive_range):
@@ -215,17 +401,28 @@ def scale_for_rho(rho, m, sensitive_range):
     0.0008403207231434117
     """
     scalar = V.is_scalar(rho, m, sensitive_range)
-    r, mm, s = np.broadcast_arrays(_rho(rho), _m(m), _sensitive_range(sensitive_range))
-    eps = _epsilon_raw(r, mm)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lam = np.where(eps == 0.0, np.inf, s / eps)
-    lam = np.where(r >= 1.0, 0.0, lam)
-    zero_s = s == 0.0
-    lam = np.where(zero_s, np.where((_m_rho_minus_one(mm, r) >= 0.0) | (r >= 1.0 / mm), 0.0, np.inf), lam)
-    live = (np.isfinite(lam) & (lam > 0)).ravel()
-    rf, mf, sf = r.ravel(), mm.ravel(), s.ravel()
-    lam = _nudge(lam, lambda i, x: live[i] & (_bound(x, mf[i], sf[i]) > rf[i]), up=True)
-    return V.ret(lam, scalar)
+    r, mm, s = _rho(rho), _m(m), _sensitive_range(sensitive_range)
+    shape, (r, mm, s, lh, ll) = _flat(r, mm, s, *log_m1(mm))
+    lam = np.where(r >= 1.0, 0.0, np.inf)
+    with np.errstate(all="ignore"):
+        nh, nl = m_rho_minus_one(mm, r)
+        reach = (nh > 0.0) | ((nh == 0.0) & (nl >= 0.0)) | (r >= 1.0 / mm)
+    # S = 0: the risk is 1/m whatever the noise
+    lam = np.where(s == 0.0, np.where(reach, 0.0, np.inf), lam)
+    live = _feasible(r, mm)
+    live = live[s[live] > 0.0]
+    if live.size:
+        rl, ml, sl, lh, ll = r[live], mm[live], s[live], lh[live], ll[live]
+        h, l = _eps_star(rl, ml)
+        sf, se = np.frexp(sl)
+        with np.errstate(all="ignore"):
+            qh, ql = D.div(sf, np.zeros_like(sf), h, l)  # S / epsilon, scaled by 2^-se
+
+        def check(i, x):
+            return _risk(x, ml[i], sl[i], lh[i], ll[i]) <= rl[i]
+
+        lam[live] = smallest_above(check, qh, ql, se, "scale_for_rho")
+    return V.ret(lam.reshape(shape), scalar)
 
 
 def rho_for_epsilon(epsilon, m):
@@ -269,8 +466,7 @@ def rho_for_epsilon(epsilon, m):
     0.333333333333
     """
     scalar = V.is_scalar(epsilon, m)
-    e, mm = np.broadcast_arrays(V.in_range("epsilon", epsilon, 0.0, np.inf), _m(m))
-    return V.ret(_rho_of_eps(e, mm), scalar)
+    return V.ret(_rho_of_eps(V.in_range("epsilon", epsilon, 0.0, np.inf), _m(m)), scalar)
 
 
 def risk_bound(scale, m, sensitive_range):
@@ -316,10 +512,10 @@ def risk_bound(scale, m, sensitive_range):
     0.333333333333
     """
     scalar = V.is_scalar(scale, m, sensitive_range)
-    lam, mm, s = np.broadcast_arrays(
-        V.scale_or_limit("scale", scale), _m(m), _sensitive_range(sensitive_range)
-    )
-    return V.ret(_bound(lam, mm, s), scalar)
+    lam, mm, s = V.scale_or_limit("scale", scale), _m(m), _sensitive_range(sensitive_range)
+    lh, ll = log_m1(mm)
+    shape, (lam, mm, s, lh, ll) = _flat(lam, mm, s, lh, ll)
+    return V.ret(_risk(lam, mm, s, lh, ll).reshape(shape), scalar)
 
 
 def min_rho(m):
@@ -381,7 +577,9 @@ def effective_worlds(prior, axis=-1):
     -------
     float or ndarray
         The effective number ``sum(prior) / max(prior)`` along the axis, in
-        [1, number of worlds].
+        [1, number of worlds], rounded down (the largest float at or below
+        the exact quotient of the exact sum: fewer worlds, more noise, so
+        that a calibration with it stays on the private side).
 
     Raises
     ------
@@ -415,5 +613,40 @@ def effective_worlds(prior, axis=-1):
     mx = p.max(axis=axis)
     if np.any(mx == 0):
         raise ValueError("prior must not be all zero")
-    out = p.sum(axis=axis) / mx
+    out = _quotient_down(np.moveaxis(p, axis, -1), mx)
     return V.ret(out, np.ndim(out) == 0)
+
+
+def _quotient_down(w, mx):
+    """``sum(w) / mx`` along the last axis, rounded down (``mx`` the
+    largest weight, > 0): the weights scaled by mx's power of two (exact,
+    but for weights below 2^-1022 of the largest, which move the sum by
+    less than that), the sum a double-double with an error bound
+    (`diffident._dd.pairwise_sum`), and the float below the quotient
+    certified by `diffident._search.boundary` with the exact product
+    ``x * mx``; where the bound leaves the comparison open, the exact sign
+    from ``math.fsum``."""
+    shape = mx.shape
+    mx = np.ascontiguousarray(mx).reshape(-1)
+    w = np.ascontiguousarray(w).reshape(mx.size, -1)
+    _, k = np.frexp(mx)
+    with np.errstate(under="ignore"):
+        ws = np.ldexp(w, -k[:, None])
+    ms = np.ldexp(mx, -k)  # in [1/2, 1)
+    h, l, bound = D.pairwise_sum(ws)
+
+    def passes(i, x):
+        p, e = D.two_prod(x, ms[i])  # x * ms exactly (x <= 2n, ms < 1)
+        gap = (h[i] - p) + (l[i] - e)  # h - p exact where it matters
+        ok = gap >= bound[i]
+        unsure = np.flatnonzero((np.abs(gap) < bound[i]))
+        if unsure.size:
+            j = i[unsure]
+            rows = np.concatenate([ws[j], -p[unsure, None], -e[unsure, None]], axis=1)
+            ok[unsure] = D.exact_sign(rows) >= 0.0
+        return ok
+
+    x0 = np.maximum(h / ms, 1.0)
+    x, status = S.boundary(passes, x0, increasing=False, lo=1.0, hi=np.inf)
+    S.warn_unconverged(status, "effective_worlds")
+    return np.where(status == S.NOT_REACHED, 1.0, x).reshape(shape)

@@ -4,12 +4,17 @@ reading of epsilon-DP for an adversary with prior P, and composition.
 All functions broadcast NumPy-style and return a Python float for
 all-scalar input.
 
-Calibrations err on the private side: `analytic_gaussian_sigma` returns
-the smallest float sigma at which `analytic_gaussian_delta` (the
-mechanism's exact delta, evaluated stably in log space) is <= delta, and
-`epsilon_for_posterior` and `epsilon_per_release` are nudged down until
-the bound they invert holds in floating point.  Composed epsilons and
-deltas are sums rounded upward, never below the exact sum.
+Calibrations err on the private side, against the exact values and
+against the float evaluators a user checks them with:
+`analytic_gaussian_sigma` returns the smallest float sigma at which the
+mechanism's delta, evaluated stably with a bound on its error, is
+certainly <= delta (and `analytic_gaussian_delta` is too);
+`posterior_bound` is evaluated like `rho_for_epsilon` (double-double, one
+rounding) and `epsilon_for_posterior` is the float below its exact
+inverse; `epsilon_per_release` times k never exceeds the total.  Composed
+epsilons and deltas are sums rounded upward, never below the exact sum,
+and `rho_after_composition` rounds upward too.  Every search goes through
+`diffident._search`.
 
 Edge values are documented, never errors, so that grid sweeps run through:
 ``epsilon = inf`` means no noise (sigma 0, posterior bound 1), sensitivity
@@ -22,8 +27,11 @@ import warnings
 import numpy as np
 from scipy.special import erfcx, log_ndtr, ndtri
 
+from . import _closed_form as CF
+from . import _dd as D
+from . import _search as S
 from . import _validate as V
-from ._closed_form import _m, epsilon_for_rho, rho_for_epsilon, two_product
+from ._closed_form import _m, epsilon_for_rho
 
 __all__ = [
     "analytic_gaussian_sigma",
@@ -43,11 +51,15 @@ _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _INV_SQRT2 = 1.0 / math.sqrt(2.0)
 _SQRT_HALF_PI = math.sqrt(0.5 * math.pi)
 _N_SERIES = 40  # most Taylor terms in _ld_narrow: the last is below 1e-25 of the sum
+_U = 2.0**-53  # the unit roundoff
+# Error bounds assumed of the library functions, relative (twice the largest
+# error measured against mpmath on 10^4 points over their whole range):
+_UL = 3 * _U  # NumPy's exp, log, log1p, expm1 (1.2 ulps measured)
+_UX = 16 * _U  # scipy.special.erfcx: 8 ulps measured below x = 1 (see _erfcx_err)
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _INV_FACT = [1.0 / math.factorial(n) for n in range(_N_SERIES + 2)]
 _LOG_1_25 = math.log(1.25)
-_INF_BITS = np.float64(np.inf).view(np.int64)
-_MAX_NEWTON = 200
-_MAX_STEPS = 1100  # doubling steps in the bit search: enough to cross all floats
+_MAX_NEWTON = 100  # Newton gives the estimate only; _search.boundary certifies it
 
 
 class ClassicGaussianWarning(UserWarning):
@@ -97,108 +109,128 @@ def _releases(k):
     return a
 
 
-# --------------------------------------------------------------------------- bit-level search
-
-
-def _bits(x):
-    return np.ascontiguousarray(x, dtype=np.float64).view(np.int64)
-
-
-def _floats(b):
-    return np.ascontiguousarray(b, dtype=np.int64).view(np.float64)
-
-
-def _smallest_ok(x0, ok):
-    """The smallest float64 ``x >= 0`` near ``x0`` with ``ok(idx, x)``.
-
-    ``ok(idx, x)`` evaluates the condition for the entries ``idx`` at the
-    trial values ``x`` and is assumed False below the answer and True above
-    it (locally: the answer is a float where ``ok`` holds and fails one ulp
-    below).  Non-negative floats are ordered like their bit patterns, so the
-    search runs on the integers: from ``x0`` outwards in 1, 2, 4, ... ulps
-    until the condition changes, then bisection down to adjacent floats.
-    All entries advance together; only the unfinished ones are evaluated.
-    """
-    x0 = np.asarray(x0, dtype=np.float64).ravel()
-    start = _bits(x0).copy()
-    idx = np.arange(x0.size)
-    good = ok(idx, x0)
-    hi = np.where(good, start, _INF_BITS)  # bits where ok holds
-    lo = np.where(good, -1, start)  # bits where ok fails (-1: below 0.0)
-
-    # outward search: down from the ok entries, up from the failing ones
-    step = np.ones(x0.size, dtype=np.int64)
-    act = idx.copy()
-    for _ in range(_MAX_STEPS):
-        if act.size == 0:
-            break
-        g = good[act]
-        cand = np.where(g, np.maximum(hi[act] - step[act], 0), np.minimum(lo[act] + step[act], _INF_BITS))
-        res = ok(act, _floats(cand))
-        # moving down: ok -> new hi, keep going; fails -> lo found, stop
-        # moving up: fails -> new lo, keep going; ok -> hi found, stop
-        hi[act] = np.where(res, cand, hi[act])
-        lo[act] = np.where(res, lo[act], cand)
-        cont = np.where(g, res & (cand > 0), ~res & (cand < _INF_BITS))
-        step[act] = np.minimum(2 * step[act], 2**61)  # no int64 overflow
-        act = act[cont]
-
-    # bisection on the bit patterns
-    act = np.flatnonzero(hi - lo > 1)
-    while act.size:
-        mid = lo[act] + (hi[act] - lo[act]) // 2
-        res = ok(act, _floats(mid))
-        hi[act] = np.where(res, mid, hi[act])
-        lo[act] = np.where(res, lo[act], mid)
-        act = act[hi[act] - lo[act] > 1]
-    return _floats(hi)
-
-
-def _largest_ok_down(x, ok):
-    """Move the entries of ``x`` where ``ok`` fails down (1, 2, 4, ... ulps,
-    never below 0) until it holds: the private-side nudge for an epsilon."""
-    x = np.array(x, dtype=np.float64).ravel()
-    idx = np.flatnonzero(~ok(np.arange(x.size), x))
-    start = x[idx]
-    step = np.spacing(np.abs(start))
-    for _ in range(_MAX_STEPS):
-        if idx.size == 0:
-            return x
-        trial = np.maximum(start - step, 0.0)
-        x[idx] = trial
-        still = ~ok(idx, trial)
-        idx, start, step = idx[still], start[still], 2.0 * step[still]
-    x[idx] = 0.0  # not reached in practice; stay private
-    return x
-
-
 # --------------------------------------------------------------------------- Gaussian
 
 
-def _ld_tails(h, c, eps):
-    """log delta from the two Gaussian tails, ``a = h - c``, ``b = -h - c``:
-    ``log Phi(a) + log1p(-exp(eps + log Phi(b) - log Phi(a)))`` (used where
-    ``a >= 0``: no cancellation to speak of)."""
-    la = log_ndtr(h - c)
-    r = eps + log_ndtr(-h - c) - la
-    out = la + np.log1p(-np.exp(r))
-    return np.where(r < 0.0, out, -np.inf)
+def _log_ndtr(a):
+    """``(log Phi(a), error bound)``.  For ``a <= 0`` scipy's ``log_ndtr``
+    (within 4.4 ulps measured; 10 assumed).  For ``a > 0`` it is
+    ``log1p(-Phi(-a))`` of a tiny tail that scipy computes to hundreds of
+    ulps (``ndtr``'s ``exp(-a^2/2)`` rounds ``a^2``), so the tail is taken
+    as ``erfcx(a / sqrt 2) exp(-a^2/2) / 2`` with ``a^2`` exact (a
+    two-product): within ``_UX`` plus a few ulps."""
+    a = np.asarray(a, dtype=np.float64)
+    la = log_ndtr(np.minimum(a, 0.0))
+    err = 10 * _U * np.abs(la)
+    pos = a > 0.0
+    if pos.any():
+        ap = a[pos]
+        p, e = D.two_prod(ap, ap)
+        x = ap * _INV_SQRT2
+        ex = erfcx(x)
+        tail = 0.5 * ex * np.exp(-0.5 * p) * (1.0 - 0.5 * e)
+        lt = np.log1p(-tail)
+        la[pos] = lt
+        # the tail within UX, the derivative times x's rounding, exp and the
+        # products; log1p(-t) magnifies a relative error of t by at most
+        # t / ((1 - t) |log1p(-t)|) <= 1.45 (t <= 1/2)
+        rel = _erfcx_err(x) + _dlog_erfcx(x, ex) * _U * x + _UL + 3 * _U
+        # (a tail below the normal range is lost, or kept to few bits: 1e-307)
+        err[pos] = (1.45 * rel + _UL) * np.abs(lt) + np.where(tail < 2.3e-308, 1e-307, 0.0)
+    return la, err
+
+
+def _phi_over_ndtr(a, la):
+    """``phi(a) / Phi(a)``, the derivative of ``log Phi`` (with 10% to
+    spare): ``1 / R(-a)`` (R the Mills ratio, no cancellation) for a < 0,
+    ``exp(-a^2/2 - ln sqrt(2 pi) - log Phi(a))`` for ``a >= 0``."""
+    with np.errstate(over="ignore", divide="ignore"):
+        neg = 1.0 / (_SQRT_HALF_PI * erfcx(-np.minimum(a, 0.0) * _INV_SQRT2))
+        pos = np.exp(-0.5 * a * a - _LOG_SQRT_2PI - la)
+    return 1.1 * np.where(a < 0.0, neg, pos)
+
+
+def _erfcx_err(x):
+    """The relative error assumed of ``scipy.special.erfcx(x)``, x >= 0:
+    twice the largest measured against mpmath (8 ulps below 1, 5.6 below
+    5, 3.5 below 30, 2.4 beyond)."""
+    return np.where(x < 1.0, _UX, np.where(x < 5.0, 12 * _U, np.where(x < 30.0, 8 * _U, 5 * _U)))
+
+
+def _dlog_erfcx(x, ex):
+    """A bound on ``|d ln erfcx / dx| = |2x - 2 / (sqrt(pi) erfcx(x))|``
+    for x >= 0 (``ex = erfcx(x)``, unused: the difference cancels for large
+    x): ``2 / (x + sqrt(x^2 + 2))``, from ``erfcx(x) > 2 / (sqrt(pi) (x +
+    sqrt(x^2 + 2)))``; at most ``2 / sqrt(pi)`` (its value at 0), and ``1/x``
+    beyond 1e8."""
+    with np.errstate(over="ignore", divide="ignore"):
+        b = np.where(x > 1e8, 1.0 / x, 2.0 / (x + np.sqrt(x * x + 2.0)))
+    return np.minimum(b, 1.1284)
+
+
+def _amplified(ratio, dlr):
+    """The error of ``log1p(-ratio)`` from a relative error ``dlr`` of the
+    ratio: ``dlr ratio / (1 - ratio)`` (inf where the ratio reaches 1)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = ratio / (1.0 - ratio)
+    return np.where(ratio < 1.0, w * dlr, np.inf)
+
+
+def _ld_tails(h, c):
+    """``(log delta, error bound)`` where ``a = h - c >= 0`` (not narrow):
+    ``e^eps Phi(b) = phi(a) R(h + c)`` (b = -h - c; R the Mills ratio,
+    ``sqrt(pi/2) erfcx(x / sqrt 2)``; ``eps = 2 h c`` turns
+    ``e^eps phi(b)`` into ``phi(a)``), so ``delta = Phi(a) (1 - ratio)``
+    with ``ratio = phi(a) R(h + c) / Phi(a)``: no ``eps + log Phi(b)`` to
+    cancel (it cost a relative ``eps 2^-53``).  Error bounds: see
+    `_delta_parts`."""
+    a = h - c
+    la, dla_f = _log_ndtr(a)
+    x = (h + c) * _INV_SQRT2
+    ex = erfcx(x)
+    le = np.log(_SQRT_HALF_PI * ex)
+    half_a2 = 0.5 * a * a
+    lr = -half_a2 - _LOG_SQRT_2PI + le - la
+    ratio = np.exp(lr)
+    s1 = np.log1p(-ratio)
+    out = np.where(ratio < 1.0, la + s1, -np.inf)
+    # h and c are within 2 ulps (q = sigma / S rounded, then divided or
+    # multiplied): a within 2u (h + c) + u a, x within 4u x
+    da = 2 * _U * (h + c) + _U * a
+    dla = dla_f + _phi_over_ndtr(a, la) * da
+    dle = _erfcx_err(x) + _U + _dlog_erfcx(x, ex) * 4 * _U * x + _UL * np.abs(le)
+    dlr = (a * da + _U * a * a + dle + dla + 3 * _U * (half_a2 + _LOG_SQRT_2PI + np.abs(le) + np.abs(la))
+           + _UL)
+    err = dla + _amplified(ratio, dlr) + _UL * np.abs(s1) + _U * np.abs(out)
+    return out, err
 
 
 def _ld_mills(h, c):
-    """log delta where ``a = h - c < 0``: with ``eps = 2 h c`` and
-    ``Phi(-x) = phi(x) R(x)`` (R the Mills ratio, ``erfcx``),
-    ``e^eps Phi(b) / Phi(a) = R(c + h) / R(c - h)`` exactly, so
+    """``(log delta, error bound)`` where ``a = h - c < 0``: with
+    ``eps = 2 h c`` and ``Phi(-x) = phi(x) R(x)`` (R the Mills ratio,
+    ``erfcx``), ``e^eps Phi(b) / Phi(a) = R(c + h) / R(c - h)`` exactly, so
     ``delta = Phi(a) (1 - R(c + h) / R(c - h))`` with no exponentials to
     cancel."""
-    ratio = erfcx((c + h) * _INV_SQRT2) / erfcx((c - h) * _INV_SQRT2)
-    out = log_ndtr(h - c) + np.log1p(-ratio)
-    return np.where(ratio < 1.0, out, -np.inf)
+    x1 = (c + h) * _INV_SQRT2
+    x2 = (c - h) * _INV_SQRT2
+    e1, e2 = erfcx(x1), erfcx(x2)
+    ratio = e1 / e2
+    a = h - c
+    la, dla_f = _log_ndtr(a)
+    s1 = np.log1p(-ratio)
+    out = np.where(ratio < 1.0, la + s1, -np.inf)
+    da = 2 * _U * (h + c) + _U * np.abs(a)
+    dla = dla_f + _phi_over_ndtr(a, la) * da
+    dx1 = 4 * _U * x1
+    dx2 = (2 * _U * (c + h) + _U * (c - h)) * _INV_SQRT2 + _U * x2
+    dlr = _dlog_erfcx(x1, e1) * dx1 + _dlog_erfcx(x2, e2) * dx2 + _erfcx_err(x1) + _erfcx_err(x2) + _U
+    err = dla + _amplified(ratio, dlr) + _UL * np.abs(s1) + _U * np.abs(out)
+    return out, err
 
 
-def _ld_narrow(h, c, eps):
-    """log delta for a narrow interval (``h max(c, 1) <= 1``), where the
-    two tails nearly cancel:
+def _ld_narrow(h, c, eps, with_err=True):
+    """``(log(delta / (2h)), error bound)`` for a narrow interval
+    (``h max(c, 1) <= 1``), where the two tails nearly cancel:
 
         delta = [Phi(-c + h) - Phi(-c - h)] - expm1(eps) Phi(-c - h)
               = I (1 - expm1(eps) Phi(-c - h) / I),
@@ -207,69 +239,172 @@ def _ld_narrow(h, c, eps):
     of the normal density around -c; probabilists' Hermite polynomials in
     the scaled recurrence ``P_n = He_n(c) h^n``, no overflow) and
     ``Phi(-c - h) = phi(c) exp(-h c - h^2 / 2) R(c + h)``: the ratio
-    carries no ``exp(-c^2/2)``.
+    carries no ``exp(-c^2/2)``.  The factor 2h is left out (the caller
+    divides it by delta before taking a logarithm: ``log(2h)`` is down to
+    -710, and its rounding would cost ``710 2^-53`` in delta).
     """
     ch, h2 = c * h, h * h
     p_prev, p = np.ones_like(h), ch  # P_0, P_1
+    a_prev, a_cur = np.ones_like(h), np.abs(ch)  # the same recurrence in absolute values
     ser = np.ones_like(h)
+    dser = np.zeros_like(h)  # bound on the error of ser
     small = 0  # consecutive even terms below 2^-60 of the sum
     for n in range(1, _N_SERIES):
         p_prev, p = p, ch * p - n * h2 * p_prev  # P_{n+1}
+        if with_err:
+            a_prev, a_cur = a_cur, np.abs(ch) * a_cur + n * h2 * a_prev
         if n % 2:
             term = p * _INV_FACT[n + 2]
-            ser = ser + term
+            new = ser + term
+            if with_err:
+                # P_{n+1}: 7 (n + 1) ulps of its absolute recurrence (ch and h^2
+                # within 5 ulps, a rounding per step), the factorial 2, the sum
+                dser = dser + (7 * (n + 1) + 2) * _U * a_cur * _INV_FACT[n + 2] + np.minimum(
+                    _U * np.abs(new), np.abs(term))
+            ser = new
             small = small + 1 if np.all(np.abs(term) <= 2.0**-60 * ser) else 0
             if small == 2:
                 break
-    mills = _SQRT_HALF_PI * erfcx((c + h) * _INV_SQRT2)
-    ratio = np.expm1(eps) * np.exp(-ch - 0.5 * h2) * mills / (2.0 * h * ser)
-    out = np.log(2.0 * h) - 0.5 * c * c - _LOG_SQRT_2PI + np.log(ser) + np.log1p(-ratio)
-    return np.where(ratio < 1.0, out, -np.inf)
+    dser = dser + 2.0**-59 * np.abs(ser)  # the terms left out: below two of the last
+    x = (c + h) * _INV_SQRT2
+    ex = erfcx(x)
+    mills = _SQRT_HALF_PI * ex
+    arg = ch + 0.5 * h2
+    ratio = np.expm1(eps) * np.exp(-arg) * mills / (2.0 * h * ser)
+    half_c2 = 0.5 * c * c
+    lser = np.log(ser)
+    s1 = np.log1p(-ratio)
+    out = -half_c2 - _LOG_SQRT_2PI + lser + s1
+    out = np.where(ratio < 1.0, out, -np.inf)
+    if not with_err:
+        return out, None
+    rser = dser / ser
+    dlr = (_UL + 6 * _U * arg + _UL + _erfcx_err(x) + _U + _dlog_erfcx(x, ex) * 4 * _U * x + 2 * _U
+           + rser + 4 * _U)
+    err = (5 * _U * half_c2 + rser + _UL * np.abs(lser) + _amplified(ratio, dlr) + _UL * np.abs(s1)
+           + 3 * _U * (half_c2 + _LOG_SQRT_2PI + np.abs(lser) + np.abs(s1)) + 2 * _U)
+    return out, err
 
 
-def _log_delta(q, eps):
-    """log of ``Phi(1/(2q) - eps q) - e^eps Phi(-1/(2q) - eps q)``, the
-    delta of the Gaussian mechanism with ``q = sigma / sensitivity`` (Balle
-    and Wang 2018, Theorem 8), for finite ``eps >= 0`` and ``q`` in
-    [0, inf]; ``-inf`` where it is not positive in floating point.
+def _delta_parts(q, eps, with_err=True):
+    """The delta of the Gaussian mechanism at ``q = sigma / sensitivity``
+    (Balle and Wang 2018, Theorem 8), ``Phi(1/(2q) - eps q) - e^eps
+    Phi(-1/(2q) - eps q)``, for 1-d arrays of finite ``eps >= 0`` and
+    finite ``q > 0``, as ``delta = big exp(small)``: ``(big, small, err)``,
+    ``small = -inf`` where delta is not positive in floating point.
+
+    ``err`` bounds the error of ``log(big) + small`` against the exact
+    ``log delta`` at the exact ``q`` (sigma / S rounded, too): a first-order
+    propagation of the rounding of every operation (2^-53 each), of the
+    arguments' errors through the derivatives (evaluated, with 10% to
+    spare), and of the library functions (``_UL``, ``_UX``,
+    `_log_ndtr`, `_erfcx_err`: twice the largest error measured), rounded up.
+    tests/test_dp.py checks it against mpmath.
 
     With ``h = 1/(2q)`` and ``c = eps q`` the two arguments are
     ``a = h - c`` and ``b = -h - c``.  Three evaluations, each where it is
-    accurate (checked against mpmath: the error, divided by the slope
-    ``d ln delta / d ln sigma``, is a relative 1e-15 in sigma, 1e-14 in the
-    worst corners): :func:`_ld_narrow` where the
-    interval [b, a] is narrow and the tails cancel (small epsilon with
-    large sigma, epsilon 0 with tiny delta), :func:`_ld_mills` where
-    ``a < 0``, :func:`_ld_tails` (log space: ``e^eps Phi(b)`` never
-    overflows) where ``a >= 0``.
+    accurate: :func:`_ld_narrow` where the interval [b, a] is narrow and
+    the tails cancel (small epsilon with large sigma, epsilon 0 with tiny
+    delta; there ``big = 2h``), :func:`_ld_mills` where ``a < 0``,
+    :func:`_ld_tails` where ``a >= 0`` (``big = 1``).
     """
-    q, eps = np.broadcast_arrays(np.asarray(q, dtype=np.float64), np.asarray(eps, dtype=np.float64))
-    shape = q.shape
-    q, eps = q.ravel(), eps.ravel()
     with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
         h = 0.5 / q
         c = eps * q
-        out = _ld_tails(h, c, eps)
+        big = np.ones_like(h)
+        small = np.empty_like(h)
+        err = np.empty_like(h)
         narrow = h * np.maximum(c, 1.0) <= 1.0
         i = np.flatnonzero(narrow)
         if i.size:
-            out[i] = _ld_narrow(h[i], c[i], eps[i])
+            small[i], e = _ld_narrow(h[i], c[i], eps[i], with_err)
+            err[i] = e if with_err else 0.0
+            big[i] = 2.0 * h[i]
         i = np.flatnonzero(~narrow & (c > h))
         if i.size:
-            out[i] = _ld_mills(h[i], c[i])
-    return out.reshape(shape)
+            small[i], err[i] = _ld_mills(h[i], c[i])
+        i = np.flatnonzero(~narrow & ~(c > h))
+        if i.size:
+            small[i], err[i] = _ld_tails(h[i], c[i])
+    return big, small, err
+
+
+def _log_delta(q, eps):
+    """``log delta`` (arrays of one shape; q finite and positive): for the
+    Newton estimate."""
+    q, eps = np.broadcast_arrays(np.asarray(q, dtype=np.float64), np.asarray(eps, dtype=np.float64))
+    big, small, _ = _delta_parts(q.ravel(), eps.ravel(), with_err=False)
+    with np.errstate(divide="ignore"):
+        return (np.log(big) + small).reshape(q.shape)
 
 
 def _gauss_delta(sigma, eps, s):
     """The delta at noise ``sigma`` (arrays of one shape); the edge values
     of :func:`analytic_gaussian_delta`."""
+    sigma, eps, s = np.broadcast_arrays(sigma, eps, s)
+    shape = sigma.shape
+    sigma, eps, s = (np.ascontiguousarray(a, dtype=np.float64).ravel() for a in (sigma, eps, s))
     with np.errstate(divide="ignore", invalid="ignore"):
         q = sigma / s
-    safe_e = np.where(np.isinf(eps), 0.0, eps)
-    safe_q = np.where((s == 0.0) | np.isnan(q), 1.0, q)
-    d = np.exp(_log_delta(safe_q, safe_e))
-    d = np.where(np.isinf(q), 0.0, d)  # infinite noise (0 * inf guarded above)
-    return np.where((s == 0.0) | np.isinf(eps), 0.0, d)
+    out = np.where(q == 0.0, 1.0, 0.0)  # no noise; else inf noise, eps inf, S = 0
+    live = np.flatnonzero((s > 0.0) & np.isfinite(eps) & (q > 0.0) & np.isfinite(q))
+    if live.size:
+        big, small, _ = _delta_parts(q[live], eps[live], with_err=False)
+        with np.errstate(under="ignore"):
+            out[live] = big * np.exp(small)
+    out = np.where((s == 0.0) | np.isinf(eps), 0.0, out)
+    return out.reshape(shape)
+
+
+def _sigma_excess(sigma, eps, s, delta, log_delta):
+    """``(excess, float_ok)`` for noise sigma (1-d arrays): ``excess`` is an
+    upper bound on ``log(exact delta / delta)`` (the computed value plus
+    `_delta_parts`' error bound and the rounding of the comparison; <= 0
+    certifies sigma), ``float_ok`` whether `analytic_gaussian_delta`, as
+    the user evaluates it, is <= delta."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        q = sigma / s
+    excess = np.where(np.isinf(q), -np.inf, np.inf)
+    float_ok = np.isinf(q)
+    live = np.flatnonzero((q > 0.0) & np.isfinite(q))
+    if live.size:
+        big, small, err = _delta_parts(q[live], eps[live])
+        d, ld = delta[live], log_delta[live]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+            # log(big / delta): -log(delta) where big is 1, else the log of the
+            # quotient (near the answer it is moderate: ln(2h) is not), else
+            # the difference of the logarithms (far from it: the sign is clear)
+            one = big == 1.0
+            r = big / d
+            quot = ~one & np.isfinite(r) & (r > 0.0)
+            lb = np.log(big)
+            lbd = np.where(one, -ld, np.where(quot, np.log(r), lb - ld))
+            dlbd = np.where(one, _UL * np.abs(ld), np.where(quot, _U + _UL * np.abs(lbd),
+                                                             _UL * (np.abs(lb) + np.abs(ld)) + _U * np.abs(lbd)))
+            g = lbd + small
+            ex = g + (err + dlbd + _U * np.abs(g))
+            # where the two terms cancel completely in floating point (noise
+            # far above the answer: c >> h), delta <= Phi(a) decides
+            j = np.flatnonzero(~np.isfinite(err))
+            if j.size:
+                qj, ej = q[live[j]], eps[live[j]]
+                h, c = 0.5 / qj, ej * qj
+                a = h - c
+                la, dla = _log_ndtr(a)
+                dla = dla + _phi_over_ndtr(a, la) * (2 * _U * (h + c) + _U * np.abs(a))
+                exj = la - ld[j] + (dla + _UL * np.abs(ld[j]) + _U * np.abs(la - ld[j]))
+                ex[j] = np.where(la == -np.inf, -np.inf, exj)  # a^2 overflows: Phi(a) < 1e-300000
+            excess[live] = np.where(np.isnan(ex), np.inf, ex)
+            float_ok[live] = big * np.exp(small) <= d
+    return excess, float_ok
+
+
+def _sigma_passes(sigma, eps, s, delta, log_delta):
+    """Whether noise sigma meets delta (1-d arrays): the exact delta, by
+    `_delta_parts`' error bound, and `analytic_gaussian_delta` as the user
+    evaluates it."""
+    excess, float_ok = _sigma_excess(sigma, eps, s, delta, log_delta)
+    return (excess <= 0.0) & float_ok
 
 
 def _upper_start(eps, delta):
@@ -281,7 +416,8 @@ def _upper_start(eps, delta):
         z = ndtri(delta)
         r = np.sqrt(z * z + 2.0 * eps)
         s1 = np.where(z < 0.0, (r - z) / (2.0 * eps), 1.0 / (r + z))
-        s2 = 0.5 / ndtri(0.5 + 0.5 * delta)
+        # 1/(2 s2) = Phi^-1((1 + delta) / 2), from the exact 1 - delta near 1
+        s2 = np.where(delta > 0.5, -0.5 / ndtri(0.5 * (1.0 - delta)), 0.5 / ndtri(0.5 + 0.5 * delta))
         s3 = _INV_SQRT_2PI / delta
     s = np.fmin(np.fmin(s1, s2), s3)
     return np.where(np.isnan(s) | (s <= 0.0), np.inf, s)
@@ -289,7 +425,10 @@ def _upper_start(eps, delta):
 
 def _newton_log_scale(eps, delta):
     """Safeguarded Newton on ``t = ln s`` for ``log delta(s) = log(delta)``
-    (sensitivity 1), all entries at once; converged to a few ulps of t.
+    (sensitivity 1), all entries at once, at most ``_MAX_NEWTON`` steps:
+    an estimate only (usually within a few ulps of t), which
+    `_certified_start` and `diffident._search.boundary` turn into the
+    answer.
 
     ``d delta / ds = -phi(a) / s^2`` with ``a = 1/(2s) - eps s`` (the two
     Gaussian densities cancel since ``b^2 = a^2 + 2 eps``), so
@@ -330,6 +469,20 @@ def _newton_log_scale(eps, delta):
     return t
 
 
+def _certified_start(x, eps, s, delta, log_delta):
+    """Newton's sigma ``x`` moved to where the certified excess (see
+    `_sigma_excess`) crosses 0: one Newton step on it, in sigma itself (not
+    its logarithm, whose rounding is worth ``|ln sigma|`` ulps), so that
+    `diffident._search.boundary` starts an ulp or two from its answer."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+        excess, _ = _sigma_excess(x, eps, s, delta, log_delta)
+        q = x / s
+        a = 0.5 / q - eps * q
+        slope = np.exp(-0.5 * a * a - _LOG_SQRT_2PI - log_delta) / q  # |d log delta / d ln sigma| at the root
+        x1 = x * (1.0 + excess / slope) + 2.0 * np.spacing(x)
+    return np.where(np.isfinite(x1) & (x1 > 0.0), x1, x)
+
+
 def analytic_gaussian_delta(sigma, epsilon, sensitivity=1.0):
     """The exact delta of the Gaussian mechanism at noise sigma.
 
@@ -340,12 +493,13 @@ def analytic_gaussian_delta(sigma, epsilon, sensitivity=1.0):
         delta = Phi(S/(2 sigma) - epsilon sigma/S)
                 - e^epsilon Phi(-S/(2 sigma) - epsilon sigma/S)
 
-    evaluated stably: in log space (``scipy.special.log_ndtr``, so that
-    ``e^epsilon Phi(.)`` never overflows for large epsilon), and where the
-    two terms nearly cancel (small epsilon, large sigma) through the Mills
-    ratio (``scipy.special.erfcx``) or a Taylor series of the normal
-    density instead of their difference.  This is the condition that
-    `analytic_gaussian_sigma` calibrates against.
+    evaluated stably: ``e^epsilon Phi(b)`` as ``phi(a) R(-b)`` (R the Mills
+    ratio, ``scipy.special.erfcx``: no overflow for large epsilon, no
+    ``epsilon + log Phi(b)`` to cancel), the first term in log space
+    (``scipy.special.log_ndtr``), and where the two terms nearly cancel
+    (small epsilon, large sigma) a Taylor series of the normal density
+    instead of their difference.  `analytic_gaussian_sigma` calibrates
+    against this evaluation and against a bound on its error.
 
     Parameters
     ----------
@@ -402,8 +556,9 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
     Exact for every epsilon (the classic ``sqrt(2 ln(1.25/delta))``
     calibration, `classic_gaussian_sigma`, needs epsilon < 1 and is larger
     there by 0.8% or more).  All entries are solved at once: a safeguarded
-    Newton iteration on ln(sigma), from an analytic upper bound, then a
-    bisection on the bit patterns of sigma.
+    Newton iteration on ln(sigma), from an analytic upper bound, gives an
+    estimate; the answer is the smallest float from there that passes the
+    certified test below, found by ``diffident._search.boundary``.
 
     Parameters
     ----------
@@ -417,9 +572,12 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
     Returns
     -------
     float or ndarray
-        The sigma, broadcast over the inputs.  It is conservative and tight
-        to the last bit: `analytic_gaussian_delta` at the returned sigma is
-        <= delta and, at the float just below it, > delta.  Edge values: 0
+        The sigma, broadcast over the inputs.  It is conservative: the
+        exact delta at the returned sigma is <= delta (the float evaluation
+        plus a bound on its error, see Notes), and so is
+        `analytic_gaussian_delta` there; it is the smallest float with both
+        properties, a few ulps above the exact root (at most 64, a relative
+        1.4e-14; typically 10).  Edge values: 0
         where ``epsilon = inf`` or ``S = 0`` (no noise needed); ``inf`` only
         where the answer exceeds the float range (epsilon 0 with a subnormal
         delta).  There is no threshold of delta beyond which sigma is 0:
@@ -447,16 +605,22 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
     Notes
     -----
     The delta is evaluated in three ways, each where it does not cancel
-    (see ``_log_delta``), so the returned sigma is within a relative 4e-15
-    of the exact (50-digit) root, mostly within 1e-15, for epsilon in
-    [0, 50] and delta in [1e-30, 0.5] (tested); where delta falls like
-    1/sigma (epsilon near 0) the log-space evaluation costs about
-    ``|ln delta|`` ulps (1.4e-14 at delta = 1e-200).
-    ``dp_accounting.get_sigma_gaussian`` solves the same equation by
-    ``scipy.optimize.brentq``, one point at a time, to an absolute 1e-12,
-    with a tail evaluation that cancels for small epsilon: the two agree
-    to a relative 3e-12 over epsilon in [1e-3, 50] and delta in
-    [1e-12, 0.5], the difference being dp-accounting's.
+    (see ``_delta_parts``), together with a first-order bound on its error
+    against the exact delta at the exact ``sigma / S``: the rounding of
+    every operation, the arguments' errors through the derivatives, and
+    the library functions (``scipy.special.log_ndtr`` and ``erfcx``, NumPy's
+    ``exp`` and ``log``) at twice the largest error measured against
+    mpmath.  A sigma is returned only where the computed ``log delta`` plus
+    that bound is at or below ``log(delta)``; the cost is the bound divided
+    by the slope ``|d ln delta / d ln sigma|``, largest where the two terms
+    of delta nearly cancel (delta much below ``Phi(S/(2 sigma) - epsilon
+    sigma / S)``).  Checked against a 60-digit evaluation over epsilon in
+    [0, 1e300] and delta in [5e-324, 1 - 2^-53]: never below the exact root,
+    at most 36 ulps above it.  ``dp_accounting.get_sigma_gaussian`` solves
+    the same equation by ``scipy.optimize.brentq``, one point at a time, to
+    an absolute 1e-12, with a tail evaluation that cancels for small
+    epsilon: the two agree to a relative 3e-12 over epsilon in [1e-3, 50]
+    and delta in [1e-12, 0.5], the difference being dp-accounting's.
 
     Examples
     --------
@@ -475,14 +639,15 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
     if live.size:
         el, dl, sl = e[live], d[live], s[live]
         t = _newton_log_scale(el, dl)
-        with np.errstate(over="ignore"):
+        ldl = np.log(dl)
+        with np.errstate(over="ignore", invalid="ignore"):
             x0 = sl * np.exp(t)
         x0 = np.where(np.isnan(x0), np.inf, x0)
-
-        def ok(i, x):
-            return _gauss_delta(x, el[i], sl[i]) <= dl[i]
-
-        out[live] = _smallest_ok(x0, ok)
+        x0 = _certified_start(x0, el, sl, dl, ldl)
+        x, status = S.boundary(lambda i, x: _sigma_passes(x, el[i], sl[i], dl[i], ldl[i]), x0,
+                               increasing=True, lo=0.0, hi=np.inf)
+        S.warn_unconverged(status, "analytic_gaussian_sigma")
+        out[live] = np.where(status == S.NOT_REACHED, np.inf, x)
     return V.ret(out.reshape(shape), scalar)
 
 
@@ -550,11 +715,30 @@ def classic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
 # --------------------------------------------------------------------------- posterior
 
 
-def _posterior_bound(e, p):
-    with np.errstate(invalid="ignore", over="ignore", under="ignore"):
-        out = p / (p + (1.0 - p) * np.exp(-e))
-    out = np.where(p == 0.0, 0.0, out)
-    return np.where(p == 1.0, 1.0, out)
+def _log_odds(p):
+    """``ln((1 - P) / P)`` as a double-double, any shape: ``ln(1 - P) -
+    ln P`` (1 - P exact), ``-inf`` at P = 1 and ``inf`` at P = 0."""
+    p = np.asarray(p, dtype=np.float64)
+    lh = np.where(p == 0.0, np.inf, -np.inf)
+    ll = np.zeros(p.shape)
+    i = np.flatnonzero((p > 0.0) & (p < 1.0))
+    if i.size:
+        pi = p.ravel()[i]
+        with np.errstate(all="ignore"):
+            def core(pi):
+                ah, al = D.log(*D.two_sum(1.0, -pi))
+                bh, bl = D.log(pi, np.zeros_like(pi))
+                return D.add(ah, al, -bh, -bl)
+
+            lh.ravel()[i], ll.ravel()[i] = D.blockwise(core, pi)
+    return lh, ll
+
+
+def _posterior_bound(e, p, lh, ll):
+    """`posterior_bound` for 1-d arrays, ``lh, ll = _log_odds(p)``: the
+    paper's bound with ``m - 1`` replaced by ``(1 - P) / P``."""
+    out = CF.bound(e, np.zeros_like(e), np.where(p == 0.0, -np.inf, lh), ll, p)
+    return np.where(p == 0.0, 0.0, out)
 
 
 def posterior_bound(epsilon, prior):
@@ -566,9 +750,12 @@ def posterior_bound(epsilon, prior):
 
         e^epsilon P / (1 - P + e^epsilon P)
 
-    (MATH.md section 7), computed as ``P / (P + (1 - P) e^-epsilon)``.  The
-    paper's ``rho = 1 / (1 + (m - 1) e^-epsilon)`` is the case ``P = 1/m``
-    (`rho_for_epsilon`).
+    (MATH.md section 7), computed like `rho_for_epsilon` with ``m - 1``
+    replaced by ``(1 - P) / P``: ``1 / (1 + e^(ln((1 - P)/P) - epsilon))``
+    in double-double arithmetic, rounded once to the nearest float (no
+    overflow for a tiny prior, and exact to half an ulp where the bound is
+    flat in epsilon).  The paper's ``rho = 1 / (1 + (m - 1) e^-epsilon)``
+    is the case ``P = 1/m`` (`rho_for_epsilon`).
 
     Parameters
     ----------
@@ -607,8 +794,9 @@ def posterior_bound(epsilon, prior):
     0.25
     """
     scalar = V.is_scalar(epsilon, prior)
-    e, p = np.broadcast_arrays(_epsilon(epsilon), V.in_range("prior", prior, 0.0, 1.0))
-    return V.ret(_posterior_bound(e, p), scalar)
+    e, p = _epsilon(epsilon), V.in_range("prior", prior, 0.0, 1.0)
+    shape, (e, p, lh, ll) = CF._flat(e, p, *_log_odds(p))
+    return V.ret(_posterior_bound(e, p, lh, ll).reshape(shape), scalar)
 
 
 def epsilon_for_posterior(posterior, prior):
@@ -620,9 +808,11 @@ def epsilon_for_posterior(posterior, prior):
         epsilon = ln(q (1 - P) / (P (1 - q)))
                 = log1p((q - P) / (P (1 - q))),   q = posterior,
 
-    computed in the second form (no cancellation for q near P) and nudged
-    down, by a few ulps at most, until ``posterior_bound(epsilon, P) <= q``
-    holds in floating point.
+    computed in the second form (no cancellation for q near P) in
+    double-double arithmetic (the ratio in logarithms where it would
+    overflow); the answer is the largest float at or below that exact value
+    at which ``posterior_bound(epsilon, P) <= q`` holds in floating point:
+    conservative at any precision and within an ulp of the exact inverse.
 
     Parameters
     ----------
@@ -663,21 +853,40 @@ def epsilon_for_posterior(posterior, prior):
     0.0
     """
     scalar = V.is_scalar(posterior, prior)
-    q, p = np.broadcast_arrays(V.in_range("posterior", posterior, 0.0, 1.0),
-                               V.in_range("prior", prior, 0.0, 1.0))
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
-        x = (q - p) / (p * (1.0 - q))
-        eps = np.log1p(x)
-        # x overflows (or p (1 - q) underflows) for a tiny prior and q near
-        # 1, where epsilon is still finite (~700): take it in logs
-        big = ~(x < 1e300) & (q < 1.0) & (p > 0.0)
-        eps = np.where(big, np.log(q - p) - np.log(p) - np.log1p(-q), eps)
-    eps = np.where(q <= p, 0.0, eps)
-    eps = np.where((q >= 1.0) | (p == 0.0), np.inf, eps)
-    live = ((eps > 0.0) & np.isfinite(eps)).ravel()
-    qf, pf = q.ravel(), p.ravel()
-    eps = _largest_ok_down(eps, lambda i, x: ~live[i] | (_posterior_bound(x, pf[i]) <= qf[i]))
-    return V.ret(eps.reshape(q.shape), scalar)
+    q, p = V.in_range("posterior", posterior, 0.0, 1.0), V.in_range("prior", prior, 0.0, 1.0)
+    shape, (q, p, lh, ll) = CF._flat(q, p, *_log_odds(p))
+    eps = np.where((q >= 1.0) | (p == 0.0), np.inf, 0.0)  # else 0: q <= P, or P = 1 > q
+    live = np.flatnonzero((p < q) & (q < 1.0) & (p > 0.0))
+    if live.size:
+        ql, pl, lh, ll = q[live], p[live], lh[live], ll[live]
+        h, l = _posterior_eps_star(ql, pl)
+
+        def check(i, x):
+            return _posterior_bound(x, pl[i], lh[i], ll[i]) <= ql[i]
+
+        eps[live] = CF.largest_below(check, h, l, "epsilon_for_posterior")
+    return V.ret(eps.reshape(shape), scalar)
+
+
+def _posterior_eps_star(q, p):
+    """The exact ``ln(q (1 - P) / (P (1 - q)))`` as a double-double, for
+    1-d arrays with ``0 < P < q < 1``: ``log1p((q - P) / (P (1 - q)))``,
+    with P's power of two taken out (P may be subnormal), or ``ln(q - P) -
+    ln P - ln(1 - q)`` where the quotient overflows."""
+    pf, pe = np.frexp(p)  # pe <= 0
+    nh, nl = D.two_sum(q, -p)  # q - P exactly
+    with np.errstate(all="ignore"):
+        sh, sl = np.ldexp(nh, -pe), np.ldexp(nl, -pe)  # (q - P) / 2^pe: exact, or inf
+        omh, oml = D.two_sum(1.0, -q)  # 1 - q exactly
+        dh, dl = D.mul_d(omh, oml, pf)  # P (1 - q) / 2^pe, normal
+
+    def logs(i):
+        ah, al = D.log(nh[i], nl[i])
+        bh, bl = D.log(p[i], np.zeros(i.size))
+        ch, cl = D.log(omh[i], oml[i])
+        return D.add(*D.add(ah, al, -bh, -bl), -ch, -cl)
+
+    return CF.log_ratio(sh, sl, dh, dl, logs)
 
 
 # --------------------------------------------------------------------------- composition
@@ -686,33 +895,34 @@ def epsilon_for_posterior(posterior, prior):
 def _sum_up(x, axis):
     """Sum of non-negative ``x`` along ``axis``, rounded upward.
 
-    Pairwise summation with Knuth's error-free TwoSum at every level: the
-    rounding errors are collected (their own sum is off by a relative
-    2^-106 per level at most) and added back, and the result is moved one
-    ulp up where the exact remainder is positive.  So the result is the
-    exact sum rounded up (up to that second-order term), never a float
-    below it.  Infinite terms or overflow give inf; an empty axis gives 0.
+    Pairwise summation with Knuth's error-free TwoSum at every level
+    (`diffident._dd.pairwise_sum`): the rounding errors are collected and
+    added back, with a bound on the rounding of their own sum, and the
+    result is moved one ulp up where the exact remainder may be positive.
+    So the result is never a float below the exact sum, and is the exact
+    sum rounded up unless that sum lies within the (tiny, second-order)
+    bound below a float.  Infinite terms or overflow give inf; an empty
+    axis gives 0.
     """
     x = np.moveaxis(x, axis, -1)
     has_inf = np.isinf(x).any(axis=-1)
     x = np.where(np.isinf(x), 0.0, x)
     if x.shape[-1] == 0:
         return np.zeros(x.shape[:-1])
-    err = np.zeros(x.shape[:-1])
     with np.errstate(over="ignore", invalid="ignore"):
-        while x.shape[-1] > 1:
-            if x.shape[-1] % 2:
-                x = np.concatenate([x, np.zeros(x.shape[:-1] + (1,))], axis=-1)
-            a, b = x[..., 0::2], x[..., 1::2]
-            s = a + b
-            bb = s - a
-            err = err + ((a - (s - bb)) + (b - bb)).sum(axis=-1)
-            x = s
-        s = x[..., 0]
-        res = s + err
-        bb = res - s
-        rem = (s - (res - bb)) + (err - bb)
-        res = np.where(rem > 0.0, np.nextafter(res, np.inf), res)
+        res, rem, bound = D.pairwise_sum(x)
+        up = rem + bound > 0.0
+        # the bound leaves the side open (the exact sum within it of res):
+        # the exact sign of (sum - res), row by row
+        open_ = np.flatnonzero((np.abs(rem) <= bound) & (bound > 0.0) & np.isfinite(res))
+        if open_.size:
+            rows = x.reshape(-1, x.shape[-1])[open_]
+            resf = res.reshape(-1)[open_]
+            sign = D.exact_sign(np.concatenate([rows, -resf[:, None]], axis=1))
+            upf = up.reshape(-1)
+            upf[open_] = sign > 0.0
+            up = upf.reshape(up.shape)
+        res = np.where(up, np.nextafter(res, np.inf), res)
     return np.where(has_inf | ~np.isfinite(res), np.inf, res)
 
 
@@ -778,10 +988,11 @@ def compose_sequential(epsilons, deltas=None, axis=-1):
     Notes
     -----
     Summation: the terms are added in pairs with the error-free TwoSum
-    transformation, the rounding errors are summed separately and added
-    back, and the result is moved up one ulp where the exact remainder is
-    positive.  The result is the exact sum rounded up, up to a relative
-    ``log2(n) 2^-106``.
+    transformation, the rounding errors are summed separately (with a
+    bound on the rounding of that sum) and added back, and the result is
+    moved up one ulp where the exact remainder is positive; where the bound
+    leaves its sign open, ``math.fsum`` decides it.  The result is the
+    exact sum rounded up.
 
     Examples
     --------
@@ -858,8 +1069,10 @@ def rho_after_composition(epsilons, m, axis=-1):
     """The paper's risk bound after several epsilon-DP releases of the same data.
 
     ``rho = 1 / (1 + (m - 1) exp(-sum epsilon_i))``: `rho_for_epsilon` at
-    the sequentially composed epsilon.  The sum is rounded upward, so the
-    returned rho is never below the exact bound's value at the exact sum.
+    the sequentially composed epsilon.  The sum is rounded upward and so is
+    the bound (the smallest float whose exact inverse, `epsilon_for_rho`'s
+    double-double, is at or above the sum), so the returned rho is never
+    below the exact bound's value at the exact sum.
 
     For releases on disjoint data use
     ``rho_for_epsilon(compose_parallel(epsilons), m)``; for a non-uniform
@@ -900,26 +1113,31 @@ def rho_after_composition(epsilons, m, axis=-1):
     >>> round(rho_after_composition([0.5, 0.5], 2), 12)   # = rho_for_epsilon(1, 2)
     0.73105857863
     """
-    eps = compose_sequential(epsilons, axis=axis)
-    mm = _m(m)
-    out = rho_for_epsilon(eps, mm)
+    eps = np.asarray(compose_sequential(epsilons, axis=axis), dtype=np.float64)
+    out = CF.rho_up(eps, _m(m))
     return V.ret(out, np.ndim(out) == 0)
 
 
 def _times_le(k, e, total):
-    """Whether the exact product ``k * e`` is <= ``total`` (Dekker's
-    two-product carries the rounding error of ``k * e``)."""
-    p, err = two_product(k, e)
-    return (p < total) | ((p == total) & (err <= 0.0))
+    """Whether the exact product ``k e`` is <= ``total`` (1-d arrays of
+    non-negative finite floats): the factors' powers of two taken out, so
+    that the two-product is exact whatever their size."""
+    kf, ke = np.frexp(k)
+    ef, ee = np.frexp(e)
+    p, err = D.two_prod(kf, ef)
+    with np.errstate(over="ignore", under="ignore"):
+        t = np.ldexp(total, -(ke + ee))  # exact near p; far away its side is right
+    return (t - p) - err >= 0.0
 
 
 def epsilon_per_release(rho, m, k):
     """The epsilon for each of k releases so that the composed risk stays <= rho.
 
     Each of k releases of the same data may use ``epsilon_for_rho(rho, m) /
-    k``, rounded down so that ``rho_after_composition([epsilon] * k, m) <=
-    rho`` holds in floating point (the exact product ``k * epsilon`` never
-    exceeds the total).
+    k``, rounded down so that the exact product ``k * epsilon`` never
+    exceeds that total and ``rho_after_composition([epsilon] * k, m) <=
+    rho`` holds in floating point (found by ``diffident._search.boundary``;
+    an ulp or two below ``total / k``).
 
     Parameters
     ----------
@@ -959,9 +1177,37 @@ def epsilon_per_release(rho, m, k):
     scalar = V.is_scalar(rho, m, k)
     kk = _releases(k)
     r, mm, kk = np.broadcast_arrays(V.in_range("rho", rho, 0.0, 1.0), _m(m), kk)
-    total = np.asarray(epsilon_for_rho(r, mm), dtype=np.float64)
-    eps = total / kk
-    live = (np.isfinite(eps) & (eps > 0.0)).ravel()
-    kf, tf = kk.ravel(), total.ravel()
-    eps = _largest_ok_down(eps, lambda i, x: ~live[i] | _times_le(kf[i], x, tf[i]))
+    total = np.asarray(epsilon_for_rho(r, mm), dtype=np.float64).ravel()
+    kf = np.ascontiguousarray(kk, dtype=np.float64).ravel()
+    eps = total / kf
+    live = np.flatnonzero(np.isfinite(eps) & (eps > 0.0))
+    if live.size:
+        kl, tl = kf[live], total[live]
+        rl, ml = np.ascontiguousarray(r).ravel()[live], np.ascontiguousarray(mm).ravel()[live]
+
+        def passes(i, x):
+            # k x <= total exactly, and the composed risk as
+            # rho_after_composition evaluates it (the bound, rounded up, at
+            # k x rounded up: the upward sum of k copies) is <= rho
+            ok = _times_le(kl[i], x, tl[i])
+            j = np.flatnonzero(ok)
+            if j.size:
+                ij = i[j]
+                ok[j] = CF.rho_up(_times_up(kl[ij], x[j]), ml[ij]) <= rl[ij]
+            return ok
+
+        x, status = S.boundary(passes, eps[live], increasing=False, lo=0.0, hi=np.inf)
+        S.warn_unconverged(status, "epsilon_per_release")
+        eps[live] = np.where(status == S.NOT_REACHED, 0.0, x)
     return V.ret(eps.reshape(r.shape), scalar)
+
+
+def _times_up(k, e):
+    """``k e`` rounded upward (1-d, finite, k e in the normal range): the
+    exact sum of k copies of e, as `compose_sequential` rounds it."""
+    kf, ke = np.frexp(k)
+    ef, ee = np.frexp(e)
+    p, err = D.two_prod(kf, ef)
+    with np.errstate(over="ignore"):
+        prod = np.ldexp(p, ke + ee)
+    return np.where(err > 0.0, np.nextafter(prod, np.inf), prod)

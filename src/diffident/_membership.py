@@ -16,6 +16,7 @@ of MATH.md section 4 gives both sums at every world value in O(u).
 """
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -24,6 +25,7 @@ from . import _validate as V
 from ._kernels import subsets as KS
 from ._kernels.evidence import sweep_sums
 from ._posterior import log_evidence
+from ._worlds import energy_factor
 from ._possible import _Candidates, _distinct, _Known, _Query, _check_k, _sum_grid
 
 __all__ = ["membership_risk", "membership_tight_scale"]
@@ -69,6 +71,11 @@ class _Membership:
         for g in range(distinct.size):
             self.cand_group[cands.order[first[g]:first[g] + mult[g]]] = g
         self.prior = k / self.N
+        # error bound of worst(): a ratio of two sweeps (see
+        # _worst_case._sweep_error), each over the world values' weights
+        t = self.total[self.total > 0]
+        x = min(np.log(t.sum() / t.min()) + 1.0, 745.0)
+        self.error = 2.0 * (3.0 * x + 4.0 * t.size + 8.0) * 2.0 ** -53 + 2.0 ** -52
 
     @staticmethod
     def _table(distinct, mult, k, width):
@@ -77,10 +84,16 @@ class _Membership:
         KS.subset_sums(distinct.astype(np.float64), binom, k, table)
         return table
 
-    def worst(self, inv):
+    def worst(self, lam):
         """max over world values of the membership posterior, per distinct
-        candidate value, for each 1/scale in inv: array (len(inv), groups)."""
+        candidate value, for each scale in lam (0 and inf allowed): array
+        (len(lam), groups).  The values are scaled by a power of two bringing
+        their spread into [1/4, 1), the scales with them (nothing changes
+        where nothing overflowed)."""
         fs = self.values
+        k = -(int(np.frexp(0.5 * fs[-1] - 0.5 * fs[0])[1]) + 1) if fs.size > 1 else 0
+        fs = np.ldexp(fs, k)
+        inv = energy_factor(np.asarray(lam, dtype=np.float64).ravel(), k, False)
         u = fs.size
         A, B, E = np.empty(u), np.empty(u), np.empty(u)
         out = np.empty((inv.size, self.contain.shape[0]))
@@ -169,15 +182,31 @@ def membership_risk(query, known, candidates, scale, *, k=1, individual=None, re
         out = out.reshape(shape + ind.shape)
         return V.ret(out, out.ndim == 0)
     lam = V.scale_or_limit("scale", scale)
-    with np.errstate(divide="ignore"):
-        inv = (1.0 / lam).ravel()
-    risk = mb.worst(inv)  # (scales, groups)
+    risk = mb.worst(lam)  # (scales, groups)
     if individual is None:
         out = risk.max(axis=1).reshape(lam.shape)
         return V.ret(out, lam.ndim == 0)
     ind = V.integer_index("individual", individual, mb.N)
     out = risk[:, mb.cand_group[ind.ravel()]].reshape(lam.shape + ind.shape)
     return V.ret(out, out.ndim == 0)
+
+
+def _no_noise_needed(mb, rho):
+    """Whether rho is at least the largest membership posterior without
+    noise, max over world values t and candidates of contain[t] / total[t],
+    decided exactly (fractions near a tie)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(mb.total > 0, mb.contain / mb.total, 0.0)
+    top = float(ratio.max())
+    out = rho >= top
+    near = np.flatnonzero(np.abs(rho - top) <= 1e-12 * top)
+    if near.size:
+        pairs = [(Fraction(float(mb.contain[g, t])), Fraction(float(mb.total[t])))
+                 for g, t in zip(*np.nonzero(ratio >= top * (1.0 - 1e-12)))]
+        for i in near:
+            r = Fraction(float(rho[i]))
+            out[i] = all(r * tot >= c for c, tot in pairs)
+    return out
 
 
 def membership_tight_scale(query, known, candidates, rho, *, k=1, rtol=0.0):
@@ -237,19 +266,21 @@ def membership_tight_scale(query, known, candidates, rho, *, k=1, rtol=0.0):
     r = V.in_range("rho", rho, 0.0, 1.0)
     rtol = V.tolerance("rtol", rtol)
 
-    def ev(inv):
-        return mb.worst(np.asarray(inv, float)).max(axis=1), None
+    def ev(lam):
+        return mb.worst(lam).max(axis=1)
 
-    r_zero, r_inf = ev([np.inf, 0.0])[0]
     flat = r.ravel()
     out = np.full(flat.shape, np.nan)
-    out[flat >= r_zero] = 0.0
-    out[np.isnan(out) & (flat <= r_inf)] = np.inf
+    out[_no_noise_needed(mb, flat)] = 0.0
+    # unattainable at or below the prior k / N, compared exactly
+    N, kk = Fraction(mb.N), Fraction(mb.k)
+    out[np.isnan(out) & np.array([Fraction(float(x)) * N <= kk for x in flat], dtype=bool)] = np.inf
     todo = np.flatnonzero(np.isnan(out))
     if todo.size:
         spread = max(mb.values[-1] - mb.values[0], np.finfo(float).tiny)
-        with np.errstate(divide="ignore"):
-            out[todo], status = S.smallest(lambda i, x: ev(1.0 / x)[0], flat[todo], spread / 4.0, spread,
-                                           rtol=rtol)
+        # a scale passes when its computed risk meets rho by the evaluation's
+        # error bound: its exact risk then meets rho too
+        out[todo], status = S.smallest(lambda i, x: ev(x), S.below(flat[todo], mb.error), spread / 4.0, spread,
+                                       rtol=rtol)
         S.warn_unconverged(status, "membership_tight_scale")
     return V.ret(out.reshape(r.shape), r.ndim == 0)

@@ -6,8 +6,7 @@ import numpy as np
 from . import _search as S
 from . import _validate as V
 from ._kernels import multi as K
-from ._worlds import Worlds
-from ._worlds import energy_factor
+from ._worlds import Worlds, energy_factor
 from ._worst_case import _Risk
 
 __all__ = ["multi_worst_case_risk", "multi_tight_scale"]
@@ -23,13 +22,17 @@ def _prepare(values, counts, prior):
     m = F.shape[0]
     c = np.ones(m) if counts is None else V.counts(counts, m)
     p = np.ones(m) if prior is None else V.weights("prior", prior, m)
-    wt = c * p
-    if not (wt > 0).any():
+    live = (c > 0) & (p > 0)
+    if not live.any():
         raise ValueError("counts and prior give every world zero weight")
-    pmax = p[wt > 0].max()
+    # the prior normalised before it meets the counts (1e200 x 1e200 would
+    # overflow), the weights then by their largest (their sums stay finite)
+    pn = np.where(live, p / p[live].max(), 0.0)
+    wt = c * pn
+    wmax = wt.max()
     with np.errstate(divide="ignore"):
-        invP = np.where(wt > 0, pmax / p, np.inf)
-    return np.ascontiguousarray(F.T), wt / pmax, invP
+        invP = np.where(live, wmax / pn, np.inf)
+    return np.ascontiguousarray(F.T), wt / wmax, invP
 
 
 def _scales(scale, q):
@@ -51,10 +54,24 @@ class _Releases:
         self.q = self.FT.shape[0]
         with np.errstate(over="ignore"):
             self.spread = np.ptp(self.FT, axis=1)  # inf where it overflows
+        # worlds as one value per distinct row: their groups are the worlds a
+        # release without noise cannot tell apart (the exact limits)
+        _, rows = np.unique(self.FT.T, axis=0, return_inverse=True)
+        self.rows = Worlds(rows.ravel().astype(np.float64), counts, prior)
         if self.q == 1:
             self.ws = Worlds(self.FT[0], counts, prior)
             self.one = _Risk(self.ws)
+            self.error = self.one.error
         else:
+            # the dense kernel's error bound: a term's argument (q rounded
+            # products summed) within (q + 1) units of roundoff of its size,
+            # whose average over the terms, relative to S_j, is at most
+            # ln(N) + 1 (see _worst_case._sweep_error), the exponential 2,
+            # the weight 1, and the sum of m positive terms in eight chains
+            live = self.w[self.w > 0]
+            x = min(np.log(live.sum() / live.min()) + 1.0, 745.0)
+            m = self.FT.shape[1]
+            self.error = ((self.q + 1) * x + m / 8.0 + 8.0) * 2.0 ** -53
             self.buf = np.empty((numba.get_num_threads(), self.FT.shape[1]))
             # each query's values scaled by a power of two so that its spread
             # lies in [1/4, 1) (its differences over its scale do not change)
@@ -232,11 +249,11 @@ def multi_tight_scale(values, rho, *, spread=None, counts=None, prior=None, rtol
     def risk_at(u):  # the scales the caller gets, u * spread_t, evaluated as the caller will
         return rel(u[:, None] * sp[None, :])[0]
 
-    r_zero, r_inf = risk_at(np.array([0.0, np.inf]))
     flat = r.ravel()
     u = np.full(flat.shape, np.nan)
-    u[flat >= r_zero] = 0.0
-    u[(flat < r_zero) & (flat <= r_inf)] = np.inf
+    zero = rel.rows.share_at_most(flat, "zero")  # the limits, decided exactly
+    u[zero] = 0.0
+    u[~zero & rel.rows.share_at_most(flat, "inf")] = np.inf
     todo = np.flatnonzero(np.isnan(u))
     if todo.size:
         rt = flat[todo]
@@ -244,6 +261,8 @@ def multi_tight_scale(values, rho, *, spread=None, counts=None, prior=None, rtol
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
             hi = q / np.log1p((m_eff * rt - 1.0) / (1.0 - rt))  # the bound when spread = ptp
         hi = np.where(np.isfinite(hi) & (hi > 0), hi, 1.0)
-        u[todo], status = S.smallest(lambda i, x: risk_at(x), rt, hi * 1e-3, hi, rtol=rtol)
+        # a factor passes when its computed risk meets rho by the evaluation's
+        # error bound: its exact risk then meets rho too
+        u[todo], status = S.smallest(lambda i, x: risk_at(x), S.below(rt, rel.error), hi * 1e-3, hi, rtol=rtol)
         S.warn_unconverged(status, "multi_tight_scale")
     return u.reshape(r.shape)[..., None] * sp

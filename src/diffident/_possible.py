@@ -889,11 +889,19 @@ def _exact_spread(qy, k, cands, known):
                 return (decimal.Decimal(f.numerator) / decimal.Decimal(f.denominator)).sqrt()
 
             return root(top) - root(bot)
-    # order statistics and numpy's interpolation: the query values are the
-    # floats the library computes; their difference is exact as a fraction
-    kno = _Known(known, cands.lo)
-    vals = kno.values(qy, np.stack([cands.extremes(k, k), cands.extremes(0, k)]))
-    return Fraction(vals[1]) - Fraction(vals[0])
+    # order statistics, and the quantile's linear interpolation, exactly
+    def order_stat(row):
+        w = sorted(kn + [Fraction(x) for x in np.ravel(row).tolist()])
+        N = len(w)
+        if qy.code == K.MIN:
+            return w[0]
+        if qy.code == K.MAX:
+            return w[-1]
+        pos = Fraction(N - 1) * (Fraction(1, 2) if qy.code == K.MEDIAN else Fraction(qy.q))
+        lo = int(pos)
+        return w[lo] if lo >= N - 1 else w[lo] + (w[lo + 1] - w[lo]) * (pos - lo)
+
+    return order_stat(cands.extremes(0, k)) - order_stat(cands.extremes(k, k))
 
 
 def _distinct(xs):
@@ -955,6 +963,8 @@ def _nearest(cands, removed, t):
         a = np.floor(t)
         return np.stack([a, np.minimum(a + 1.0, cands.hi)], axis=1)
     vals = cands.vals
+    if vals.size == 0:  # the removed individual is the only candidate
+        return np.stack([removed, removed], axis=1)
     p = np.searchsorted(vals, t)
     below = np.where(p > 0, vals[np.clip(p - 1, 0, vals.size - 1)], -np.inf)
     above = np.where(p < vals.size, vals[np.clip(p, 0, vals.size - 1)], np.inf)

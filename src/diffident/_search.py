@@ -76,6 +76,14 @@ def warn_unconverged(status, what):
                       "meet their targets but may be larger than needed", ConvergenceWarning, stacklevel=3)
 
 
+def below(target, rel):
+    """A target lowered by a relative error bound ``rel`` (and one ulp), so
+    that an evaluation within ``rel`` of the exact value that meets it
+    proves the exact value meets ``target``: ``exact <= computed (1 + rel)
+    <= target``."""
+    return np.nextafter(np.asarray(target, dtype=np.float64) * (1.0 - rel), 0.0)
+
+
 # ------------------------------------------------------------------ keys --
 
 def key(x):
@@ -96,12 +104,18 @@ def _mid(a, b):
     return (a >> 1) + (b >> 1) + (a & b & 1)
 
 
+def _gap(a, b):
+    """b - a for int64 keys with b >= a, as uint64: keys span nearly 2**64
+    (from -inf to inf), which an int64 difference cannot hold."""
+    return b.astype(np.uint64) - a.astype(np.uint64)
+
+
 def bisect(test, fail, ok, idx):
     """Bisect keys between ``fail`` (the test fails) and ``ok`` (it
     passes), int64 arrays of one shape, for the entries ``idx``
     (``test(idx, keys)``), until they are adjacent.  Updates ``fail`` and
     ``ok`` in place."""
-    act = idx[ok[idx] - fail[idx] > 1]
+    act = idx[_gap(fail[idx], ok[idx]) > 1]
     for _ in range(_STEPS + 2):  # every step halves the gap of every entry
         if act.size == 0:
             return
@@ -109,7 +123,7 @@ def bisect(test, fail, ok, idx):
         res = np.asarray(test(act, m), dtype=bool)
         ok[act] = np.where(res, m, ok[act])
         fail[act] = np.where(res, fail[act], m)
-        act = act[ok[act] - fail[act] > 1]
+        act = act[_gap(fail[act], ok[act]) > 1]
 
 
 # -------------------------------------------------------------- boundary --
@@ -147,7 +161,10 @@ def boundary(passes, x0, *, increasing=True, lo=-np.inf, hi=np.inf):
         if act.size == 0:
             break
         g = good[act]
-        cand = np.where(g, np.maximum(ok[act] - step[act], k_lo), np.minimum(fail[act] + step[act], k_hi))
+        # a step no longer than the way to the limit (no int64 overflow)
+        s_ok = np.minimum(step[act].astype(np.uint64), _gap(np.full(act.size, k_lo), ok[act])).astype(np.int64)
+        s_fail = np.minimum(step[act].astype(np.uint64), _gap(fail[act], np.full(act.size, k_hi))).astype(np.int64)
+        cand = np.where(g, ok[act] - s_ok, fail[act] + s_fail)
         res = np.asarray(passes(act, unkey(s * cand)), dtype=bool)
         ok[act] = np.where(res, cand, ok[act])
         fail[act] = np.where(res, fail[act], cand)
@@ -367,3 +384,175 @@ def smallest(evaluate, target, lo, hi, *, rtol=0.0, lo_limit=0.0, hi_limit=np.in
     out[live] = h
     status[live] = np.where(status[live] != CONVERGED, status[live], st)
     return out, status
+
+
+# ---------------------------------------------------------------- convex --
+#
+# For a convex h, {x : h(x) < 0} is one interval.  `convex_min` finds a
+# point of it between two points outside it (or shows that there is none);
+# `convex_end` then finds each end to adjacent floats.  Both take
+# ``evaluate(idx, x) -> (h, dh)`` (value and derivative at trial floats x
+# for the entries idx) and keep, per entry, a bracket whose ends were both
+# evaluated; their safeguard is the bisection of bit patterns above, so that
+# they end within about 64 further steps whatever the derivatives do.
+
+NARROW = 2  # convex_min: two adjacent floats outside, the tangent bound below 0 between them
+
+
+def _flipped(x, s):
+    """Keys in a space where the search runs upwards (s = +1 or -1 per entry)."""
+    return s * key(x)
+
+
+def _half_gap(a, b):
+    """About (b - a) / 2 for int64 keys, without overflow (keys of floats of
+    both signs can be further apart than the int64 range)."""
+    return (b >> 1) - (a >> 1)
+
+
+def convex_min(evaluate, lo, hi, h_lo, dh_lo, h_hi, dh_hi):
+    """A float where a convex h is negative, between two where it is not.
+
+    ``lo < hi`` with ``h(lo), h(hi) >= 0`` and their derivatives, batched.
+    Cutting planes: h lies above its tangents at the two ends, which meet
+    where their maximum, a lower bound on h over the bracket, is smallest.
+    If that bound is >= 0, h is nowhere negative in [lo, hi]; otherwise h is
+    evaluated at the meeting point, which either is negative (found) or
+    replaces the end on the side of its slope.  The meeting point is replaced
+    by the middle bit pattern when it would not halve the bracket's floats
+    every second step.
+
+    Returns ``(x, lo, hi, status)``: ``CONVERGED`` where h(x) < 0 (x was
+    evaluated); ``NOT_REACHED`` where h >= 0 on the whole bracket (the
+    tangent bound, or a slope that does not change sign); ``NARROW`` where
+    lo and hi became adjacent floats, both >= 0, with a negative tangent
+    bound between them (a negative part, if any, lies between two floats);
+    ``MAXITER`` where out of steps.  x is NaN unless ``CONVERGED``.
+    """
+    lo, hi, h_lo, dh_lo, h_hi, dh_hi = (np.array(a, dtype=np.float64).ravel().copy()
+                                        for a in (lo, hi, h_lo, dh_lo, h_hi, dh_hi))
+    n = lo.size
+    x = np.full(n, np.nan)
+    status = np.full(n, MAXITER, np.int8)
+    # a slope that does not change sign puts the minimum at an end
+    flat = ~(dh_lo < 0.0) | ~(dh_hi > 0.0)
+    status[flat] = NOT_REACHED
+    stall = np.zeros(n, np.int8)
+    act = np.flatnonzero(~flat)
+    for _ in range(4 * _STEPS):
+        if act.size == 0:
+            break
+        l, h = lo[act], hi[act]
+        kl, kh = key(l), key(h)
+        adj = kh <= kl + 1
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            w = h - l
+            t = (h_lo[act] - h_hi[act] + dh_hi[act] * w) / (dh_hi[act] - dh_lo[act])
+            bound = h_lo[act] + dh_lo[act] * t
+            # rounding of the four values: a bound that only rounding puts >= 0 is not trusted
+            slack = 8.0 * np.finfo(float).eps * (np.abs(h_lo[act]) + np.abs(h_hi[act])
+                                                  + np.abs(dh_lo[act] * t) + np.abs(dh_hi[act] * (w - t)))
+        empty = bound - slack >= 0.0
+        status[act[empty]] = NOT_REACHED
+        status[act[adj & ~empty]] = NARROW
+        keep = ~empty & ~adj
+        act, l, h, kl, kh, t = act[keep], l[keep], h[keep], kl[keep], kh[keep], t[keep]
+        if act.size == 0:
+            break
+        with np.errstate(invalid="ignore", over="ignore"):
+            c = l + t
+        kc = key(np.where(np.isfinite(c), c, l))
+        bis = (stall[act] >= 2) | ~np.isfinite(c)
+        kc = np.where(bis, _mid(kl, kh), kc)
+        kc = np.clip(kc, kl + 1, kh - 1)
+        xc = unkey(kc)
+        hc, dhc = (np.asarray(a, dtype=np.float64) for a in evaluate(act, xc))
+        neg = hc < 0.0
+        x[act[neg]] = xc[neg]
+        status[act[neg]] = CONVERGED
+        # the slope says on which side the minimum lies; at a zero slope the
+        # minimum is hc >= 0 itself
+        zero = ~neg & (dhc == 0.0)
+        status[act[zero]] = NOT_REACHED
+        up = ~neg & (dhc > 0.0)
+        down = ~neg & (dhc < 0.0)
+        i, j = act[up], act[down]
+        hi[i], h_hi[i], dh_hi[i] = xc[up], hc[up], dhc[up]
+        lo[j], h_lo[j], dh_lo[j] = xc[down], hc[down], dhc[down]
+        gone = neg | zero | ~(up | down)  # NaN slope: give up on the entry (MAXITER)
+        new_w = np.where(up, _half_gap(kl, kc), _half_gap(kc, kh))
+        halved = new_w <= _half_gap(kl, kh) // 2
+        stall[act] = np.where(halved, 0, stall[act] + 1)
+        act = act[~gone]
+    return x, lo, hi, status
+
+
+def convex_end(evaluate, inside, outside, h_in, dh_in, h_out, dh_out):
+    """The end of {h < 0} between a float inside it and one outside, for a
+    convex h: adjacent floats, one either side.
+
+    ``h(inside) < 0 <= h(outside)`` (values and derivatives given), outside
+    on either side of inside, batched.  Each step evaluates two trial
+    points: Newton's step from the outside end, which a convex h keeps
+    outside, and the chord's root, which it keeps inside, so that the
+    bracket closes from both sides; the middle bit pattern replaces them
+    when the bracket's floats do not halve every second step (rounding near
+    the end).  Returns ``(inside, outside, status)``: adjacent floats, each
+    evaluated on its side (``MAXITER`` where out of steps: the pair is still
+    a bracket).
+    """
+    xi, xo, h_in, dh_in, h_out, dh_out = (np.array(a, dtype=np.float64).ravel().copy()
+                                          for a in (inside, outside, h_in, dh_in, h_out, dh_out))
+    n = xi.size
+    s = np.where(xo > xi, np.int64(1), np.int64(-1))
+    status = np.full(n, MAXITER, np.int8)
+    stall = np.zeros(n, np.int8)
+    act = np.arange(n)
+    for _ in range(4 * _STEPS):
+        ki, ko = _flipped(xi[act], s[act]), _flipped(xo[act], s[act])
+        done = ko <= ki + 1
+        status[act[done]] = CONVERGED
+        act, ki, ko = act[~done], ki[~done], ko[~done]
+        if act.size == 0:
+            break
+        sa = s[act]
+        a_in, a_out = xi[act], xo[act]
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            newton = a_out - h_out[act] / dh_out[act]
+            chord = a_in - h_in[act] * ((a_out - a_in) / (h_out[act] - h_in[act]))
+        km = _mid(ki, ko)
+        bis = stall[act] >= 2
+        ok_n = np.isfinite(newton) & ~bis
+        ok_c = np.isfinite(chord) & ~bis
+        # a step that rounds onto an end moves one float off it
+        kn = np.clip(np.where(ok_n, _flipped(np.where(ok_n, newton, 0.0), sa), km), ki + 1, ko - 1)
+        kc = np.clip(np.where(ok_c, _flipped(np.where(ok_c, chord, 0.0), sa), km), ki + 1, ko - 1)
+        two = kc != kn
+        m = act.size
+        pts = np.concatenate([kn, kc[two]])
+        who = np.concatenate([np.arange(m), np.flatnonzero(two)])
+        hv, dv = (np.asarray(a, dtype=np.float64) for a in evaluate(act[who], unkey(s[act[who]] * pts)))
+        # the new ends: the lowest trial point outside, then the highest
+        # inside below it (an inside point beyond an outside one is rounding
+        # noise: ignored); later writes win, hence the orders
+        big = np.iinfo(np.int64).max
+        is_out = ~(hv < 0.0)
+        out_k, out_h, out_d = np.full(m, big), np.full(m, np.nan), np.full(m, np.nan)
+        o = np.flatnonzero(is_out)
+        o = o[np.argsort(-pts[o], kind="stable")]
+        out_k[who[o]], out_h[who[o]], out_d[who[o]] = pts[o], hv[o], dv[o]
+        new_ko = np.minimum(ko, out_k)
+        in_k, in_h, in_d = np.full(m, -big), np.full(m, np.nan), np.full(m, np.nan)
+        i_ = np.flatnonzero(~is_out)
+        i_ = i_[pts[i_] < new_ko[who[i_]]]
+        i_ = i_[np.argsort(pts[i_], kind="stable")]
+        in_k[who[i_]], in_h[who[i_]], in_d[who[i_]] = pts[i_], hv[i_], dv[i_]
+        moved_o = out_k < ko
+        moved_i = in_k > ki
+        new_ki = np.where(moved_i, in_k, ki)
+        io, ii = act[moved_o], act[moved_i]
+        xo[io], h_out[io], dh_out[io] = unkey(sa[moved_o] * out_k[moved_o]), out_h[moved_o], out_d[moved_o]
+        xi[ii], h_in[ii], dh_in[ii] = unkey(sa[moved_i] * in_k[moved_i]), in_h[moved_i], in_d[moved_i]
+        halved = _half_gap(new_ki, new_ko) <= _half_gap(ki, ko) // 2
+        stall[act] = np.where(halved, 0, stall[act] + 1)
+    return xi, xo, status

@@ -198,6 +198,9 @@ def integer_index(name, x, n):
         raise ValueError(f"{name} could not be converted to an array: {exc}") from None
     if a.size == 0:
         raise ValueError(f"{name} must not be empty")
+    if a.dtype.kind == "O" and all(isinstance(v, numbers.Integral) and not isinstance(v, bool)
+                                   for v in a.reshape(-1)):
+        raise ValueError(f"{name} out of range for {n} worlds (an integer beyond int64); got {x!r}"[:200])
     if a.dtype.kind == "b" or a.dtype.kind not in "iu":
         if a.dtype.kind == "f" and np.all(np.isfinite(a)) and np.all(a == np.round(a)):
             a = a.astype(np.int64)
@@ -219,7 +222,14 @@ def check_noise(noise):
 
 
 def is_scalar(*args):
-    return all(np.ndim(a) == 0 for a in args)
+    """Whether every argument is a scalar (a ragged sequence is not: its own
+    validation names it)."""
+    def ndim(a):
+        try:
+            return np.ndim(a)
+        except ValueError:
+            return -1
+    return all(ndim(a) == 0 for a in args)
 
 
 def ret(a, scalar):

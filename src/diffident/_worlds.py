@@ -43,6 +43,7 @@ class Worlds:
             return
         cw = np.ones(n) if c is None else c
         pr = np.ones(n) if p is None else p
+        self._raw_counts, self._raw_prior = cw, pr
         live = (cw > 0) & (pr > 0)
         if not live.any():
             names = " and ".join(x for x, y in (("counts", c), ("prior", p)) if y is not None)
@@ -64,7 +65,7 @@ class Worlds:
                 self._lw = np.empty(0)
             else:
                 with np.errstate(divide="ignore"):
-                    self._lw = np.log(self._w)
+                    self._lw = np.log(self._raw_counts) + self.lp
         return self._lw
 
     @property
@@ -73,8 +74,11 @@ class Worlds:
             if not self.weighted:
                 self._lp = np.empty(0)
             else:
+                # in logs: a prior 1e-400 times the largest is not 0 here
+                c, p = self._raw_counts, self._raw_prior
+                live = (c > 0) & (p > 0)
                 with np.errstate(divide="ignore"):
-                    self._lp = np.log(self._pw)
+                    self._lp = np.where(live, np.log(p) - self.log_norm, -np.inf)
         return self._lp
 
     def scaled(self, k):
@@ -99,6 +103,54 @@ class Worlds:
         if not self.weighted:
             return np.ones(np.shape(world))
         return self._pw[world]
+
+    def share_at_most(self, rho, limit):
+        """Whether each rho is at least (``limit="zero"``) the largest risk
+        without noise, the largest share a world has of its equal-valued
+        group, or at most (``limit="inf"``) the risk at infinite noise, the
+        largest share of all worlds: decided exactly (no rounding of the
+        shares), so that a calibration never calls a target met that is
+        not, nor unattainable one that is.  ``rho`` is a 1-d array."""
+        rho = np.asarray(rho, dtype=np.float64)
+        fs, Wg, invP = self.groups()
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            share = 1.0 / (Wg * invP)  # rounded: a first answer, exact far from a tie
+        if limit == "zero":
+            top = float(share.max())
+            out = rho >= top
+            near = np.flatnonzero(np.abs(rho - top) <= 1e-12 * top)
+        else:
+            top = float(1.0 / (Wg.sum() * invP.min()))
+            out = rho <= top
+            near = np.flatnonzero(np.abs(rho - top) <= 1e-12 * top)
+        if near.size == 0:
+            return out
+        from fractions import Fraction
+
+        if not self.weighted:  # integer group sizes: rho n >= 1 (or <= 1) exactly
+            n = Fraction(int(Wg.min())) if limit == "zero" else Fraction(self.n)
+            for i in near:
+                t = Fraction(float(rho[i])) * n
+                out[i] = t >= 1 if limit == "zero" else t <= 1
+            return out
+        order, first = self._members
+        c = self._raw_counts
+        p = self._raw_prior
+        bounds = np.append(first, order.size)
+        groups = [order[bounds[g]:bounds[g + 1]] for g in range(first.size)]
+        if limit == "inf":
+            groups = [order]
+        elif len(groups) > 1:  # only the groups whose rounded share is near the largest
+            groups = [groups[g] for g in np.flatnonzero(share >= top * (1.0 - 1e-12))]
+        sums = [(sum(Fraction(float(c[i])) * Fraction(float(p[i])) for i in g.tolist()),
+                 Fraction(float(p[g].max()))) for g in groups]
+        for i in near:
+            r = Fraction(float(rho[i]))
+            if limit == "zero":
+                out[i] = all(r * s >= pm for s, pm in sums)
+            else:
+                out[i] = all(r * s <= pm for s, pm in sums)
+        return out
 
     def groups(self, need_rep=False):
         """Sorted distinct values ``fs``, group weights ``W``, ``invP`` = 1 /
@@ -144,6 +196,7 @@ class Worlds:
         P = np.empty(u)
         rep = np.empty(u, np.int64)
         group_weights(first, vs.size, cs * shrink, ps, order, W, P, rep)
+        self._members = (order, first)
         self.log_shrink = float(np.log(shrink))
         with np.errstate(over="ignore"):
             self._groups = (fs, W, 1.0 / (P * shrink))

@@ -21,7 +21,8 @@ class _Evaluator:
         self.fs, self.W, self.invP = fs, W, invP
         u = fs.size
         self.nw = numba.get_num_threads()
-        self.blocked_ok = self.nw * u * K.BLOCK * 16 <= _BLOCK_BYTES
+        self.nl = max(1, (u - 1) // K.K)  # links between sub-blocks
+        self.blocked_ok = self.nw * (u * 2 + self.nl * 3) * K.BLOCK * 8 <= _BLOCK_BYTES
         self._one = None
         self._blk = None
 
@@ -40,16 +41,39 @@ class _Evaluator:
             a = np.empty(pad.size, np.int64)
             nw = min(self.nw, nb)
             if self._blk is None or self._blk[0].shape[0] < nw:
-                self._blk = (np.empty((nw, K.BLOCK, u)), np.empty((nw, u, K.BLOCK)))
-            E, B = self._blk
-            K.worst_case_blocks_parallel(self.fs, self.W, self.invP, pad, o, a, E[:nw], B[:nw])
+                self._blk = (np.empty((nw, u, 2 * K.BLOCK)), np.empty((nw, self.nl, 3 * K.BLOCK)),
+                             np.empty((nw, 13 * K.BLOCK)))
+            Z, LK, C = self._blk
+            K.worst_case_blocks_parallel(self.fs, self.W, self.invP, pad, o, a, Z[:nw], LK[:nw], C[:nw])
             out[:] = o[:k]
             arg[:] = a[:k]
         else:
             if self._one is None:
-                self._one = (np.empty(u), np.empty(u))
+                self._one = (np.empty((2, u)), np.empty((self.nl, 3)), np.empty(K.NF), np.empty(K.NB))
             K.worst_case_scales(self.fs, self.W, self.invP, inv, out, arg, *self._one)
         return out, arg
+
+
+_U = 2.0 ** -53  # the unit roundoff
+
+
+def _sweep_error(W):
+    """A bound on the relative error of the sweep's rho* over the groups of
+    weights W.
+
+    A term W_i exp(-x) of S_g is a product of the neighbour factors between
+    i and g: each factor's argument (a rounded gap times a rounded 1/scale)
+    is within 3 units of roundoff of its own size, the factor within 2 (the
+    exponential) and each step of the recurrence rounds once more (a
+    product and a sum of positive numbers): at most ``(3 x + 4 |g - i|) u``
+    relative.  Summed with the terms' weights, relative to S_g (which holds
+    W_g at x = 0), the average of ``x`` is at most ``ln(N) + 1`` with
+    ``N = sum(W) / W_g`` (the average of ``t ln(N/t) / (1 + t)``), and never
+    above 745 (smaller terms are flushed to 0), and that of ``|g - i|`` at
+    most the number of groups.  The reciprocal rounds once more."""
+    n = float(W.sum() / W.min())
+    x = min(np.log(n) + 1.0, 745.0) if n > 1.0 else 1.0
+    return (3.0 * x + 4.0 * W.size + 8.0) * _U
 
 
 class _Risk:
@@ -70,6 +94,7 @@ class _Risk:
         self.fs = np.ldexp(fs, self.k) if self.k else fs
         self.W, self.invP = W, invP
         self.ev = _Evaluator(self.fs, W, invP)
+        self.error = _sweep_error(W)
 
     def inverse(self, lam):
         """The evaluator's 1 / scale, in the scaled units (inf for 0)."""
@@ -224,11 +249,14 @@ def tight_scale(values, rho, *, counts=None, prior=None, rtol=0.0):
     r = V.in_range("rho", rho, 0.0, 1.0)
     rtol = V.tolerance("rtol", rtol)
     risk = _Risk(ws)
-    (r_zero, r_inf), _ = risk(np.array([0.0, np.inf]))
     flat = r.ravel()
     out = np.full(flat.shape, np.nan)
-    out[flat >= r_zero] = 0.0
-    out[(flat < r_zero) & (flat <= r_inf)] = np.inf
+    # the limits decided exactly: no noise where rho is at least every
+    # world's share of its group, none enough where rho is at most the
+    # prior's largest share
+    zero = ws.share_at_most(flat, "zero")
+    out[zero] = 0.0
+    out[~zero & ws.share_at_most(flat, "inf")] = np.inf
     todo = np.flatnonzero(np.isnan(out))
     if todo.size:
         rho_t = flat[todo]
@@ -261,7 +289,10 @@ def _smallest_scale(risk, rho, rtol):
     """The smallest scale with rho*(scale) <= rho as ``risk`` (a `_Risk`)
     evaluates it, for 1/m_eff < rho < rho*(0); and the search status."""
     lo, hi = _guesses(risk.fs, risk.W, rho)  # in the scaled units
-    return S.smallest(lambda i, x: risk(x)[0], rho, np.ldexp(lo, -risk.k), np.ldexp(hi, -risk.k), rtol=rtol)
+    # a scale passes when its computed risk is below rho by the evaluation's
+    # error bound: its exact risk then meets rho too (not only the float)
+    return S.smallest(lambda i, x: risk(x)[0], S.below(rho, risk.error), np.ldexp(lo, -risk.k),
+                      np.ldexp(hi, -risk.k), rtol=rtol)
 
 
 def tight_epsilon(values, rho, *, counts=None, prior=None, rtol=0.0):

@@ -6,7 +6,9 @@ values, computed on a scheduler or a ``distributed`` cluster.
   tree (MATH.md section 8).
 * `worst_case_risk`: on sorted blocks, the sweep's left carry runs
   forwards through the blocks and the right carry backwards, each block
-  reduced to its smallest S/P (a carry scan, two chains of small tasks).
+  reduced to its smallest S/P (a carry scan, two chains of small tasks,
+  after one small task per block that finds values repeated across block
+  boundaries: they are one group, as in memory).
 * `sweep`: the grid of `diffident.sweep`, one task per column.
 
 Results equal the in-memory functions' (to the rounding of a different
@@ -16,7 +18,7 @@ summation order for the log-evidence; bit for bit for the worst case).
 import numpy as np
 
 from . import _validate as V
-from ._chunked import _chunk, _grid, _grouped, _Sums
+from ._chunked import _chunk, _ends, _grid, _grouped, _Sums, _tie_plan, _work
 from ._kernels import evidence as KE
 from ._kernels import worstcase as KW
 
@@ -135,34 +137,56 @@ def _finish(t, R, lam, gauss, shape):
     return V.ret(logev.reshape(shape), len(shape) == 0)
 
 
-def _forward(block, carry, inv):
-    """(A' at the block's first value, per scale), and the carry after it."""
-    if np.size(block) == 0:  # an empty block passes the carry on
-        return np.zeros(inv.size), carry
+def _summary(block):
+    """The block's ends for the tie plan (None when empty); checks its order."""
+    if np.size(block) == 0:
+        return None
     f, _ = _chunk(np.asarray(block, dtype=np.float64), "values")
-    if np.any(np.diff(f) < 0) or f[0] < carry[1]:
+    if np.any(np.diff(f) < 0):
         raise ValueError("values must be sorted ascending across the blocks")
-    fs, W = _grouped(f, None)
-    if carry[1] > -np.inf:
-        a0 = carry[0] * np.array([KW.exp(-(fs[0] - carry[1]) * x) for x in inv])
-    else:
-        a0 = np.zeros(inv.size)
-    after = np.array([KW.chunk_left(fs, W, x, a) for x, a in zip(inv, a0)])
-    return a0, (after, fs[-1])
+    return _ends(f, None)
 
 
-def _backward(block, a0, right, inv):
-    """(smallest S/P in the block per scale, the right carry at its start)."""
-    if np.size(block) == 0:  # no world here: nothing to minimise, the carry passes on
+def _plan(ends):
+    """The tie plan of the blocks (see ``_chunked._tie_plan``); checks their order."""
+    prev = -np.inf
+    for e in ends:
+        if e is not None:
+            if e[0] < prev:
+                raise ValueError("values must be sorted ascending across the blocks")
+            prev = e[2]
+    return _tie_plan(ends)
+
+
+def _block_groups(block, plan, i):
+    if np.size(block) == 0:
+        return np.empty(0), np.empty(0)
+    return _grouped(np.asarray(block, dtype=np.float64), None, plan[i])
+
+
+def _forward(block, carry, inv, plan, i):
+    """(the forward carry before the block, the carry after it): the global
+    index of its first group and the sweep's forward state per scale."""
+    fs, W = _block_groups(block, plan, i)
+    if fs.size == 0:  # an empty block passes the carry on
+        return carry, carry
+    g0, F = carry
+    F = F.copy()
+    KW.chunk_forward(fs, W, g0, inv, F, *_work(fs.size, g0))
+    return carry, (g0 + fs.size, F)
+
+
+def _backward(block, start, right, inv, plan, i):
+    """(smallest S/P in the block per scale, the backward carry before it)."""
+    fs, W = _block_groups(block, plan, i)
+    if fs.size == 0:  # no world here: nothing to minimise, the carry passes on
         return np.full(inv.size, np.inf), right
-    f = np.asarray(block, dtype=np.float64)
-    fs, W = _grouped(f, None)
-    E, B = np.empty(fs.size), np.empty(fs.size)
-    best = np.empty(inv.size)
-    b_first = np.empty(inv.size)
-    for s, x in enumerate(inv):
-        best[s], _, b_first[s] = KW.chunk_worst(fs, W, np.ones(fs.size), x, a0[s], right[0][s], right[1], E, B)
-    return best, (b_first, fs[0])
+    g0, F = start
+    Bs, last = right
+    Bs = Bs.copy()
+    best = np.full(inv.size, np.inf)
+    KW.chunk_worst(fs, W, np.ones(fs.size), g0, inv, F, Bs, last, best, *_work(fs.size, g0), np.empty(KW.NF))
+    return best, (Bs, False)
 
 
 def worst_case_risk(values, scale, *, compute=True):
@@ -171,7 +195,7 @@ def worst_case_risk(values, scale, *, compute=True):
     Each block must be sorted and the blocks in order.  The sweep's left
     carry runs forwards through the blocks and the right carry backwards,
     one small task per block and direction; the answer equals the in-memory
-    one bit for bit.  Uniform prior, no counts.
+    one bit for bit, for any chunking.  Uniform prior, no counts.
 
     Parameters
     ----------
@@ -218,21 +242,24 @@ def worst_case_risk(values, scale, *, compute=True):
     dask, da = _dask()
     lam = V.scale_or_limit("scale", scale)
     with np.errstate(divide="ignore"):
-        inv = (1.0 / lam).ravel()
+        inv = np.ascontiguousarray((1.0 / lam).ravel(), dtype=np.float64)
     x = _values(values, da)
     if x.ndim != 1 or x.size == 0:
         raise ValueError(f"values must be a non-empty one-dimensional array, got shape {x.shape}")
     blocks = list(x.to_delayed().ravel())
-    carry = (np.zeros(inv.size), -np.inf)
-    firsts = []
-    for b in blocks:  # the forward chain
-        step = dask.delayed(_forward, nout=2)(b, carry, inv)
-        firsts.append(step[0])
+    plan = dask.delayed(_plan)([dask.delayed(_summary)(b) for b in blocks])
+    carry = (0, np.zeros((inv.size, KW.NF)))
+    starts = []
+    for i, b in enumerate(blocks):  # the forward chain
+        step = dask.delayed(_forward, nout=2)(b, carry, inv, plan, i)
+        starts.append(step[0])
         carry = step[1]
-    right = (np.zeros(inv.size), np.inf)
+    Bs = np.zeros((inv.size, KW.NB))
+    Bs[:, 1] = 1.0
+    right = (Bs, True)
     bests = []
-    for b, a0 in zip(reversed(blocks), reversed(firsts)):  # the backward chain
-        step = dask.delayed(_backward, nout=2)(b, a0, right, inv)
+    for i in range(len(blocks) - 1, -1, -1):  # the backward chain
+        step = dask.delayed(_backward, nout=2)(blocks[i], starts[i], right, inv, plan, i)
         bests.append(step[0])
         right = step[1]
     result = dask.delayed(_reduce_best)(bests, lam.shape)

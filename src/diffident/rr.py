@@ -70,7 +70,7 @@ one third, and `kary_epsilon` treats it so.
 import numpy as np
 
 from . import _validate as V
-from ._closed_form import two_product
+from ._dd import two_prod
 
 __all__ = [
     "epsilon",
@@ -233,7 +233,7 @@ def _scaled_product(a, b, e):
     unless a part falls below 2**-1022 after the scaling)."""
     ma, ea = np.frexp(a)
     mb, eb = np.frexp(b)
-    hi, lo = two_product(ma, mb)
+    hi, lo = two_prod(ma, mb)
     sh = ea.astype(np.int64) + eb - e
     with np.errstate(under="ignore", over="ignore"):
         return np.ldexp(hi, sh), np.ldexp(lo, sh)

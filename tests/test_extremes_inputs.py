@@ -1,0 +1,320 @@
+"""Hardening tests, part 3: bad input and the possible-worlds edge cases (the
+issue's examples 13-16).
+
+Every bad input must raise ValueError or TypeError whose message names the
+argument (``pytest.raises(..., match=<name>)``), never OverflowError, an
+IndexError from the inside, or a silently accepted value.  Ints beyond the
+float range are ValueError (example 13); strings in numeric arrays are
+TypeError (example 15).
+"""
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import diffident as di
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference as ref  # noqa: E402
+
+BIG = 10 ** 400  # a Python int beyond the float range
+V2 = [0.0, 1.0]
+V3 = [0.0, 1.0, 2.0]
+M2 = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0]])
+
+
+def _dask():
+    pytest.importorskip("dask")
+    import dask.array as da
+
+    import diffident.dask as ddk
+
+    return da, ddk
+
+
+# ---------------------------------------------------------------------------
+# 13. Python ints beyond the float range
+# ---------------------------------------------------------------------------
+
+BIG_CASES = [
+    ("rho", lambda: di.epsilon_for_rho(BIG, 10)),
+    ("m", lambda: di.epsilon_for_rho(0.5, BIG)),
+    ("m", lambda: di.min_rho(BIG)),
+    ("sensitive_range", lambda: di.scale_for_rho(0.5, 10, BIG)),
+    ("epsilon", lambda: di.rho_for_epsilon(BIG, 10)),
+    ("scale", lambda: di.risk_bound(BIG, 10, 1.0)),
+    ("scale", lambda: di.log_evidence(V2, 0.0, BIG)),
+    ("response", lambda: di.log_evidence(V2, BIG, 1.0)),
+    ("response", lambda: di.log_evidence(V2, -BIG, 1.0)),
+    ("values", lambda: di.log_evidence([0.0, BIG], 0.0, 1.0)),
+    ("counts", lambda: di.log_evidence(V2, 0.0, 1.0, counts=[1, BIG])),
+    ("prior", lambda: di.posterior(V2, 0.0, 1.0, prior=[1, BIG])),
+    ("world", lambda: di.disclosure_risk(V2, 0.0, 1.0, world=BIG)),
+    ("scale", lambda: di.worst_case_risk(V2, BIG)),
+    ("values", lambda: di.worst_case_risk([BIG, 0.0], 1.0)),
+    ("rho", lambda: di.tight_scale(V2, BIG)),
+    ("rho", lambda: di.tight_epsilon(V2, BIG)),
+    ("rho", lambda: di.multi_tight_scale(M2, BIG)),
+    ("spread", lambda: di.multi_tight_scale(M2, 0.5, spread=[BIG, 1.0])),
+    ("scale", lambda: di.multi_worst_case_risk(M2, [BIG, 1.0])),
+    ("sigma", lambda: di.gaussian_delta(V3, 0.5, BIG)),
+    ("delta", lambda: di.gaussian_sigma_for(V3, 0.5, BIG)),
+    ("prior", lambda: di.effective_worlds([1, BIG])),
+    ("known", lambda: di.world_values("sum", [BIG], [1.0, 2.0])),
+    ("candidates", lambda: di.sensitive_range("sum", [1.0], [1.0, BIG])),
+    ("data", lambda: di.dataset_sensitive_range("sum", [1.0, BIG], [1.0, 2.0])),
+    ("hi", lambda: di.Domain(0, BIG)),
+    ("response", lambda: di.chunked_log_evidence([np.array(V2)], BIG, 1.0)),
+    ("world_value", lambda: di.chunked_disclosure_risk([np.array(V2)], 0.0, 1.0, BIG)),
+    ("epsilon", lambda: di.posterior_bound(BIG, 0.5)),
+    ("posterior", lambda: di.epsilon_for_posterior(BIG, 0.5)),
+    ("sensitivity", lambda: di.analytic_gaussian_sigma(1.0, 1e-5, sensitivity=BIG)),
+    ("p", lambda: di.rr.posterior(BIG, 0.5, 0.5)),
+]
+
+
+@pytest.mark.parametrize("name, call", BIG_CASES, ids=[f"{i}-{c[0]}" for i, c in enumerate(BIG_CASES)])
+def test_int_beyond_float_range_is_value_error(name, call):
+    """Example 13: 10**400 as any numeric argument: ValueError naming it,
+    not OverflowError (today: 'int too large to convert to float')."""
+    with pytest.raises(ValueError, match=name):
+        call()
+
+
+# ---------------------------------------------------------------------------
+# 14. ragged lists, None, empty and wrongly typed arguments
+# ---------------------------------------------------------------------------
+
+RAGGED = [[0.0, 1.0], [2.0]]
+
+
+def _dask_ragged():
+    _, ddk = _dask()
+    return ddk.log_evidence(RAGGED, 0.0, 1.0)
+
+
+BAD_CASES = [
+    ("rho", lambda: di.epsilon_for_rho([[0.5], [0.5, 0.6]], 10)),
+    ("m", lambda: di.scale_for_rho(0.5, [[10], [10, 20]], 1.0)),
+    ("values", lambda: di.log_evidence(RAGGED, 0.0, 1.0)),
+    ("values", lambda: di.worst_case_risk(RAGGED, 1.0)),
+    ("values", lambda: di.multi_worst_case_risk(RAGGED, [1.0, 1.0])),
+    ("values", lambda: di.gaussian_delta(RAGGED, 0.5, 1.0)),
+    ("values", _dask_ragged),
+    ("world", lambda: di.disclosure_risk(V2, 0.0, 1.0, world=None)),
+    ("world", lambda: di.disclosure_risk(V2, 0.0, 1.0, world=np.array([], dtype=np.int64))),
+    ("world", lambda: di.disclosure_risk(V2, 0.0, 1.0, world=[])),
+    ("rtol", lambda: di.tight_scale(V2, 0.7, rtol=[])),
+    ("rtol", lambda: di.multi_tight_scale(M2, 0.7, rtol=[])),
+    ("rtol", lambda: di.gaussian_sigma_for(V3, 0.7, 0.1, rtol=[])),
+    ("axis", lambda: di.effective_worlds([1, 2, 3], axis=0.0)),
+    ("max_worlds", lambda: di.world_values("sum", [1.0, 2.0], [1.0, 2.0, 3.0], max_worlds=None)),
+    ("max_worlds", lambda: di.world_values(lambda w: w.sum(), [1.0], [1.0, 2.0, 3.0], max_worlds=None)),
+    ("noise", lambda: di.log_evidence(V2, 0.0, 1.0, noise=np.array(["laplace"]))),
+    ("noise", lambda: di.posterior(V2, 0.0, 1.0, noise=np.array(["gaussian"]))),
+    ("noise", lambda: di.disclosure_risk(V2, 0.0, 1.0, noise=["laplace"])),
+    ("noise", lambda: di.chunked_log_evidence([np.array(V2)], 0.0, 1.0, noise=np.array(["laplace"]))),
+    ("chunk_size", lambda: list(di.iter_chunks(np.arange(5.0), float("inf")))),
+    ("chunk_size", lambda: list(di.iter_chunks(np.arange(5.0), float("nan")))),
+    ("chunk_size", lambda: list(di.iter_chunks(np.arange(5.0), 2.5))),
+]
+
+
+@pytest.mark.parametrize("name, call", BAD_CASES, ids=[f"{i}-{c[0]}" for i, c in enumerate(BAD_CASES)])
+def test_bad_input_names_the_argument(name, call):
+    """Example 14: ValueError or TypeError whose message names the argument
+    (today: numpy's message without the name, 'not enough values to
+    unpack', an empty result, OverflowError, or a silently accepted array)."""
+    with pytest.raises((ValueError, TypeError), match=name):
+        call()
+
+
+def test_dask_object_array_with_a_string():
+    """Example 14: an object array holding a string, given to
+    diffident.dask.log_evidence, raises naming values (today a
+    NotImplementedError from Dask's rechunking)."""
+    da, ddk = _dask()
+    with pytest.raises((ValueError, TypeError), match="values"):
+        ddk.log_evidence(np.array([0.0, "a"], dtype=object), 0.0, 1.0)
+
+
+def test_dask_object_array_of_numbers():
+    """Example 14: an object array of numbers is either treated as numbers
+    (the in-memory function accepts it) or refused naming values."""
+    da, ddk = _dask()
+    v = np.array([0.0, 1.0, 2.5], dtype=object)
+    try:
+        out = ddk.log_evidence(v, 0.3, 1.0)
+    except (ValueError, TypeError) as exc:
+        assert "values" in str(exc), repr(exc)
+        return
+    assert out == pytest.approx(di.log_evidence(v.astype(float), 0.3, 1.0), rel=1e-13)
+
+
+# ---------------------------------------------------------------------------
+# 15. flags take bools only; True is not a number; strings are not numbers
+# ---------------------------------------------------------------------------
+
+FLAG_CASES = [
+    ("return_world", lambda x: di.worst_case_risk(V2, 1.0, return_world=x)),
+    ("return_world", lambda x: di.multi_worst_case_risk(M2, [1.0, 1.0], return_world=x)),
+    ("return_removed", lambda x: di.dataset_sensitive_range("median", [1.0, 2.0, 3.0], [1.0, 4.0],
+                                                            return_removed=x)),
+    ("integer", lambda x: di.Domain(0, 9, integer=x)),
+]
+
+
+@pytest.mark.parametrize("bad", ["yes", "no", 1, 0, 1.0, None, [True]], ids=repr)
+@pytest.mark.parametrize("name, call", FLAG_CASES, ids=[c[0] for c in FLAG_CASES])
+def test_flags_accept_only_bool(name, call, bad):
+    """Example 15: a flag given a string, a number, None or a list raises
+    naming the flag (today "no" counts as True)."""
+    with pytest.raises((ValueError, TypeError), match=name):
+        call(bad)
+
+
+@pytest.mark.parametrize("name, call", FLAG_CASES, ids=[c[0] for c in FLAG_CASES])
+def test_flags_accept_bools(name, call):
+    """Example 15: True, False and numpy bools still work."""
+    for x in (True, False, np.True_, np.False_):
+        call(x)
+
+
+TRUE_CASES = [
+    ("scale", lambda: di.log_evidence(V2, 0.0, True)),
+    ("scale", lambda: di.posterior(V2, 0.0, True)),
+    ("scale", lambda: di.worst_case_risk(V2, True)),
+    ("scale", lambda: di.risk_bound(True, 10, 1.0)),
+    ("response", lambda: di.log_evidence(V2, True, 1.0)),
+    ("rho", lambda: di.epsilon_for_rho(True, 10)),
+    ("rho", lambda: di.scale_for_rho(True, 10, 1.0)),
+    ("rho", lambda: di.tight_scale(V2, True)),
+    ("rho", lambda: di.multi_tight_scale(M2, True)),
+    ("m", lambda: di.epsilon_for_rho(0.5, True)),
+    ("epsilon", lambda: di.rho_for_epsilon(True, 10)),
+    ("sigma", lambda: di.gaussian_delta(V3, 0.5, True)),
+    ("delta", lambda: di.gaussian_sigma_for(V3, 0.5, True)),
+    ("sensitive_range", lambda: di.scale_for_rho(0.5, 10, True)),
+    ("values", lambda: di.log_evidence([True, False], 0.0, 1.0)),
+    ("values", lambda: di.worst_case_risk(np.array([True, False]), 1.0)),
+]
+
+
+@pytest.mark.parametrize("name, call", TRUE_CASES, ids=[f"{i}-{c[0]}" for i, c in enumerate(TRUE_CASES)])
+def test_true_is_not_a_number(name, call):
+    """Example 15: True where a float is expected raises naming the argument
+    (today scale=True is a scale of 1 and rho=True gives epsilon inf)."""
+    with pytest.raises((ValueError, TypeError), match=name):
+        call()
+
+
+STRING_CASES = [
+    ("values", lambda: di.log_evidence(np.array(["1", "2"]), 0.0, 1.0)),
+    ("values", lambda: di.log_evidence(["1.0", "2.0"], 0.0, 1.0)),
+    ("values", lambda: di.worst_case_risk(["0", "1"], 1.0)),
+    ("response", lambda: di.log_evidence(V2, np.array(["1"]), 1.0)),
+    ("scale", lambda: di.log_evidence(V2, 0.0, np.array(["1"]))),
+    ("counts", lambda: di.log_evidence(V2, 0.0, 1.0, counts=np.array(["1", "2"]))),
+    ("prior", lambda: di.posterior(V2, 0.0, 1.0, prior=["1", "2"])),
+    ("rho", lambda: di.epsilon_for_rho(np.array(["0.5"]), 10)),
+    ("rho", lambda: di.tight_scale(V2, ["0.5"])),
+    ("known", lambda: di.world_values("sum", np.array(["1"]), [1.0, 2.0])),
+    ("candidates", lambda: di.world_values("sum", [1.0], ["1", "2"])),
+]
+
+
+@pytest.mark.parametrize("name, call", STRING_CASES, ids=[f"{i}-{c[0]}" for i, c in enumerate(STRING_CASES)])
+def test_strings_in_numeric_arrays_are_type_errors(name, call):
+    """Example 15: numeric arrays of strings raise TypeError naming the
+    argument (today numpy converts "1" to 1.0 silently)."""
+    with pytest.raises(TypeError, match=name):
+        call()
+
+
+# ---------------------------------------------------------------------------
+# 16. possible worlds: decimal grids, exact ties, no candidates
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("seed", [0, 1, 4])
+@pytest.mark.parametrize("k", [2, 3])
+def test_world_values_sum_on_cents_groups_like_callable(seed, k):
+    """Example 16: "sum" on a decimal grid (cents) groups the worlds exactly
+    as the same query given as a callable does (before, the subset-sum path
+    merged sums by their decimal value).  The callable sums exactly and
+    rounds once (math.fsum), as the named query does: a naive float sum
+    (``w.sum()``) rounds each world differently, and splits or merges worlds
+    whose exact sums agree to within an ulp either way (66 against 65 here,
+    212 against 213 elsewhere), which no grouping can match."""
+    import math
+
+    rng = np.random.default_rng(seed)
+    cands = np.round(rng.uniform(0, 5, 12), 2)
+    known = np.round(rng.uniform(0, 5, 3), 2)
+    v1, c1 = di.world_values("sum", known, cands, k=k)
+    v2, c2 = di.world_values(lambda w: math.fsum(w), known, cands, k=k)
+    assert len(v1) == len(v2), f"{len(v1)} groups (named) against {len(v2)} (callable)"
+    assert np.array_equal(np.asarray(c1, float), np.asarray(c2, float))
+    assert np.allclose(v1, v2, rtol=1e-14, atol=0.0)
+
+
+def _removed_ok(query, data, cands):
+    """Problems of return_removed against exact rational ranges (k = 1)."""
+    S, removed = di.dataset_sensitive_range(query, data, cands, return_removed=True)
+    exact = ref.removal_ranges_exact(query, data, cands)
+    best = max(exact)
+    tied = [i for i, x in enumerate(exact) if x == best]
+    out = []
+    if abs(S - float(best)) > 1e-12 * abs(float(best)):
+        out.append(f"S = {S!r}, exact {float(best)!r}")
+    missing = sorted(set(tied) - set(removed.tolist()))
+    if missing:
+        out.append(f"exact ties {tied}, returned {removed.tolist()}: missing {missing}")
+    for i in removed.tolist():
+        if abs(float(exact[i] - best)) > 1e-12 * abs(float(best)):
+            out.append(f"returned {i} whose exact range {float(exact[i])!r} is below {float(best)!r}")
+    return out
+
+
+@pytest.mark.parametrize("query, data, cands", [
+    ("median", [0.7, 0.9, 0.0, 0.1], [1.2, 0.0, 0.1]),
+    ("median", [0.2, 0.9, 0.0, 0.8], [0.1, 0.8]),
+    ("median", [0.1, 0.3, 0.6, 0.7], [-0.3, 0.8]),
+])
+def test_return_removed_keeps_exact_ties(query, data, cands):
+    """Example 16: every individual whose removal attains the exact maximum
+    is returned (today rounding drops exact ties, e.g. index 0 in the first
+    case), and none whose exact range is below it."""
+    bad = _removed_ok(query, data, cands)
+    assert not bad, f"{query} {data} {cands}:\n" + "\n".join(bad)
+
+
+def test_return_removed_keeps_exact_ties_random():
+    """Example 16 on 150 small random data sets on a decimal grid."""
+    rng = np.random.default_rng(1)
+    bad = []
+    for _ in range(150):
+        n = int(rng.integers(2, 7))
+        step = float(rng.choice([1.0, 0.5, 0.1, 0.01]))
+        data = np.round(rng.integers(0, 10, n) * step, 2)
+        cands = np.round(rng.integers(-3, 13, int(rng.integers(1, 4))) * step, 2)
+        for q in ("median", "mean", "sum", "var"):
+            for p in _removed_ok(q, data, cands):
+                bad.append(f"{q} {data.tolist()} {cands.tolist()}: {p}")
+    assert not bad, f"{len(bad)} problems, e.g.:\n" + "\n".join(bad[:10])
+
+
+@pytest.mark.parametrize("k", [1, 2])
+@pytest.mark.parametrize("query", ["sum", "mean", "median", "var", "std", "max", "min"])
+def test_dataset_sensitive_range_without_other_candidates_is_zero(query, k):
+    """Example 16: with no candidates beyond the removed individuals, the
+    only world is the data itself: the range is 0 (today a ValueError,
+    "candidates must not be empty")."""
+    data = [1.0, 2.0, 4.0, 7.5]
+    assert di.dataset_sensitive_range(query, data, [], k=k) == 0.0
+
+
+def test_dataset_sensitive_range_without_other_candidates_callable():
+    """Example 16, the same with a callable query."""
+    assert di.dataset_sensitive_range(lambda w: float(np.median(w)), [1.0, 2.0, 4.0], []) == 0.0

@@ -46,9 +46,17 @@ with B_i > 0 (near the variance's vertex) are dense, far from the worst.
 The weights use the largest s of a batch of scales (a weaker, still valid,
 bound): wide batches first (the weights matter only where many worlds
 have nearly the same sum, at large scales, where s is small), then
-narrower ones (`_BATCH_RATIO`) for what failed.  Rounding: every offset B_i carries the error
-bound of the values it was computed from, and the risks carry a relative
-slack `_CERT_ROUNDING` per distinct world value (see `_slack`).
+narrower ones (`_BATCH_RATIO`) for what failed.
+
+Rounding.  As for `tight_scale`, a scale passes a world set when its
+computed risk meets rho lowered by the evaluation's error bound
+(``_Risk.error``, `_search.below`): the exact risk then meets rho, and the
+result is at least every removal's own `tight_scale`.  Every certificate
+offset B_i carries the error bound of the values it was computed from
+(`_var_errors`, `_shift_offset`); a certified bound carries X's
+evaluation error and a few roundings of its own (`_OWN_ROUNDING`), and is
+held to rho lowered by the largest error bound the evaluation of any
+removal's worlds can have (`_set_error`).
 """
 
 import math
@@ -73,17 +81,14 @@ from ._possible import (
     world_values,
 )
 from ._worlds import Worlds
-from ._worst_case import _Evaluator, _guesses, _Risk, _smallest_scale
+from ._worst_case import _Evaluator, _guesses, _Risk, _smallest_scale, _sweep_error
 
 __all__ = ["dataset_tight_scale"]
 
-# Relative rounding of a computed worst-case risk, per distinct world value:
-# the recurrences of MATH.md s. 4 multiply and add u factors in (0, 1] with
-# an exponential of about 1 ulp each, so a computed risk is within about
-# 3 u 2**-53 of the exact one (relative), whatever the values.  The
-# certificates take (u + 64) times this constant as the slack between a
-# computed risk and the exact one, once for each risk they relate.
-_CERT_ROUNDING = 2.0 ** -50
+# Relative rounding of a certificate's own arithmetic, on top of the
+# evaluator's error bound: the weights exp(-s B+), their product with 1/P,
+# the bound 1 / (1 + e (1/r - 1)) (a few units of roundoff each).
+_OWN_ROUNDING = 32 * 2.0 ** -53
 _BATCH_RATIO = 4.0  # largest ratio of 1/scale within a certificate batch
 _ONE_BATCH_WORLDS = 4096  # up to this many distinct values, try one batch first
 _ULP = 2.0 ** -52
@@ -308,9 +313,17 @@ class _Problem:
 
     def risk(self, s):
         """The worst-case evaluator (`_Risk`) of world set s."""
+        return self._risk_worlds(s)[0]
+
+    def worlds(self, s):
+        """The `Worlds` of world set s."""
+        return self._risk_worlds(s)[1]
+
+    def _risk_worlds(self, s):
         if s not in self._risks:
             fs, c = self.grouped(self.sets[s][0])
-            self._risks[s] = _Risk(Worlds(fs, c))
+            ws = Worlds(fs, c)
+            self._risks[s] = (_Risk(ws), ws)
         return self._risks[s]
 
     # -------------------------------------------------------------- sets --
@@ -405,22 +418,23 @@ class _Problem:
         """(scale, set attaining it) for a 1-d array of rho."""
         n = rho.size
         ref = self.ref
-        X = self.risk(ref)
-        (r0, rinf), _ = X(np.array([0.0, np.inf]))
+        X, wX = self.risk(ref), self.worlds(ref)
         lam = np.zeros(n)
         who = np.full(n, ref, dtype=np.int64)
-        # every D' has the same number of worlds: the same r(inf) = 1/m
-        inf = (rho <= rinf) & (rho < r0)
+        # the limits decided exactly, as tight_scale does; every D' has the
+        # same number of worlds, hence the same risk at infinite noise
+        zero = wX.share_at_most(rho, "zero")
+        inf = ~zero & wX.share_at_most(rho, "inf")
         lam[inf] = np.inf
         if self.shift:
             # every D' is X shifted: no noise only where none is ever needed
             todo = np.flatnonzero(~inf & (rho < 1.0))
             if todo.size:
-                bound = _ShiftBound(X, _shift_offset(self), _slack(X.fs.size))
+                bound = _ShiftBound(X, _shift_offset(self), _set_error(X))
                 lam[todo], status = _smallest_scale(bound, rho[todo], rtol)
                 S.warn_unconverged(status, "dataset_tight_scale")
             return lam, who
-        todo = np.flatnonzero(~inf & (rho < r0))
+        todo = np.flatnonzero(~inf & ~zero)
         if todo.size:
             lam[todo], status = _smallest_scale(X, rho[todo], rtol)
             S.warn_unconverged(status, "dataset_tight_scale")
@@ -450,7 +464,9 @@ class _Problem:
         return lam, who
 
     def _verify(self, idx, lam, rho, who, cert):
-        """The (set, rho indices) where a set's risk exceeds rho at lam."""
+        """The (set, rho indices) where a set fails its own `tight_scale`
+        test at lam: its computed risk above rho lowered by its error bound
+        (at lam = 0: rho below its largest share, decided exactly)."""
         certified = np.zeros(idx.size, bool)
         if cert is not None:
             ok = (lam[idx] > 0) & np.isfinite(lam[idx])
@@ -465,8 +481,13 @@ class _Problem:
             if sel.size == 0:
                 continue
             self.stats["exact"] += sel.size
-            r, _ = self.risk(s)(lam[sel])
-            bad = sel[r > rho[sel]]
+            risk = self.risk(s)
+            at0 = lam[sel] == 0
+            ok = np.empty(sel.size, bool)
+            ok[at0] = self.worlds(s).share_at_most(rho[sel[at0]], "zero")
+            r, _ = risk(lam[sel[~at0]])
+            ok[~at0] = r <= S.below(rho[sel[~at0]], risk.error)
+            bad = sel[~ok]
             if bad.size:
                 fails.append((s, bad))
         return fails
@@ -474,44 +495,52 @@ class _Problem:
     def _search_above(self, s, rho, lo, rtol):
         """Set s's smallest passing scale above ``lo`` (where it fails)."""
         risk = self.risk(s)
+        target = S.below(rho, risk.error)  # as tight_scale tests a scale
         _, hi = _guesses(risk.fs, risk.W, rho)
         hi = np.maximum(np.ldexp(hi, -risk.k), 2.0 * lo)
-        x, status = S.smallest(lambda i, t: risk(t)[0], rho, lo, hi, rtol=rtol)
+        x, status = S.smallest(lambda i, t: risk(t)[0], target, lo, hi, rtol=rtol)
         S.warn_unconverged(status, "dataset_tight_scale")
         low = x <= lo  # only if the computed risk is not monotone: search up from lo
         if low.any():
             j = np.flatnonzero(low)
-            x[j], _ = S.boundary(lambda i, t: risk(t)[0] <= rho[j[i]], lo[j], increasing=True)
+            x[j], _ = S.boundary(lambda i, t: risk(t)[0] <= target[j[i]], lo[j], increasing=True)
         return x
 
 
-def _slack(u):
-    """Relative slack between a computed risk over u distinct values and the
-    exact one (see `_CERT_ROUNDING`)."""
-    return _CERT_ROUNDING * (u + 64)
+def _set_error(X):
+    """An error bound for the evaluation of any removal's worlds: at most
+    one group per world of X's (64 more for rounding ties), all weights
+    whole counts (the bound of `_Risk.error`, which grows with the groups
+    and with the total weight over the smallest)."""
+    return _sweep_error(np.append(X.W, np.ones(64)))
 
 
 class _ShiftBound:
-    """A bound on the risk of every D' for sum and mean over a Domain, in
-    `_Risk`'s interface (``fs``, ``W``, ``k``, called on scales).
+    """A bound on the computed risk of every D' for sum and mean over a
+    Domain, in `_Risk`'s interface (``fs``, ``W``, ``k``, ``error``, called
+    on scales).
 
     The exact world values of every D' are X's plus a constant, so the
     rounded ones satisfy |Y_i - Y_j| <= |X_i - X_j| + B with B four times
     the rounding of one value (`_shift_offset`), and the certificate with
-    A = 1 gives r_Y(lam) <= 1 / (1 + exp(-B/lam) (1/r_X(lam) - 1)) for
-    every removal at once (the slack of `_slack` on both risks)."""
+    A = 1 gives r_Y(lam) <= 1 / (1 + exp(-B/lam) (1/r_X(lam) - 1)) for the
+    exact risks of every removal at once; r_X from X's computed risk and
+    its error bound.  The value returned bounds every removal's *computed*
+    risk (times 1 + ``error``, the bound of `_set_error`), and the search
+    holds it to rho lowered by ``error``, as each removal's `tight_scale`
+    would."""
 
-    def __init__(self, risk, B, sig):
-        self.risk, self.B, self.sig = risk, B, sig
+    def __init__(self, risk, B, error):
+        self.risk, self.B, self.error = risk, B, error
         self.fs, self.W, self.k = risk.fs, risk.W, risk.k
 
     def __call__(self, lam):
         r, arg = self.risk(lam)
-        r = np.minimum(r * (1.0 + self.sig), 1.0)
+        r = np.minimum(r * (1.0 + self.risk.error + _OWN_ROUNDING), 1.0)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             e = np.exp(-self.B / lam)
             h = r / (r + e * (1.0 - r))
-        return h * (1.0 + self.sig), arg
+        return h * (1.0 + _OWN_ROUNDING) * (1.0 + self.error), arg
 
 
 def _shift_offset(prob):
@@ -563,7 +592,8 @@ class _Certificate:
                 NK.world_offsets(self.Xs, np.ascontiguousarray(Y), self.A, slack, sp, sc, B)
         Bg = np.maximum.reduceat(B, self.first_g) if m else B
         self.Bp = np.maximum(Bg, 0.0)
-        self.sig = _slack(m)  # X's groups, or Y's: at most one per world
+        self.err_x = self.risk.error + _OWN_ROUNDING
+        self.err_y = _set_error(self.risk)
 
     def _var_offsets(self, others, perm, B):
         """Offsets for var and std over a Domain from the centred formula,
@@ -622,12 +652,14 @@ class _Certificate:
     def _batch(self, lam, rho, sel):
         """The certificate for the scales ``lam[sel]``, with the weights
         exp(-s B_g+) of the largest s = 1 / scale among them."""
-        s_b = 1.0 / lam[sel].min()
+        s_b = np.nextafter(1.0 / lam[sel].min(), np.inf)  # at least every 1 / scale
         with np.errstate(under="ignore", over="ignore"):
             weight = np.exp(-s_b * self.Bp)
         ev = _Evaluator(self.risk.fs, self.risk.W, self.risk.invP * weight)
-        r, _ = ev(self.risk.inverse(lam[sel] / self.A))
-        return r * (1.0 + self.sig) ** 2 <= rho[sel]
+        # X at scales no larger than lam / A (a larger risk, by monotonicity)
+        r, _ = ev(self.risk.inverse(np.nextafter(lam[sel] / self.A, 0.0)))
+        bound = np.minimum(r * (1.0 + self.err_x), 1.0)  # the exact r_Y, every covered Y
+        return bound * (1.0 + self.err_y) <= S.below(rho[sel], self.err_y)
 
 
 def _var_errors(mu, qc, s2, c, n, w, denom, lo, hi, std, gap=0.0):

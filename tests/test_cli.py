@@ -100,7 +100,8 @@ def test_sweep_tight_scale_covers_every_neighbour(tmp_path):
     r = run("sweep", "--data", str(src), "--out", str(out), "--queries", "std", "--rho", "0.3", "0.5",
             "--domain", "x=0:7", "--ddof", "0", "--quiet")
     assert r.returncode == 0, r.stderr
-    rows = list(csv.DictReader(open(out)))
+    with open(out, newline="") as fh:
+        rows = list(csv.DictReader(fh))
     got = np.array([float(row["tight_scale"]) for row in rows])
     want = diffident.dataset_tight_scale("std", data, diffident.Domain(0, 7), [0.3, 0.5], rtol=1e-12)
     np.testing.assert_array_equal(got, want)

@@ -86,7 +86,8 @@ def test_default_grid_and_pandas(tmp_path):
     assert t["rho"][0] > 1 / 20 and t["rho"][-1] == 0.5
     assert np.all(np.isnan(t["tight_scale"]))
     path = t.to_csv(tmp_path / "out.csv")
-    rows = list(csv.DictReader(open(path)))
+    with open(path, newline="") as fh:
+        rows = list(csv.DictReader(fh))
     assert len(rows) == 7 and float(rows[3]["bound_scale"]) == t["bound_scale"][3]
     pd = pytest.importorskip("pandas")
     df = t.to_pandas()
@@ -103,7 +104,8 @@ def test_sweep_cli_end_to_end(tmp_path):
     out = tmp_path / "out.csv"
     r = _run("sweep", "--data", str(src), "--out", str(out), "--n-rho", "4", "--quiet")
     assert r.returncode == 0, r.stderr
-    rows = list(csv.DictReader(open(out)))
+    with open(out, newline="") as fh:
+        rows = list(csv.DictReader(fh))
     assert len(rows) == 2 * 3 * 4  # numeric columns age, hours x mean, median, std x 4 rho
     assert {row["column"] for row in rows} == {"age", "hours"}
     assert r.stdout == ""  # --quiet

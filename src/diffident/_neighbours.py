@@ -360,9 +360,11 @@ class _Problem:
         self.ref = int(np.argmax(self.spread))
 
     def _order_signatures(self):
-        """The known values an order statistic reads (MATH.md s. 9): removals
-        that leave them equal have equal worlds.  `kth` reads indices r - k
-        to r of the known part for each rank r the query takes."""
+        """The known values an order statistic reads: removals that leave
+        them equal have equal worlds (a coarser grouping than MATH.md s. 9's
+        equal removed values: for the median, every removal below the
+        middle is one).  `kth` reads indices r - k to r of the known part
+        for each rank r the query takes."""
         qy, k, n = self.qy, self.k, self.n
         n0 = n - k
         N = n

@@ -200,6 +200,17 @@ def test_certificate_against_exact(monkeypatch):
     np.testing.assert_array_equal(who2, who)
 
 
+def test_certificate_weights_that_underflow():
+    """Offsets so large that exp(-s B) underflows: the certificate fails
+    there (the evaluator needs positive weights) and exact checks decide."""
+    data, dom = [2480.0, 1095.0, 499.0, 1644.0], di.Domain(0, 2531)
+    rho = np.linspace(0.1, 0.98, 12)
+    worst, worlds = brute("var", data, dom, rho)
+    lam = di.dataset_tight_scale("var", data, dom, rho)
+    np.testing.assert_array_equal(lam, worst)
+    check_every_removal(lam, rho, worlds)
+
+
 def test_binding_removal_is_searched():
     """Where the certificate cannot cover a removal (it needs more noise than
     the reference), it is evaluated, found binding and searched."""

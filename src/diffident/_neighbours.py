@@ -658,7 +658,9 @@ class _Certificate:
         exp(-s B_g+) of the largest s = 1 / scale among them."""
         s_b = np.nextafter(1.0 / lam[sel].min(), np.inf)  # at least every 1 / scale
         with np.errstate(under="ignore", over="ignore"):
-            weight = np.exp(-s_b * self.Bp)
+            # floored: the evaluator needs S P > 0; a floored group's bound,
+            # 1 / (S 2**-600), is still far above 1 (no certificate there)
+            weight = np.maximum(np.exp(-s_b * self.Bp), 2.0 ** -600)
         ev = _Evaluator(self.risk.fs, self.risk.W, self.risk.invP * weight)
         # X at scales no larger than lam / A (a larger risk, by monotonicity)
         r, _ = ev(self.risk.inverse(np.nextafter(lam[sel] / self.A, 0.0)))

@@ -296,8 +296,9 @@ def _smallest_scale(risk, rho, rtol):
     lo, hi = _guesses(risk.fs, risk.W, rho)  # in the scaled units
     # a scale passes when its computed risk is below rho by the evaluation's
     # error bound: its exact risk then meets rho too (not only the float)
-    return S.smallest(lambda i, x: risk(x)[0], S.below(rho, risk.error), np.ldexp(lo, -risk.k),
-                      np.ldexp(hi, -risk.k), rtol=rtol)
+    with np.errstate(over="ignore", under="ignore"):  # guesses beyond the float range: the search grows them
+        lo, hi = np.ldexp(lo, -risk.k), np.ldexp(hi, -risk.k)
+    return S.smallest(lambda i, x: risk(x)[0], S.below(rho, risk.error), lo, hi, rtol=rtol)
 
 
 def tight_epsilon(values, rho, *, counts=None, prior=None, rtol=0.0):

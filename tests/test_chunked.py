@@ -68,3 +68,24 @@ def test_posterior_of_a_given_world_out_of_core():
     for j in (0, 12345, 499_999):
         got = di.chunked_disclosure_risk(di.iter_chunks(v, 60_000, counts=c), R, 0.01, v[j])
         np.testing.assert_allclose(got, di.disclosure_risk(v, R, 0.01, world=j, counts=c), rtol=1e-12, atol=1e-300)
+
+
+@pytest.mark.parametrize("values, scales", [
+    ([-1.5e308, 0.0, 1.5e308], [1e308, 1.0, 0.0, np.inf]),  # differences overflow
+    ([0.0, 1e-310, 3e-310], [1e-310, 5e-324]),  # 1/scale overflows
+    ([1.0, 1.0 + 2**-52, 1.0 + 2**-51], [1e-17, 1e-300]),
+])
+def test_worst_case_extremes_agree_bit_for_bit(values, scales):
+    v = np.array(values)
+    ref = di.worst_case_risk(v, scales)
+    for size in (1, 2):
+        got = di.chunked_worst_case_risk(list(di.iter_chunks(v, size)), scales)
+        np.testing.assert_array_equal(got, ref)
+
+
+def test_worst_case_scale_too_small_for_tiny_gaps_is_named():
+    v = np.array([0.0, 1e-320, 1.0])
+    for call in (lambda: di.worst_case_risk(v, 1e-322),
+                 lambda: di.chunked_worst_case_risk([v[:2], v[2:]], 1e-322)):
+        with pytest.raises(ValueError, match="scale"):
+            call()

@@ -77,3 +77,12 @@ def test_empty_blocks_are_a_legitimate_chunking(cuts):
 def test_sweep_of_no_columns_is_an_empty_table_as_in_memory():
     t = dd.sweep({})
     assert len(t) == 0 and list(t) == list(di.sweep({}))
+
+
+def test_worst_case_extremes_agree_bit_for_bit():
+    # values whose differences overflow, scales whose reciprocal does: the
+    # same power-of-two scaling as in memory
+    for values, scales in (([-1.5e308, 0.0, 1.5e308], [1e308, 1.0]), ([0.0, 1e-310, 3e-310], [1e-310, 5e-324])):
+        v = np.array(values)
+        got = dd.worst_case_risk(da.from_array(v, chunks=1), scales)
+        np.testing.assert_array_equal(got, di.worst_case_risk(v, scales))

@@ -15,6 +15,7 @@ from . import _validate as V
 from ._kernels import evidence as KE
 from ._kernels import worstcase as KW
 from ._worlds import energy_factor, scaling_exponent, too_small
+from ._worst_case import inverse_scales, spread_exponent
 
 __all__ = ["chunked_log_evidence", "chunked_disclosure_risk", "chunked_worst_case_risk", "iter_chunks"]
 
@@ -358,8 +359,6 @@ def chunked_worst_case_risk(chunks, scale):
     True
     """
     lam = V.scale_or_limit("scale", scale)
-    with np.errstate(divide="ignore"):
-        inv = np.ascontiguousarray((1.0 / lam).ravel(), dtype=np.float64)
     groups = []
     last = -np.inf
     for i, item in enumerate(chunks):
@@ -371,7 +370,17 @@ def chunked_worst_case_risk(chunks, scale):
     if not groups:
         raise ValueError("chunks must hold at least one value")
     plan = _tie_plan([_ends(f, c) for f, c in groups])
-    best = _worst_chunks([(f, c, p) for (f, c), p in zip(groups, plan)], inv)
+    # scaled by the power of two of the in-memory path (its spread: the
+    # first and last values of positive weight), so as to agree bit for bit
+    ends = [e for e in (_live_ends(f, c) for f, c in groups) if e is not None]
+    k = spread_exponent(ends[0][0], ends[-1][1]) if ends else 0
+
+    def min_gap():  # the smallest gap between values of positive weight, scaled
+        fs = np.concatenate([_grouped(f, c, p)[0] for (f, c), p in zip(groups, plan)])
+        return np.diff(np.ldexp(fs, k)).min() if fs.size > 1 else np.inf
+
+    inv = inverse_scales(lam, k, min_gap)
+    best = _worst_chunks([(f, c, p) for (f, c), p in zip(groups, plan)], inv, k)
     if best is None:
         raise ValueError("counts give every world zero weight")
     out = np.minimum(1.0 / best, 1.0)
@@ -412,9 +421,10 @@ def _tie_plan(ends):
     return plan
 
 
-def _grouped(f, c, plan=(False, 0.0)):
-    """Distinct values and their weights of a sorted chunk, merged across
-    chunk boundaries by its ``plan`` entry, zero weights dropped."""
+def _grouped(f, c, plan=(False, 0.0), k=0):
+    """Distinct values (times 2**k) and their weights of a sorted chunk,
+    merged across chunk boundaries by its ``plan`` entry, zero weights
+    dropped."""
     fs = np.empty(f.size)
     first = np.empty(f.size, np.int64)
     u = KW.group_sorted(f, fs, first)
@@ -427,20 +437,32 @@ def _grouped(f, c, plan=(False, 0.0)):
     if drop:
         fs, w = fs[1:], w[1:]
     keep = w > 0
-    return np.ascontiguousarray(fs[keep]), np.ascontiguousarray(w[keep])
+    fs = fs[keep]
+    return np.ascontiguousarray(np.ldexp(fs, k) if k else fs), np.ascontiguousarray(w[keep])
 
 
-def _worst_chunks(items, inv):
-    """The smallest S/P per scale over chunks given as (values, counts, plan):
-    the sweep's forward states run through the chunks, then its backward
-    states back, with the same kernels (and so the same bits) as in memory.
-    None if no value has a positive weight."""
+def _live_ends(f, c):
+    """A sorted chunk's first and last values of positive weight (None if none)."""
+    if f.size == 0:
+        return None
+    if c is None:
+        return f[0], f[-1]
+    live = np.flatnonzero(c > 0)
+    return (f[live[0]], f[live[-1]]) if live.size else None
+
+
+def _worst_chunks(items, inv, k=0):
+    """The smallest S/P per scale over chunks given as (values, counts, plan),
+    the values scaled by 2**k (``inv`` in those units): the sweep's forward
+    states run through the chunks, then its backward states back, with the
+    same kernels (and so the same bits) as in memory.  None if no value has
+    a positive weight."""
     ns = inv.size
     F = np.zeros((ns, KW.NF))
     starts = []
     g0 = 0
     for f, c, p in items:  # forwards: the state before each chunk
-        fs, W = _grouped(f, c, p)
+        fs, W = _grouped(f, c, p, k)
         starts.append((g0, F.copy()))
         if fs.size:
             E, A, LK = _work(fs.size, g0)
@@ -451,7 +473,7 @@ def _worst_chunks(items, inv):
     Bs[:, 1] = 1.0
     last = True
     for (f, c, p), (g0, Fi) in zip(reversed(items), reversed(starts)):
-        fs, W = _grouped(f, c, p)
+        fs, W = _grouped(f, c, p, k)
         if fs.size == 0:
             continue
         E, A, LK = _work(fs.size, g0)

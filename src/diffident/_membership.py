@@ -23,9 +23,10 @@ import numpy as np
 from . import _search as S
 from . import _validate as V
 from ._kernels import subsets as KS
-from ._kernels.evidence import sweep_sums
+from ._kernels.evidence import sweep_sums, sweep_work
 from ._posterior import log_evidence
 from ._worlds import energy_factor
+from ._worst_case import _sweep_error
 from ._possible import _Candidates, _distinct, _Known, _Query, _check_k, _sum_grid
 
 __all__ = ["membership_risk", "membership_tight_scale"]
@@ -71,11 +72,9 @@ class _Membership:
         for g in range(distinct.size):
             self.cand_group[cands.order[first[g]:first[g] + mult[g]]] = g
         self.prior = k / self.N
-        # error bound of worst(): a ratio of two sweeps (see
-        # _worst_case._sweep_error), each over the world values' weights
-        t = self.total[self.total > 0]
-        x = min(np.log(t.sum() / t.min()) + 1.0, 745.0)
-        self.error = 2.0 * (3.0 * x + 4.0 * t.size + 8.0) * 2.0 ** -53 + 2.0 ** -52
+        # error bound of worst(): a ratio of two sweeps, each within the
+        # sweep's bound over the world values' weights (see _sweep_error)
+        self.error = 2.0 * _sweep_error(self.total[self.total > 0]) + 2.0 ** -52
 
     @staticmethod
     def _table(distinct, mult, k, width):
@@ -95,14 +94,15 @@ class _Membership:
         fs = np.ldexp(fs, k)
         inv = energy_factor(np.asarray(lam, dtype=np.float64).ravel(), k, False)
         u = fs.size
-        A, B, E = np.empty(u), np.empty(u), np.empty(u)
+        A, B = np.empty(u), np.empty(u)
+        work = sweep_work(u)
         out = np.empty((inv.size, self.contain.shape[0]))
         for i, x in enumerate(inv):
-            sweep_sums(fs, self.total, x, A, B, E)
+            sweep_sums(fs, self.total, x, A, B, *work)
             den = (A - self.total) + B
             for g in range(self.contain.shape[0]):
-                w = self.contain[g]
-                sweep_sums(fs, w, x, A, B, E)
+                w = np.ascontiguousarray(self.contain[g])
+                sweep_sums(fs, w, x, A, B, *work)
                 out[i, g] = np.max(((A - w) + B) / den)
         return np.minimum(out, 1.0)
 

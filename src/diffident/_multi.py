@@ -30,7 +30,7 @@ def _prepare(values, counts, prior):
     pn = np.where(live, p / p[live].max(), 0.0)
     wt = c * pn
     wmax = wt.max()
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):  # inf: a world that cannot be the worst
         invP = np.where(live, wmax / pn, np.inf)
     return np.ascontiguousarray(F.T), wt / wmax, invP
 
@@ -247,7 +247,8 @@ def multi_tight_scale(values, rho, *, spread=None, counts=None, prior=None, rtol
     sp = np.where(sp > 0, sp, 1.0)  # a constant query adds nothing whatever its scale
 
     def risk_at(u):  # the scales the caller gets, u * spread_t, evaluated as the caller will
-        return rel(u[:, None] * sp[None, :])[0]
+        with np.errstate(over="ignore"):  # a scale beyond the float range is inf
+            return rel(u[:, None] * sp[None, :])[0]
 
     flat = r.ravel()
     u = np.full(flat.shape, np.nan)
@@ -265,4 +266,5 @@ def multi_tight_scale(values, rho, *, spread=None, counts=None, prior=None, rtol
         # error bound: its exact risk then meets rho too
         u[todo], status = S.smallest(lambda i, x: risk_at(x), S.below(rt, rel.error), hi * 1e-3, hi, rtol=rtol)
         S.warn_unconverged(status, "multi_tight_scale")
-    return u.reshape(r.shape)[..., None] * sp
+    with np.errstate(over="ignore"):  # as risk_at forms them
+        return u.reshape(r.shape)[..., None] * sp

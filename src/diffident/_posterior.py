@@ -125,8 +125,8 @@ def _evaluate_sweep(ws, R, lam_u, inverse, fw, pw, want, logev, risk):
     out_l = np.empty(R.size)
     out_r = np.empty(R.size)
     u = fs.size
-    A, B, E = np.empty(u), np.empty(u), np.empty(u)
-    args = (fs, W, inv_u, starts, Ro, fwo, pwo, want, out_l, out_r, A, B, E)
+    A, B = np.empty(u), np.empty(u)
+    args = (fs, W, inv_u, starts, Ro, fwo, pwo, want, out_l, out_r, A, B) + K.sweep_work(u)
     nw = numba.get_num_threads()
     if R.size >= 4096 and nw > 1:
         K.sweep_points_parallel(*args, nw)

@@ -267,7 +267,8 @@ def refine(evaluate, target, lo, hi, f_lo, f_hi, *, rtol=0.0):
     for _ in range(_REFINE_STEPS):
         a = active
         l, h = lo[a], hi[a]
-        done = (key(h) - key(l) <= 1) | (np.isfinite(h) & (h - l <= rtol * h))
+        with np.errstate(invalid="ignore", over="ignore"):  # (h inf: not done by rtol)
+            done = (key(h) - key(l) <= 1) | (np.isfinite(h) & (h - l <= rtol * h))
         a = a[~done]
         if a.size == 0:
             active = a
@@ -284,17 +285,19 @@ def refine(evaluate, target, lo, hi, f_lo, f_hi, *, rtol=0.0):
         est = np.where(plain, unkey(_mid(kl, kh)), np.minimum(np.maximum(est, l), h))
         # a narrow bracket, or an estimate hugging one end (regula falsi's
         # one-sided approach): probe both sides of the estimate
-        hug = np.minimum(est - l, h - est) <= 1e-6 * (h - l)
-        narrow = ~plain & ((h - l < 1e-6 * h) | hug)
-        with np.errstate(invalid="ignore"):
+        # (near the top of the float range these overflow to inf: the probes
+        # are clamped into the bracket below)
+        with np.errstate(over="ignore", invalid="ignore"):
+            hug = np.minimum(est - l, h - est) <= 1e-6 * (h - l)
+            narrow = ~plain & ((h - l < 1e-6 * h) | hug)
             err = np.abs(est - last[a])
-        err = np.where(np.isfinite(err), err, 1e-9 * est)
-        err = np.maximum(2.0 * err, 4.0 * np.spacing(est))
-        last[a] = est
-        up = unkey(kh - 1)
-        down = unkey(kl + 1)
-        p1 = np.minimum(np.maximum(np.where(narrow, est - err, est), down), up)
-        p2 = np.minimum(np.maximum(np.where(narrow, est + err, est), down), up)
+            err = np.where(np.isfinite(err), err, 1e-9 * est)
+            err = np.maximum(2.0 * err, 4.0 * np.spacing(est))
+            last[a] = est
+            up = unkey(kh - 1)
+            down = unkey(kl + 1)
+            p1 = np.minimum(np.maximum(np.where(narrow, est - err, est), down), up)
+            p2 = np.minimum(np.maximum(np.where(narrow, est + err, est), down), up)
         m = a.size
         both = np.flatnonzero(narrow)
         r = np.asarray(evaluate(np.concatenate([a, a[both]]), np.concatenate([p1, p2[both]])), dtype=np.float64)
@@ -303,14 +306,15 @@ def refine(evaluate, target, lo, hi, f_lo, f_hi, *, rtol=0.0):
         r2[both] = r[m:]
         ok1 = r1 <= target[a]
         ok2 = r2 <= target[a]
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             g1 = np.log(r1) - log_t[a]
             g2 = np.log(r2) - log_t[a]
             # Anderson-Bjorck: an end kept twice in a row has its value scaled down
             m_h = 1.0 - g1 / fh[a]
             m_l = 1.0 - g1 / fl[a]
-        m_h = np.where(m_h > 0, m_h, 0.5)
-        m_l = np.where(m_l > 0, m_l, 0.5)
+        # (an end value that rounded to 0 gives no finite factor: halve it)
+        m_h = np.where(np.isfinite(m_h) & (m_h > 0), m_h, 0.5)
+        m_l = np.where(np.isfinite(m_l) & (m_l > 0), m_l, 0.5)
         single = ~narrow
         fl[a] = np.where(single & ok1 & (side[a] == -1), fl[a] * m_h, fl[a])
         fh[a] = np.where(single & ~ok1 & (side[a] == 1), fh[a] * m_l, fh[a])

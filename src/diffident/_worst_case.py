@@ -81,6 +81,34 @@ def _sweep_error(W):
     return 2.0 * (3.0 * x + 4.0 * min(W.size, K.K) + 64.0) * _U
 
 
+def spread_exponent(lo, hi):
+    """The power of two k that brings the spread ``hi - lo`` of the values of
+    positive weight into [1/4, 1) (0 for a single value).  The worst case
+    depends on values and scale only through ``|f_j - f_k| / scale``: scaling
+    both by 2**k changes no bit where neither overflows, keeps differences of
+    values near +-1e308 finite, and ``1 / scale`` finite for scales far below
+    the spread (down to subnormal ones).  The in-memory, chunked and Dask
+    paths all use it, so they agree bit for bit at the extremes too."""
+    return -(int(np.frexp(0.5 * hi - 0.5 * lo)[1]) + 1) if hi > lo else 0  # the spread halved cannot overflow
+
+
+def inverse_scales(lam, k, min_gap):
+    """1 / scale in the units of values scaled by 2**k (inf for 0, 0 for inf).
+
+    Where it overflows (a scale below about 2**-1021 times the spread) the
+    factors exp(-gap / scale) are 0, exactly so unless a gap is tiny too:
+    ``min_gap()`` (the smallest gap, scaled; asked only then) below 2**-1000
+    is a ValueError naming the scale, no float can carry that factor."""
+    lam = np.ascontiguousarray(lam, dtype=np.float64).ravel()
+    c = energy_factor(lam, k, False)
+    over = np.isinf(c) & (lam > 0)
+    if over.any() and min_gap() < 2.0 ** -1000:
+        bad = float(lam[over].max())
+        raise ValueError(f"scale {bad!r} is too small for values this close together: 1/scale overflows "
+                         "while exp(-gap/scale) is not negligible; rescale the values")
+    return c
+
+
 class _Risk:
     """rho*(scale) of one world set, for batches of scales (0 and inf
     allowed): the groups, scaled by a power of two so that the values'
@@ -94,8 +122,7 @@ class _Risk:
         groups = ws.groups(need_rep=need_rep)
         fs, W, invP = groups[:3]
         self.rep = groups[3] if need_rep else None
-        # the spread halved cannot overflow; spread / 2 < 2**e
-        self.k = -(int(np.frexp(0.5 * fs[-1] - 0.5 * fs[0])[1]) + 1) if fs.size > 1 else 0
+        self.k = spread_exponent(fs[0], fs[-1])
         self.fs = np.ldexp(fs, self.k) if self.k else fs
         self.W, self.invP = W, invP
         self.ev = _Evaluator(self.fs, W, invP)
@@ -103,16 +130,7 @@ class _Risk:
 
     def inverse(self, lam):
         """The evaluator's 1 / scale, in the scaled units (inf for 0)."""
-        lam = np.ascontiguousarray(lam, dtype=np.float64).ravel()
-        c = energy_factor(lam, self.k, False)
-        over = np.isinf(c) & (lam > 0)
-        if over.any() and self.fs.size > 1 and np.diff(self.fs).min() < 2.0 ** -1000:
-            # 1 / scale overflows and some gap is small enough for its factor
-            # exp(-gap / scale) to matter: no float can carry it
-            bad = float(lam[over].max())
-            raise ValueError(f"scale {bad!r} is too small for values this close together: 1/scale overflows "
-                             "while exp(-gap/scale) is not negligible; rescale the values")
-        return c
+        return inverse_scales(lam, self.k, lambda: np.diff(self.fs).min() if self.fs.size > 1 else np.inf)
 
     def __call__(self, lam):
         """rho* and the argmax group for a 1-d array of scales."""
@@ -296,8 +314,9 @@ def _smallest_scale(risk, rho, rtol):
     lo, hi = _guesses(risk.fs, risk.W, rho)  # in the scaled units
     # a scale passes when its computed risk is below rho by the evaluation's
     # error bound: its exact risk then meets rho too (not only the float)
-    return S.smallest(lambda i, x: risk(x)[0], S.below(rho, risk.error), np.ldexp(lo, -risk.k),
-                      np.ldexp(hi, -risk.k), rtol=rtol)
+    with np.errstate(over="ignore", under="ignore"):  # guesses beyond the float range: the search grows them
+        lo, hi = np.ldexp(lo, -risk.k), np.ldexp(hi, -risk.k)
+    return S.smallest(lambda i, x: risk(x)[0], S.below(rho, risk.error), lo, hi, rtol=rtol)
 
 
 def tight_epsilon(values, rho, *, counts=None, prior=None, rtol=0.0):

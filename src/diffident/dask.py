@@ -21,6 +21,7 @@ from . import _validate as V
 from ._chunked import _chunk, _ends, _grid, _grouped, _Sums, _tie_plan, _work
 from ._kernels import evidence as KE
 from ._kernels import worstcase as KW
+from ._worst_case import inverse_scales, spread_exponent
 
 __all__ = ["log_evidence", "worst_case_risk", "sweep"]
 
@@ -138,17 +139,21 @@ def _finish(t, R, lam, gauss, shape):
 
 
 def _summary(block):
-    """The block's ends for the tie plan (None when empty); checks its order."""
+    """The block's ends for the tie plan (None when empty) and its smallest
+    gap between distinct values; checks its order."""
     if np.size(block) == 0:
-        return None
+        return None, np.inf
     f, _ = _chunk(np.asarray(block, dtype=np.float64), "values")
-    if np.any(np.diff(f) < 0):
+    d = np.diff(f)
+    if np.any(d < 0):
         raise ValueError("values must be sorted ascending across the blocks")
-    return _ends(f, None)
+    d = d[d > 0]
+    return _ends(f, None), (float(d.min()) if d.size else np.inf)
 
 
-def _plan(ends):
+def _plan(summaries):
     """The tie plan of the blocks (see ``_chunked._tie_plan``); checks their order."""
+    ends = [s[0] for s in summaries]
     prev = -np.inf
     for e in ends:
         if e is not None:
@@ -158,16 +163,30 @@ def _plan(ends):
     return _tie_plan(ends)
 
 
-def _block_groups(block, plan, i):
+def _inverse(summaries, lam):
+    """(2**k, 1/scale in those units): the in-memory path's scaling (see
+    ``_worst_case.spread_exponent``), from the blocks' ends and gaps."""
+    ends = [s[0] for s in summaries if s[0] is not None]
+    k = spread_exponent(ends[0][0], ends[-1][2]) if ends else 0
+
+    def min_gap():
+        gaps = [s[1] for s in summaries] + [b[0] - a[2] for a, b in zip(ends, ends[1:]) if b[0] > a[2]]
+        return float(np.ldexp(min(gaps), k)) if gaps else np.inf
+
+    return k, inverse_scales(lam, k, min_gap)
+
+
+def _block_groups(block, plan, i, k):
     if np.size(block) == 0:
         return np.empty(0), np.empty(0)
-    return _grouped(np.asarray(block, dtype=np.float64), None, plan[i])
+    return _grouped(np.asarray(block, dtype=np.float64), None, plan[i], k)
 
 
-def _forward(block, carry, inv, plan, i):
+def _forward(block, carry, scaling, plan, i):
     """(the forward carry before the block, the carry after it): the global
     index of its first group and the sweep's forward state per scale."""
-    fs, W = _block_groups(block, plan, i)
+    k, inv = scaling
+    fs, W = _block_groups(block, plan, i, k)
     if fs.size == 0:  # an empty block passes the carry on
         return carry, carry
     g0, F = carry
@@ -176,9 +195,10 @@ def _forward(block, carry, inv, plan, i):
     return carry, (g0 + fs.size, F)
 
 
-def _backward(block, start, right, inv, plan, i):
+def _backward(block, start, right, scaling, plan, i):
     """(smallest S/P in the block per scale, the backward carry before it)."""
-    fs, W = _block_groups(block, plan, i)
+    k, inv = scaling
+    fs, W = _block_groups(block, plan, i, k)
     if fs.size == 0:  # no world here: nothing to minimise, the carry passes on
         return np.full(inv.size, np.inf), right
     g0, F = start
@@ -241,25 +261,26 @@ def worst_case_risk(values, scale, *, compute=True):
     """
     dask, da = _dask()
     lam = V.scale_or_limit("scale", scale)
-    with np.errstate(divide="ignore"):
-        inv = np.ascontiguousarray((1.0 / lam).ravel(), dtype=np.float64)
+    ns = lam.size
     x = _values(values, da)
     if x.ndim != 1 or x.size == 0:
         raise ValueError(f"values must be a non-empty one-dimensional array, got shape {x.shape}")
     blocks = list(x.to_delayed().ravel())
-    plan = dask.delayed(_plan)([dask.delayed(_summary)(b) for b in blocks])
-    carry = (0, np.zeros((inv.size, KW.NF)))
+    summaries = [dask.delayed(_summary)(b) for b in blocks]
+    plan = dask.delayed(_plan)(summaries)
+    scaling = dask.delayed(_inverse)(summaries, lam)
+    carry = (0, np.zeros((ns, KW.NF)))
     starts = []
     for i, b in enumerate(blocks):  # the forward chain
-        step = dask.delayed(_forward, nout=2)(b, carry, inv, plan, i)
+        step = dask.delayed(_forward, nout=2)(b, carry, scaling, plan, i)
         starts.append(step[0])
         carry = step[1]
-    Bs = np.zeros((inv.size, KW.NB))
+    Bs = np.zeros((ns, KW.NB))
     Bs[:, 1] = 1.0
     right = (Bs, True)
     bests = []
     for i in range(len(blocks) - 1, -1, -1):  # the backward chain
-        step = dask.delayed(_backward, nout=2)(blocks[i], starts[i], right, inv, plan, i)
+        step = dask.delayed(_backward, nout=2)(blocks[i], starts[i], right, scaling, plan, i)
         bests.append(step[0])
         right = step[1]
     result = dask.delayed(_reduce_best)(bests, lam.shape)

@@ -39,7 +39,7 @@ import numba
 import numpy as np
 
 from ._math import exp, sum8, two_diff
-from .worstcase import neighbour_factors
+from .worstcase import NF, forward, n_links, neighbour_factors
 
 CHUNK = 512
 BUF = 3 * CHUNK  # work floats per worker: distances as pairs and the terms
@@ -361,23 +361,45 @@ def log_posterior_rows_parallel(f, lw, lp, weighted, gauss, R, c, out, buf):
 
 # ------------------------------------------------------------------ sweep --
 
+def sweep_work(u):
+    """The work arrays of :func:`sweep_sums` for u values (allocated in NumPy)."""
+    return np.empty((4, u)), np.empty((max(1, n_links(0, u)), 3)), np.empty(NF)
+
+
 @numba.njit(cache=True)
-def sweep_sums(fs, W, inv, A, B, E):
+def sweep_sums(fs, W, inv, A, B, Z, LK, F):
     """Inclusive left and right sums over sorted distinct values (MATH.md s.4).
 
     ``A[g] = sum_{i<=g} W_i exp(-(fs_g - fs_i) inv)`` and
-    ``B[g] = sum_{i>=g} W_i exp(-(fs_i - fs_g) inv)``; ``E[g]`` holds the
-    neighbour factors ``exp(-(fs_g - fs_{g-1}) inv)``.  Every factor is in
-    [0, 1]: no overflow, no cancellation.
+    ``B[g] = sum_{i>=g} W_i exp(-(fs_i - fs_g) inv)``, by the worst case's
+    left sweep (sub-blocks and anchored carries: accurate to about 1e-14
+    whatever the number of values, see `diffident._kernels.worstcase`), run
+    once on the values and once on them mirrored (the right sums of fs are
+    the left sums of -fs reversed, with the same neighbour factors).  Work
+    arrays: ``Z`` (4, u), ``LK`` (>= (u - 1) // K, 3), ``F`` (NF,).
     """
     u = fs.size
+    E = Z[0]
     neighbour_factors(fs, inv, E)
-    A[0] = W[0]
-    for g in range(1, u):
-        A[g] = W[g] + A[g - 1] * E[g]
-    B[u - 1] = W[u - 1]
-    for g in range(u - 2, -1, -1):
-        B[g] = W[g] + B[g + 1] * E[g + 1]
+    F[:] = 0.0
+    forward(fs, W, E, A, LK, 0, F, inv)
+    fr = Z[1]
+    wr = Z[2]
+    er = Z[3]
+    for g in range(u):
+        fr[g] = -fs[u - 1 - g]
+        wr[g] = W[u - 1 - g]
+        er[g] = E[u - g] if g > 0 else 0.0
+    F[:] = 0.0
+    forward(fr, wr, er, B, LK, 0, F, inv)  # B: the mirrored left sums, reversed below
+    for g in range(u):
+        A[g] += W[g]
+    for g in range(u // 2):
+        t = B[g]
+        B[g] = B[u - 1 - g]
+        B[u - 1 - g] = t
+    for g in range(u):
+        B[g] += W[g]
 
 
 @numba.njit(cache=True)
@@ -443,7 +465,7 @@ def _walk(fs, A, B, R, inv, fw, pw, want, out_logev, out_risk, a, b):
 
 
 @numba.njit(cache=True)
-def sweep_points(fs, W, inv_unique, starts, R, fw, pw, want, out_logev, out_risk, A, B, E):
+def sweep_points(fs, W, inv_unique, starts, R, fw, pw, want, out_logev, out_risk, A, B, Z, LK, F):
     """Points grouped by scale, sorted by response within a group: one O(u)
     sweep per scale, then an O(u + points) walk.
 
@@ -451,16 +473,16 @@ def sweep_points(fs, W, inv_unique, starts, R, fw, pw, want, out_logev, out_risk
     """
     for q in range(inv_unique.size):
         inv = inv_unique[q]
-        sweep_sums(fs, W, inv, A, B, E)
+        sweep_sums(fs, W, inv, A, B, Z, LK, F)
         _walk(fs, A, B, R, inv, fw, pw, want, out_logev, out_risk, starts[q], starts[q + 1])
 
 
 @numba.njit(cache=True, parallel=True)
-def sweep_points_parallel(fs, W, inv_unique, starts, R, fw, pw, want, out_logev, out_risk, A, B, E, nw):
+def sweep_points_parallel(fs, W, inv_unique, starts, R, fw, pw, want, out_logev, out_risk, A, B, Z, LK, F, nw):
     """As :func:`sweep_points`, each group's walk split among ``nw`` workers."""
     for q in range(inv_unique.size):
         inv = inv_unique[q]
-        sweep_sums(fs, W, inv, A, B, E)
+        sweep_sums(fs, W, inv, A, B, Z, LK, F)
         a = starts[q]
         n = starts[q + 1] - a
         span = (n + nw - 1) // nw

@@ -501,7 +501,8 @@ class _Problem:
         risk = self.risk(s)
         target = S.below(rho, risk.error)  # as tight_scale tests a scale
         _, hi = _guesses(risk.fs, risk.W, rho)
-        hi = np.maximum(np.ldexp(hi, -risk.k), 2.0 * lo)
+        with np.errstate(over="ignore", under="ignore"):  # beyond the float range: the search grows it
+            hi = np.maximum(np.ldexp(hi, -risk.k), 2.0 * lo)
         x, status = S.smallest(lambda i, t: risk(t)[0], target, lo, hi, rtol=rtol)
         S.warn_unconverged(status, "dataset_tight_scale")
         low = x <= lo  # only if the computed risk is not monotone: search up from lo

@@ -10,6 +10,12 @@ their order and the first world of each group stays first.
 
 Order: IEEE total order on the bit patterns, so -0.0 comes just before 0.0
 (equal as floats: the grouping step merges them).  NaN never reaches here.
+
+Where NumPy sorts doubles with its AVX-512 sorting network (x86-simd-sort,
+on CPUs with AVX512_SKX) its ``np.sort`` is about four times faster than
+this radix sort (0.10 s against 0.43 s for 1e7 doubles on such a Xeon), and
+`sort` uses it; its argsort is not (0.73 s against 0.57 s), and `argsort`
+keeps the radix sort, which is also the stable one.
 """
 
 import numba
@@ -86,9 +92,20 @@ def _radix(keys, tmp, idx, tmp_idx, with_idx, hist):
 _SMALL = 2048
 
 
+def _simd_sort():
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__
+    except ImportError:  # pragma: no cover - NumPy < 2 or a future layout
+        return False
+    return bool(__cpu_features__.get("AVX512_SKX", False))
+
+
+_NUMPY_SORTS_FASTER = _simd_sort()
+
+
 def sort(v):
     """Sorted copy of a contiguous float64 array."""
-    if v.size < _SMALL:
+    if v.size < _SMALL or _NUMPY_SORTS_FASTER:
         return np.sort(v)
     keys = np.empty(v.size, np.int64)
     tmp = np.empty(v.size, np.int64)

@@ -41,8 +41,11 @@ class _Evaluator:
             a = np.empty(pad.size, np.int64)
             nw = min(self.nw, nb)
             if self._blk is None or self._blk[0].shape[0] < nw:
+                # each worker's state row padded by a cache line: the rows are
+                # written at every step, and two workers sharing a line would
+                # stall each other (false sharing)
                 self._blk = (np.empty((nw, u, 2 * K.BLOCK)), np.empty((nw, self.nl, 3 * K.BLOCK)),
-                             np.empty((nw, 13 * K.BLOCK)))
+                             np.empty((nw, 13 * K.BLOCK + 8)))
             Z, LK, C = self._blk
             K.worst_case_blocks_parallel(self.fs, self.W, self.invP, pad, o, a, Z[:nw], LK[:nw], C[:nw])
             out[:] = o[:k]

@@ -186,7 +186,7 @@ def _fold_all(chunks, response, scale, noise, exact=False):
     """Validate, broadcast, and fold every chunk into per-point sums."""
     shape, Rf, lam, gauss = _grid(response, scale, noise)
     st = _Sums(Rf, lam, gauss)
-    buf = np.empty((numba.get_num_threads(), KE.BUF))
+    buf = np.empty((numba.get_num_threads(), KE.BUF + 8))
     seen = False
     for i, item in enumerate(chunks):
         f, c = _chunk(item, f"values (chunk {i})")

@@ -69,7 +69,7 @@ def _evaluate(ws, R, lam, wld, gauss, log_risk=False):
             return logev + ws.log_norm, risk
     with np.errstate(divide="ignore"):
         lpw = np.ascontiguousarray(np.log(pw))
-    buf = np.empty((nw, K.BUF))
+    buf = np.empty((nw, K.BUF + 8))
     wc, Rc, c, k = _conditioned(ws, R, lam, gauss)
     if not _direct(wc, Rc, c, gauss, np.ldexp(fw, k), lpw, want, logev, risk, buf):
         ws.check_finite()  # raises, naming the first non-finite value
@@ -260,7 +260,7 @@ def log_posterior(values, response, scale, *, counts=None, prior=None, noise="la
     n = R.size
     out = np.empty((n, ws.n))
     nw = numba.get_num_threads()
-    buf = np.empty((nw, K.BUF))
+    buf = np.empty((nw, K.BUF + 8))
     vmax = None
     while True:
         wc, Rc, c, _ = _conditioned(ws, R, lam, gauss, vmax)

@@ -52,7 +52,7 @@ def _block_sums(block, R, lam, gauss):
     if np.size(block) == 0:  # an empty block (a legitimate chunking): the merge identity
         return st.stack()
     f, _ = _chunk(np.asarray(block, dtype=np.float64), "values")
-    st.fold(f, np.empty(0), False, False, np.empty((numba.get_num_threads(), KE.BUF)))
+    st.fold(f, np.empty(0), False, False, np.empty((numba.get_num_threads(), KE.BUF + 8)))
     return st.stack()
 
 

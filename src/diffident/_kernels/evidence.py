@@ -42,7 +42,8 @@ from ._math import exp, sum8, two_diff
 from .worstcase import NF, forward, n_links, neighbour_factors
 
 CHUNK = 512
-BUF = 3 * CHUNK  # work floats per worker: distances as pairs and the terms
+BUF = 3 * CHUNK  # work floats per worker: distances as pairs and the terms (callers pad each
+# worker's row by a cache line, + 8: rows written at once by two workers must not share one)
 
 
 # ----------------------------------------------------------------- direct --

@@ -162,8 +162,16 @@ def _chunk_triple(f, lw, weighted, exact, gauss, R, c, buf, dh_run, dl_run):
             x[i] = abs(R - f[i])
         d, z = _min8(x)  # z: NaN if a value is not finite
         d = min(d, dh_run)
-        for i in range(n):
-            x[i] = exp(-energy_diff(x[i], 0.0, d, 0.0, c, gauss))
+        # energy_diff(x, 0, d, 0, c, gauss) for x >= d, written out: x - d is
+        # then >= 0 exactly, and a clamped product keeps 0 * inf out
+        if gauss:
+            for i in range(n):
+                a = (x[i] - d) * c
+                b = min((x[i] + d) * c, 1.0e308)
+                x[i] = exp(-(a * b))
+        else:
+            for i in range(n):
+                x[i] = exp(-((x[i] - d) * c))
         return d, 0.0, 0.0, sum8(x) + z
     hi = buf[:n]
     lo = buf[CHUNK:CHUNK + n]
@@ -192,9 +200,9 @@ def _chunk_triple(f, lw, weighted, exact, gauss, R, c, buf, dh_run, dl_run):
         for i in range(n):
             t[i] = exp(t[i] - g)
         return dh, dl, g, sum8(t) + z
-    for i in range(n):
-        t[i] = exp(-energy_diff(hi[i], lo[i], dh, dl, c, gauss))
-    return dh, dl, 0.0, sum8(t) + z
+    for i in range(n):  # in place: one buffer fewer through the cache
+        hi[i] = exp(-energy_diff(hi[i], lo[i], dh, dl, c, gauss))
+    return dh, dl, 0.0, sum8(hi) + z
 
 
 @numba.njit(cache=True)

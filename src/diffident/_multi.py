@@ -79,10 +79,11 @@ class _Releases:
             self.k = np.where(half > 0, -(np.frexp(half)[1] + 1), 0).astype(int)
             self.FT = np.ascontiguousarray(np.ldexp(self.FT, self.k[:, None]))
 
-    def __call__(self, lam):
-        """rho* and a worst world's index for each row of ``lam`` (n, q)."""
+    def __call__(self, lam, strict=True):
+        """rho* and a worst world's index for each row of ``lam`` (n, q)
+        (``strict``: see `_Risk`; a search passes False)."""
         if self.q == 1:
-            return self.one(lam[:, 0])
+            return self.one(lam[:, 0], strict)
         inv = np.ascontiguousarray(np.stack([energy_factor(lam[:, t], int(self.k[t]), False)
                                              for t in range(self.q)], axis=1))
         out = np.empty(inv.shape[0])
@@ -248,7 +249,7 @@ def multi_tight_scale(values, rho, *, spread=None, counts=None, prior=None, rtol
 
     def risk_at(u):  # the scales the caller gets, u * spread_t, evaluated as the caller will
         with np.errstate(over="ignore"):  # a scale beyond the float range is inf
-            return rel(u[:, None] * sp[None, :])[0]
+            return rel(u[:, None] * sp[None, :], strict=False)[0]
 
     flat = r.ravel()
     u = np.full(flat.shape, np.nan)

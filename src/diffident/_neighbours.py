@@ -539,8 +539,8 @@ class _ShiftBound:
         self.risk, self.B, self.error = risk, B, error
         self.fs, self.W, self.k = risk.fs, risk.W, risk.k
 
-    def __call__(self, lam):
-        r, arg = self.risk(lam)
+    def __call__(self, lam, strict=True):
+        r, arg = self.risk(lam, strict)
         r = np.minimum(r * (1.0 + self.risk.error + _OWN_ROUNDING), 1.0)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             e = np.exp(-self.B / lam)

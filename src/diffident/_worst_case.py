@@ -95,21 +95,26 @@ def spread_exponent(lo, hi):
     return -(int(np.frexp(0.5 * hi - 0.5 * lo)[1]) + 1) if hi > lo else 0  # the spread halved cannot overflow
 
 
-def inverse_scales(lam, k, min_gap):
+def inverse_scales(lam, k, min_gap, strict=True):
     """1 / scale in the units of values scaled by 2**k (inf for 0, 0 for inf).
 
     Where it overflows (a scale below about 2**-1021 times the spread) the
     factors exp(-gap / scale) are 0, exactly so unless a gap is tiny too:
     ``min_gap()`` (the smallest gap, scaled; asked only then) below 2**-1000
-    is a ValueError naming the scale, no float can carry that factor."""
+    is a ValueError naming the scale, no float can carry that factor.  With
+    ``strict`` False (a search probing scales) no error: the second result
+    marks those scales instead, for the caller to count as failing."""
     lam = np.ascontiguousarray(lam, dtype=np.float64).ravel()
     c = energy_factor(lam, k, False)
     over = np.isinf(c) & (lam > 0)
+    unknown = np.zeros(lam.size, bool)
     if over.any() and min_gap() < 2.0 ** -1000:
+        if not strict:
+            return c, over
         bad = float(lam[over].max())
         raise ValueError(f"scale {bad!r} is too small for values this close together: 1/scale overflows "
                          "while exp(-gap/scale) is not negligible; rescale the values")
-    return c
+    return c if strict else (c, unknown)
 
 
 class _Risk:
@@ -131,13 +136,20 @@ class _Risk:
         self.ev = _Evaluator(self.fs, W, invP)
         self.error = _sweep_error(W)
 
-    def inverse(self, lam):
+    def inverse(self, lam, strict=True):
         """The evaluator's 1 / scale, in the scaled units (inf for 0)."""
-        return inverse_scales(lam, self.k, lambda: np.diff(self.fs).min() if self.fs.size > 1 else np.inf)
+        return inverse_scales(lam, self.k, lambda: np.diff(self.fs).min() if self.fs.size > 1 else np.inf, strict)
 
-    def __call__(self, lam):
-        """rho* and the argmax group for a 1-d array of scales."""
-        return self.ev(self.inverse(lam))
+    def __call__(self, lam, strict=True):
+        """rho* and the argmax group for a 1-d array of scales; with
+        ``strict`` False a scale too small to evaluate (see
+        `inverse_scales`) gets the risk 1, so that a search counts it as
+        failing (a larger scale, on the private side) instead of raising."""
+        if strict:
+            return self.ev(self.inverse(lam))
+        c, unknown = self.inverse(lam, strict=False)
+        r, arg = self.ev(c)
+        return np.where(unknown, 1.0, r), arg
 
 
 def worst_case_risk(values, scale, *, counts=None, prior=None, return_world=False):
@@ -319,7 +331,7 @@ def _smallest_scale(risk, rho, rtol):
     # error bound: its exact risk then meets rho too (not only the float)
     with np.errstate(over="ignore", under="ignore"):  # guesses beyond the float range: the search grows them
         lo, hi = np.ldexp(lo, -risk.k), np.ldexp(hi, -risk.k)
-    return S.smallest(lambda i, x: risk(x)[0], S.below(rho, risk.error), lo, hi, rtol=rtol)
+    return S.smallest(lambda i, x: risk(x, strict=False)[0], S.below(rho, risk.error), lo, hi, rtol=rtol)
 
 
 def tight_epsilon(values, rho, *, counts=None, prior=None, rtol=0.0):

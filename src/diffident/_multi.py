@@ -30,6 +30,10 @@ def _prepare(values, counts, prior):
     pn = np.where(live, p / p[live].max(), 0.0)
     wt = c * pn
     wmax = wt.max()
+    if wt[live].min() < 2.0 ** -1000 * wmax:
+        names = " and ".join(x for x, y in (("counts", counts), ("prior", prior)) if y is not None)
+        raise ValueError(f"{names} span more than 2**1000 (about 1e301) between worlds of positive weight: "
+                         "the worst case sums weights, which cannot carry that range")
     with np.errstate(divide="ignore", over="ignore"):  # inf: a world that cannot be the worst
         invP = np.where(live, wmax / pn, np.inf)
     return np.ascontiguousarray(F.T), wt / wmax, invP

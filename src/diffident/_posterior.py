@@ -60,15 +60,17 @@ def _evaluate(ws, R, lam, wld, gauss, log_risk=False):
     m = ws.n
     nw = numba.get_num_threads()
     direct_cost = _DIRECT_NS * n * m / nw
-    if n > 64 and direct_cost > 1e6 and not gauss and not log_risk:  # only then may the sweep pay
+    # the sweep sums linear weights: only where none underflows against the largest
+    if n > 64 and direct_cost > 1e6 and not gauss and not log_risk and ws.linear_ok:
         inv_u, inverse = np.unique(lam, return_inverse=True)
         sweep_cost = _SORT_NS * m + _SWEEP_NS * inv_u.size * m + _LOOKUP_NS * n / nw
         if sweep_cost < direct_cost:
             ws.check_finite()
             _evaluate_sweep(ws, R, inv_u, inverse.ravel(), fw, pw, want, logev, risk)
             return logev + ws.log_norm, risk
-    with np.errstate(divide="ignore"):
-        lpw = np.ascontiguousarray(np.log(pw))
+    # the world's log prior, in logs throughout (a prior 1e-400 times the
+    # largest is not 0 here)
+    lpw = np.ascontiguousarray(ws.lp[wld] if want and ws.weighted else np.log(pw))
     buf = np.empty((nw, K.BUF + 8))
     wc, Rc, c, k = _conditioned(ws, R, lam, gauss)
     if not _direct(wc, Rc, c, gauss, np.ldexp(fw, k), lpw, want, logev, risk, buf):

@@ -44,6 +44,7 @@ class Worlds:
         cw = np.ones(n) if c is None else c
         pr = np.ones(n) if p is None else p
         self._raw_counts, self._raw_prior = cw, pr
+        self._c, self._p = c, p
         live = (cw > 0) & (pr > 0)
         if not live.any():
             names = " and ".join(x for x, y in (("counts", c), ("prior", p)) if y is not None)
@@ -97,6 +98,25 @@ class Worlds:
     def check_finite(self):
         """Raise the ValueError of a non-finite value (after a kernel saw one)."""
         V.values_1d("values", self.f)
+
+    @property
+    def linear_ok(self):
+        """Whether every world of positive weight keeps a normal float weight
+        relative to the largest (count x prior within 2**1000 of it): the
+        sweeps over sorted values sum weights, not their logarithms."""
+        if not self.weighted:
+            return True
+        live = (self._raw_counts > 0) & (self._raw_prior > 0)
+        w = self._w[live]
+        return bool(w.min() >= 2.0 ** -1000 * w.max())
+
+    def check_linear(self):
+        """Raise the ValueError of weights the worst case cannot carry."""
+        if not self.linear_ok:
+            names = " and ".join(x for x, y in (("counts", self._c), ("prior", self._p)) if y is not None)
+            raise ValueError(f"{names} span more than 2**1000 (about 1e301) between worlds of positive weight: "
+                             "the worst case sums weights, which cannot carry that range; drop the worlds whose "
+                             "weight is negligible, or rescale")
 
     def world_prior(self, world):
         """Normalised per-world prior of the given entries (0 if count is 0)."""

@@ -127,6 +127,7 @@ class _Risk:
     below the values' spread (down to subnormal scales)."""
 
     def __init__(self, ws, need_rep=False):
+        ws.check_linear()
         groups = ws.groups(need_rep=need_rep)
         fs, W, invP = groups[:3]
         self.rep = groups[3] if need_rep else None

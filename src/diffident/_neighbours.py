@@ -70,14 +70,13 @@ from ._kernels import neighbours as NK
 from ._kernels import worlds as WK
 from ._kernels.worstcase import group_sorted
 from ._possible import (
-    _Candidates,
     _distinct,
     _group,
     _index_rows,
     _Known,
-    _Query,
     _dataset_k1,
     _value_multisets,
+    dataset_setup,
     world_values,
 )
 from ._worlds import Worlds
@@ -208,23 +207,10 @@ def dataset_tight_scale(query, data, candidates, rho, *, k=1, ddof=0, q=0.5, rto
     >>> di.dataset_tight_scale("std", data, dom, [0.3, 0.5, 0.7]).round(6)
     array([0.300952, 0.160756, 0.105449])
     """
-    qy = _Query(query, q, ddof)
-    k = V.integer("k", k)
-    return_removed = V.flag("return_removed", return_removed)
-    max_worlds = V.integer("max_worlds", max_worlds)
-    x = V.finite("data", data)
-    if x.ndim != 1 or x.size == 0:
-        raise ValueError(f"data must be a non-empty one-dimensional array, got shape {x.shape}")
-    if k > x.size:
-        raise ValueError(f"k = {k} exceeds the number of individuals in data ({x.size})")
-    cands = _Candidates(candidates, allow_empty=True)
-    if cands.domain is not None and (x.min() < cands.lo or x.max() > cands.hi or
-                                     (cands.domain.integer and np.any(x != np.floor(x)))):
-        raise ValueError(f"data must lie in {cands.domain!r}")
+    qy, k, x, cands, return_removed, max_worlds = dataset_setup(query, data, candidates, k, ddof, q,
+                                                                return_removed, max_worlds)
     if cands.real:
         raise ValueError("a real interval has infinitely many worlds: give an integer Domain or explicit candidates")
-    if x.size < qy.min_size():
-        raise ValueError(f"data has {x.size} values: too few for {qy.name} with ddof={qy.ddof}")
     r = V.in_range("rho", rho, 0.0, 1.0)
     rtol = V.tolerance("rtol", rtol)
     prob = _Problem(qy, k, x, cands, max_worlds)

@@ -766,23 +766,8 @@ def dataset_sensitive_range(query, data, candidates, *, k=1, ddof=0, q=0.5, retu
     >>> removed.tolist()
     [1, 2]
     """
-    qy = _Query(query, q, ddof)
-    k = _check_k(k)
-    return_removed = V.flag("return_removed", return_removed)
-    max_worlds = V.integer("max_worlds", max_worlds)
-    x = V.finite("data", data)
-    if x.ndim != 1 or x.size == 0:
-        raise ValueError(f"data must be a non-empty one-dimensional array, got shape {x.shape}")
-    if k > x.size:
-        raise ValueError(f"k = {k} exceeds the number of individuals in data ({x.size})")
-    # U minus D may be empty: the removed individuals are then the only
-    # candidates, one world per D', a spread of 0
-    cands = _Candidates(candidates, allow_empty=True)
-    if cands.domain is not None and (x.min() < cands.lo or x.max() > cands.hi or
-                                     (cands.domain.integer and np.any(x != np.floor(x)))):
-        raise ValueError(f"data must lie in {cands.domain!r}")
-    if x.size < qy.min_size():  # every world has as many values as the data
-        raise ValueError(f"data has {x.size} values: too few for {qy.name} with ddof={qy.ddof}")
+    qy, k, x, cands, return_removed, max_worlds = dataset_setup(query, data, candidates, k, ddof, q,
+                                                                return_removed, max_worlds)
     order = np.argsort(x, kind="stable")
     xs = np.ascontiguousarray(x[order])
     if k == 1 and qy.named:
@@ -801,6 +786,29 @@ def dataset_sensitive_range(query, data, candidates, *, k=1, ddof=0, q=0.5, retu
     for g in hit:
         rows.extend(_index_rows(combos[g], first, counts, order))
     return best, np.array(sorted(rows), dtype=np.int64).reshape(-1, k)
+
+
+def dataset_setup(query, data, candidates, k, ddof, q, return_removed, max_worlds):
+    """The validated arguments of the functions over every D' = data minus k
+    individuals: (query, k, data, candidates, return_removed, max_worlds)."""
+    qy = _Query(query, q, ddof)
+    k = _check_k(k)
+    return_removed = V.flag("return_removed", return_removed)
+    max_worlds = V.integer("max_worlds", max_worlds)
+    x = V.finite("data", data)
+    if x.ndim != 1 or x.size == 0:
+        raise ValueError(f"data must be a non-empty one-dimensional array, got shape {x.shape}")
+    if k > x.size:
+        raise ValueError(f"k = {k} exceeds the number of individuals in data ({x.size})")
+    # U minus D may be empty: the removed individuals are then the only
+    # candidates, one world per D'
+    cands = _Candidates(candidates, allow_empty=True)
+    if cands.domain is not None and (x.min() < cands.lo or x.max() > cands.hi or
+                                     (cands.domain.integer and np.any(x != np.floor(x)))):
+        raise ValueError(f"data must lie in {cands.domain!r}")
+    if x.size < qy.min_size():  # every world has as many values as the data
+        raise ValueError(f"data has {x.size} values: too few for {qy.name} with ddof={qy.ddof}")
+    return qy, k, x, cands, return_removed, max_worlds
 
 
 def _attaining(qy, k, S_by, xs, first, counts, cands, combos):

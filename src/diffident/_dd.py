@@ -274,13 +274,10 @@ def _reduce(xh, xl):
     return k, rh, rl
 
 
-def exp_parts(xh, xl):
-    """``exp(x) = (h + l) 2^q`` with ``h + l`` in [1, 2) (to rounding);
-    returns ``(h, l, q)`` (q an integer array).  Arguments are clipped to
-    +-1e4: the caller decides what an over- or underflow means."""
-    big = np.abs(xh) > _EXP_ARG_MAX
-    xh = np.clip(xh, -_EXP_ARG_MAX, _EXP_ARG_MAX)
-    xl = np.where(big, 0.0, xl)
+def _exp_table(xh, xl):
+    """The pieces of ``exp(x) = 2^q T (1 + e)``: ``(T hi, T lo, (T e) hi,
+    (T e) lo, q)``, T = 2^(j/64) from the table, e = expm1 of the reduced
+    argument (both double-doubles)."""
     k, rh, rl = _reduce(xh, xl)
     eh, el = _expm1_reduced(rh, rl)
     ki = k.astype(np.int64)
@@ -288,6 +285,17 @@ def exp_parts(xh, xl):
     q = (ki - j) >> 6
     th, tl = _T_H[j], _T_L[j]
     ph, pl = mul(th, tl, eh, el)
+    return th, tl, ph, pl, q
+
+
+def exp_parts(xh, xl):
+    """``exp(x) = (h + l) 2^q`` with ``h + l`` in [1, 2) (to rounding);
+    returns ``(h, l, q)`` (q an integer array).  Arguments are clipped to
+    +-1e4: the caller decides what an over- or underflow means."""
+    big = np.abs(xh) > _EXP_ARG_MAX
+    xh = np.clip(xh, -_EXP_ARG_MAX, _EXP_ARG_MAX)
+    xl = np.where(big, 0.0, xl)
+    th, tl, ph, pl, q = _exp_table(xh, xl)
     h, l = add(th, tl, ph, pl)
     return h, l, q
 
@@ -340,13 +348,7 @@ def expm1(xh, xl):
     """``exp(x) - 1`` with a relative error (no cancellation near 0)."""
     xl = np.where((xh < -_EXP_ARG_MAX) | (xh > 709.0), 0.0, xl)
     xh = np.clip(xh, -_EXP_ARG_MAX, 709.0)
-    k, rh, rl = _reduce(xh, xl)
-    eh, el = _expm1_reduced(rh, rl)
-    ki = k.astype(np.int64)
-    j = ki & 63
-    q = (ki - j) >> 6
-    th, tl = _T_H[j], _T_L[j]
-    ph, pl = mul(th, tl, eh, el)
+    th, tl, ph, pl, q = _exp_table(xh, xl)
     # 2^q T (1 + e) - 1 = 2^q ((T - 1) + T e) + (2^q - 1), T - 1 exact
     ph, pl = add(ph, pl, th - 1.0, tl)
     ph, pl = np.ldexp(ph, q), np.ldexp(pl, q)

@@ -111,34 +111,6 @@ def _limit_branch(par, t, zi, n, srho, sd, serr, out_h, out_dh, out_tau, i, log)
 
 
 @numba.njit(cache=True)
-def _lower(a, v):
-    """First index i with a[i] >= v (a sorted)."""
-    lo = 0
-    hi = a.size
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if a[mid] < v:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@numba.njit(cache=True)
-def _upper(a, v):
-    """First index i with a[i] > v (a sorted)."""
-    lo = 0
-    hi = a.size
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if a[mid] <= v:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@numba.njit(cache=True)
 def _ds(fs, lo, hi, f0, s, db):
     """d_g = (f0 - f_g) / s for g in [lo, hi) into db[:hi - lo]; a
     difference that overflows is halved first (exactly, for such values)."""
@@ -295,8 +267,8 @@ def evaluate(fs, G, lG, lg_max, par, tgt, z, out_h, out_dh, out_tau, xb, db, ab)
         C = _C_CUT + (lg_max - par[t, LGOWN])
         r = math.sqrt(zi * zi + 2.0 * C) * (1.0 + 1e-9)
         if s > 1e-290:
-            lo = _lower(fs, f0 + s * (zi - r))
-            hi = _upper(fs, f0 + s * (zi + r))
+            lo = np.searchsorted(fs, f0 + s * (zi - r), side="left")
+            hi = np.searchsorted(fs, f0 + s * (zi + r), side="right")
         else:
             lo = 0
             hi = u

@@ -14,7 +14,7 @@ import numpy as np
 from . import _validate as V
 from ._kernels import evidence as KE
 from ._kernels import worstcase as KW
-from ._worlds import energy_factor, scaling_exponent, too_small
+from ._worlds import energy_factor, scaling_exponent, too_small, weight_shrink
 from ._worst_case import inverse_scales, spread_exponent
 
 __all__ = ["chunked_log_evidence", "chunked_disclosure_risk", "chunked_worst_case_risk", "iter_chunks"]
@@ -380,7 +380,10 @@ def chunked_worst_case_risk(chunks, scale):
         return np.diff(np.ldexp(fs, k)).min() if fs.size > 1 else np.inf
 
     inv = inverse_scales(lam, k, min_gap)
-    best = _worst_chunks([(f, c, p) for (f, c), p in zip(groups, plan)], inv, k)
+    # counts whose sum would overflow: scaled by the in-memory power of two
+    cmax = max((float(c.max()) if c is not None else 1.0) for f, c in groups if f.size)
+    nlive = sum((int(np.count_nonzero(c > 0)) if c is not None else f.size) for f, c in groups)
+    best = _worst_chunks([(f, c, p) for (f, c), p in zip(groups, plan)], inv, k, weight_shrink(cmax, nlive))
     if best is None:
         raise ValueError("counts give every world zero weight")
     out = np.minimum(1.0 / best, 1.0)
@@ -451,18 +454,19 @@ def _live_ends(f, c):
     return (f[live[0]], f[live[-1]]) if live.size else None
 
 
-def _worst_chunks(items, inv, k=0):
+def _worst_chunks(items, inv, k=0, shrink=1.0):
     """The smallest S/P per scale over chunks given as (values, counts, plan),
-    the values scaled by 2**k (``inv`` in those units): the sweep's forward
-    states run through the chunks, then its backward states back, with the
-    same kernels (and so the same bits) as in memory.  None if no value has
-    a positive weight."""
+    the values scaled by 2**k (``inv`` in those units) and the weights by
+    ``shrink``: the sweep's forward states run through the chunks, then its
+    backward states back, with the same kernels (and so the same bits) as
+    in memory.  None if no value has a positive weight."""
     ns = inv.size
     F = np.zeros((ns, KW.NF))
     starts = []
     g0 = 0
     for f, c, p in items:  # forwards: the state before each chunk
         fs, W = _grouped(f, c, p, k)
+        W = W * shrink
         starts.append((g0, F.copy()))
         if fs.size:
             E, A, LK = _work(fs.size, g0)
@@ -476,8 +480,10 @@ def _worst_chunks(items, inv, k=0):
         fs, W = _grouped(f, c, p, k)
         if fs.size == 0:
             continue
+        W = W * shrink
         E, A, LK = _work(fs.size, g0)
-        KW.chunk_worst(fs, W, np.ones(fs.size), g0, inv, Fi, Bs, last, best, E, A, LK, np.empty(KW.NF))
+        KW.chunk_worst(fs, W, np.full(fs.size, 1.0 / shrink), g0, inv, Fi, Bs, last, best, E, A, LK,
+                       np.empty(KW.NF))
         last = False
     return None if last else best
 

@@ -140,7 +140,8 @@ class Worlds:
             out = rho >= top
             near = np.flatnonzero(np.abs(rho - top) <= 1e-12 * top)
         else:
-            top = float(1.0 / (Wg.sum() * invP.min()))
+            with np.errstate(over="ignore"):  # (a first answer: exact below, near a tie)
+                top = float(1.0 / (Wg.sum() * invP.min()))
             out = rho <= top
             near = np.flatnonzero(np.abs(rho - top) <= 1e-12 * top)
         if near.size == 0:
@@ -210,8 +211,7 @@ class Worlds:
         ps = self._pw[order]
         # sums of counts near the float range: the groups' weights and
         # priors scaled together by a power of two (rho* is a ratio of them)
-        top = self._w.max() * vs.size
-        shrink = 2.0 ** -(int(np.frexp(top)[1]) - 1000) if top > 2.0 ** 1000 else 1.0
+        shrink = weight_shrink(self._w.max(), vs.size)
         W = np.empty(u)
         P = np.empty(u)
         rep = np.empty(u, np.int64)
@@ -222,6 +222,15 @@ class Worlds:
             self._groups = (fs, W, 1.0 / (P * shrink))
         self._rep = rep
         return self._groups + ((rep,) if need_rep else ())
+
+
+def weight_shrink(wmax, n):
+    """The power of two by which n weights of at most wmax are multiplied so
+    that their sum stays below 2**1001 (1 when it already does): the worst
+    case is a ratio of weights, unchanged by it.  (wmax * n itself may
+    overflow: its exponent is taken from the parts.)"""
+    e = int(np.frexp(wmax)[1]) + int(n - 1).bit_length()  # wmax * n < 2**e
+    return float(np.ldexp(1.0, 1000 - e)) if e > 1000 else 1.0
 
 
 # Conditioning.  Posteriors, log-evidences and worst cases do not change

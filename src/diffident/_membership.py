@@ -26,7 +26,7 @@ from ._kernels import subsets as KS
 from ._kernels.evidence import sweep_sums, sweep_work
 from ._posterior import log_evidence
 from ._worlds import energy_factor
-from ._worst_case import _sweep_error
+from ._worst_case import _sweep_error, spread_exponent
 from ._possible import _Candidates, _distinct, _Known, _Query, _check_k, _sum_grid
 
 __all__ = ["membership_risk", "membership_tight_scale"]
@@ -86,11 +86,10 @@ class _Membership:
     def worst(self, lam):
         """max over world values of the membership posterior, per distinct
         candidate value, for each scale in lam (0 and inf allowed): array
-        (len(lam), groups).  The values are scaled by a power of two bringing
-        their spread into [1/4, 1), the scales with them (nothing changes
-        where nothing overflowed)."""
+        (len(lam), groups).  The values and the scales are scaled by the
+        worst case's power of two (`spread_exponent`)."""
         fs = self.values
-        k = -(int(np.frexp(0.5 * fs[-1] - 0.5 * fs[0])[1]) + 1) if fs.size > 1 else 0
+        k = spread_exponent(fs[0], fs[-1])
         fs = np.ldexp(fs, k)
         inv = energy_factor(np.asarray(lam, dtype=np.float64).ravel(), k, False)
         u = fs.size

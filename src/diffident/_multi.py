@@ -7,7 +7,7 @@ from . import _search as S
 from . import _validate as V
 from ._kernels import multi as K
 from ._worlds import Worlds, energy_factor
-from ._worst_case import _Risk
+from ._worst_case import _Risk, spread_exponent
 
 __all__ = ["multi_worst_case_risk", "multi_tight_scale"]
 
@@ -77,10 +77,9 @@ class _Releases:
             m = self.FT.shape[1]
             self.error = ((self.q + 1) * x + m / 8.0 + 8.0) * 2.0 ** -53
             self.buf = np.empty((numba.get_num_threads(), self.FT.shape[1]))
-            # each query's values scaled by a power of two so that its spread
-            # lies in [1/4, 1) (its differences over its scale do not change)
-            half = 0.5 * self.FT.max(axis=1) - 0.5 * self.FT.min(axis=1)
-            self.k = np.where(half > 0, -(np.frexp(half)[1] + 1), 0).astype(int)
+            # each query's values scaled by the worst case's power of two
+            # (its differences over its scale do not change)
+            self.k = np.array([spread_exponent(f.min(), f.max()) for f in self.FT], dtype=int)
             self.FT = np.ascontiguousarray(np.ldexp(self.FT, self.k[:, None]))
 
     def __call__(self, lam, strict=True):

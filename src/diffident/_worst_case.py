@@ -85,14 +85,23 @@ def _sweep_error(W):
 
 
 def spread_exponent(lo, hi):
-    """The power of two k that brings the spread ``hi - lo`` of the values of
-    positive weight into [1/4, 1) (0 for a single value).  The worst case
-    depends on values and scale only through ``|f_j - f_k| / scale``: scaling
-    both by 2**k changes no bit where neither overflows, keeps differences of
-    values near +-1e308 finite, and ``1 / scale`` finite for scales far below
-    the spread (down to subnormal ones).  The in-memory, chunked and Dask
-    paths all use it, so they agree bit for bit at the extremes too."""
-    return -(int(np.frexp(0.5 * hi - 0.5 * lo)[1]) + 1) if hi > lo else 0  # the spread halved cannot overflow
+    """The power of two k by which the values (of positive weight, from lo
+    to hi) and the scales are multiplied for the worst case: 0 while the
+    spread ``hi - lo`` lies in [2**-1000, 2**1021), else the one that brings
+    it into [1/2, 1).  The worst case depends on values and scale only
+    through ``|f_j - f_k| / scale``: scaling both by 2**k changes no bit
+    where nothing under- or overflows, keeps differences of values near
+    +-1e308 finite, and lifts a subnormal spread (and the scales with it)
+    into the normal range, where 1 / scale is finite; scaling only where
+    needed keeps the small gaps of a wide spread out of the subnormal
+    range.  The in-memory, chunked and Dask paths all use it, so they agree
+    bit for bit at the extremes too."""
+    if not hi > lo:
+        return 0
+    with np.errstate(over="ignore"):
+        d = hi - lo  # exact for subnormal values; inf where it overflows
+    e = int(np.frexp(d)[1]) if np.isfinite(d) else int(np.frexp(0.5 * hi - 0.5 * lo)[1]) + 1  # d < 2**e
+    return 0 if -1000 <= e <= 1021 else -e
 
 
 def inverse_scales(lam, k, min_gap, strict=True):
@@ -332,6 +341,8 @@ def _smallest_scale(risk, rho, rtol):
     # error bound: its exact risk then meets rho too (not only the float)
     with np.errstate(over="ignore", under="ignore"):  # guesses beyond the float range: the search grows them
         lo, hi = np.ldexp(lo, -risk.k), np.ldexp(hi, -risk.k)
+    tiny = np.nextafter(0.0, 1.0)  # (a guess that underflowed: the search starts from the least scale)
+    lo, hi = np.maximum(lo, tiny), np.maximum(hi, tiny)
     return S.smallest(lambda i, x: risk(x, strict=False)[0], S.below(rho, risk.error), lo, hi, rtol=rtol)
 
 

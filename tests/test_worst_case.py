@@ -194,3 +194,22 @@ def test_fewer_passes_than_bisection(monkeypatch):
 def test_bad_input(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_tight_scale_near_the_unattainable_limit():
+    # within the evaluation's error bound of 1/m the search cannot certify a
+    # scale; the closed form (exact for two worlds) still can: finite, no
+    # more than it, and conservative at 60 digits
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).parent))
+    import reference as ref
+    from mpmath import mpf
+
+    for v, rho in (([0.0, 1.0], 0.5 * (1 + 1e-14)), ([0.0, 1.0], 0.5 * (1 + 1e-13)),
+                   (np.random.default_rng(0).normal(size=30), np.nextafter(1 / 30, 1))):
+        m = len(v)
+        lam = di.tight_scale(v, rho)
+        assert np.isfinite(lam) and lam <= di.scale_for_rho(rho, m, np.ptp(v)) * (1 + 1e-2)
+        assert di.worst_case_risk(v, lam) <= rho
+        assert ref.worst_case_risk(v, lam)[0] <= mpf(rho)

@@ -270,7 +270,13 @@ def tight_scale(values, rho, *, counts=None, prior=None, rtol=0.0):
     float or ndarray
         The scale, shape of ``rho``.  ``0`` where rho >= worst_case_risk(values, 0)
         (no noise needed, e.g. every value repeated 1/rho times), ``inf``
-        where rho <= worst_case_risk(values, inf) = 1/m_eff (unattainable).
+        where rho <= worst_case_risk(values, inf) = 1/m_eff (unattainable),
+        both decided exactly.  Its exact worst-case risk is <= rho (not
+        only the computed one: the search meets rho lowered by the
+        evaluation's rounding error bound, about 1e-14 relative), and it is
+        never larger than the paper's closed-form scale for the same
+        worlds (``scale_for_rho(rho, m_eff, spread)``), which takes over
+        where rho lies within that bound of 1/m_eff.
 
     Raises
     ------
@@ -308,9 +314,49 @@ def tight_scale(values, rho, *, counts=None, prior=None, rtol=0.0):
     todo = np.flatnonzero(np.isnan(out))
     if todo.size:
         rho_t = flat[todo]
-        out[todo], status = _smallest_scale(risk, rho_t, rtol)
+        lam, status = _smallest_scale(risk, rho_t, rtol)
+        out[todo] = _no_more_than_the_bound(risk, rho_t, lam, exact_m=not ws.weighted)
         S.warn_unconverged(status, "tight_scale")
     return V.ret(out.reshape(r.shape), r.ndim == 0)
+
+
+def _no_more_than_the_bound(risk, rho, lam, exact_m):
+    """The searched scales, or the paper's closed-form scale where it is
+    smaller (and passes the evaluation).
+
+    Within the evaluation's error bound of the unattainable limit (rho a
+    relative 1e-13 above 1/m) the search cannot certify any scale and gives
+    inf, or a larger one than needed; the closed form still can: rho* <=
+    1 / (1 + (m - 1) exp(-S / scale)) for every world set, with S the
+    spread and m the total weight over the largest per-world prior (each
+    world's sum holds its own weight and the rest at most S away), and
+    `scale_for_rho` meets that bound exactly (m rounded down and S up keep
+    it an upper bound; ``exact_m``: the weights are whole counts, summed
+    exactly).  Its scale is taken where it also passes the computed risk,
+    or the least scale above it that does."""
+    from ._closed_form import scale_for_rho  # (imported here: no cycle at import time)
+
+    fs = risk.fs
+    if fs.size < 2:
+        return lam
+    m_eff = float(risk.W.sum() * risk.invP.min())
+    if not exact_m:
+        m_eff = np.nextafter(np.nextafter(m_eff, 0.0), 0.0)
+    with np.errstate(over="ignore"):
+        spread = np.nextafter(float(np.ldexp(fs[-1] - fs[0], -risk.k)), np.inf)
+    if not (m_eff >= 1.0 and np.isfinite(spread)):
+        return lam
+    bound = np.asarray(scale_for_rho(rho, m_eff, spread), dtype=np.float64).reshape(-1)
+    better = np.flatnonzero(np.isfinite(bound) & (bound > 0.0) & (bound < lam))
+    if better.size == 0:
+        return lam
+    lam = lam.copy()
+    b = bound[better]
+    x, status = S.boundary(lambda i, x: risk(x, strict=False)[0] <= rho[better[i]], b, increasing=True,
+                           lo=float(b.min()), hi=np.inf)
+    ok = (status == S.CONVERGED) & (x < lam[better])
+    lam[better[ok]] = x[ok]
+    return lam
 
 
 def _guesses(fs, W, rho):

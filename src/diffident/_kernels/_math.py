@@ -84,6 +84,21 @@ def exp(x):
     return p * scale if x >= EXP_MIN else 0.0
 
 
+_SHIFT = 64.0 * 0.6931471805599453  # 64 ln 2 (its rounding: a relative 1e-17 of the result)
+_TWO_M64 = 2.0 ** -64
+
+
+@numba.njit(cache=True)
+def exp_full(x):
+    """:func:`exp` down to the subnormal range: below -708.3 the result is
+    ``exp(x + 64 ln 2) 2**-64`` (one exponential either way, vectorisable),
+    0 only below about -745.1 (where the true value rounds to 0).  For the
+    sweeps that sum linear weights: a factor of 1e-310 times a weight of
+    1e300 is not negligible, and a flushed one would drop it."""
+    low = x < EXP_MIN
+    return exp(x + _SHIFT if low else x) * (_TWO_M64 if low else 1.0)
+
+
 @numba.njit(cache=True)
 def two_diff(a, b):
     """Return (s, e) with s = fl(a - b) and a - b == s + e exactly."""

@@ -43,6 +43,16 @@ def as_float(name, x, *, allow_bool=False):
         raise TypeError(f"{name} must be numeric, got strings (dtype {a.dtype})")
     if kind == "b" and not allow_bool:
         raise TypeError(f"{name} must be numbers, not booleans (dtype {a.dtype})")
+    if kind in "iu" and a.size and a.dtype.itemsize > 4:
+        # integers beyond 2**53 that float64 would round: distinct values
+        # (distinct worlds) must not merge silently
+        big = (a > 2**53) | (a < -(2**53)) if kind == "i" else a > 2**53
+        if big.any():
+            f = a[big].astype(np.float64)
+            inexact = f.astype(a.dtype) != a[big]
+            if inexact.any():
+                raise ValueError(f"{name} holds an integer float64 cannot represent exactly "
+                                 f"({a[big][inexact].flat[0]!r}, beyond 2**53)")
     if kind not in "biuf":
         if kind == "O":
             flat = a.reshape(-1)
@@ -52,11 +62,16 @@ def as_float(name, x, *, allow_bool=False):
                 if not allow_bool and isinstance(v, (bool, np.bool_)):
                     raise TypeError(f"{name} must be numbers, not booleans ({v!r} in it)")
         try:
-            a = a.astype(np.float64)
+            f = a.astype(np.float64)
         except OverflowError:
             raise ValueError(f"{name} holds a number beyond the float range (about 1.8e308)") from None
         except (TypeError, ValueError):
             raise TypeError(f"{name} must be numeric, got dtype {a.dtype}") from None
+        if kind == "O":  # Python integers beyond 2**53: only those float64 holds exactly
+            for v, g in zip(a.reshape(-1), f.reshape(-1)):
+                if isinstance(v, numbers.Integral) and not isinstance(v, bool) and abs(v) > 2**53 and int(g) != v:
+                    raise ValueError(f"{name} holds an integer float64 cannot represent exactly ({v!r}, beyond 2**53)")
+        a = f
     return np.asarray(a, dtype=np.float64)
 
 

@@ -318,3 +318,55 @@ def test_dataset_sensitive_range_without_other_candidates_is_zero(query, k):
 def test_dataset_sensitive_range_without_other_candidates_callable():
     """Example 16, the same with a callable query."""
     assert di.dataset_sensitive_range(lambda w: float(np.median(w)), [1.0, 2.0, 4.0], []) == 0.0
+
+
+# ---------------------------------------------------------------------------
+# Named sums and spreads the float arithmetic of the world values cannot carry
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("query", ["sum", "mean", "var", "std"])
+@pytest.mark.parametrize("call", [
+    lambda q: di.world_values(q, [1e307, 1.0], [1e308, 0.0]),
+    lambda q: di.dataset_sensitive_range(q, [1e307, 1.0, 5e307], [1e308]),
+    lambda q: di.dataset_tight_scale(q, [1e307, 1.0, 5e307], [1e308], 0.5),
+    lambda q: di.sensitive_range(q, [1e307, 1.0], [1e308, 0.0]),
+])
+def test_sums_beyond_the_float_range_are_value_errors(query, call):
+    """Sums of values near 1e308 (and squared deviations of values beyond
+    2**500) would overflow to inf inside the world values: a ValueError that
+    names the argument holding them, never an inf world or a NaN risk."""
+    with pytest.raises(ValueError, match="candidates"):
+        call(query)
+
+
+@pytest.mark.parametrize("query", ["var", "std"])
+def test_var_of_a_tiny_spread_is_a_value_error(query):
+    """Squared deviations of values 1e-200 apart underflow to 0: every world
+    would collapse to one value (risk 1/m whatever the data)."""
+    with pytest.raises(ValueError, match="known and candidates span only"):
+        di.world_values(query, [1e-200, 2e-200], [3e-200])
+    with pytest.raises(ValueError, match="known holds values up to"):
+        di.world_values(query, [1e300], [1e300, -1e300])
+
+
+def test_membership_sums_beyond_the_float_range_are_value_errors():
+    with pytest.raises(ValueError, match="known holds values up to 1e"):
+        di.membership_risk("sum", [1e308, 1e308], [0.0, 1.0], 1.0)
+
+
+def test_sums_and_order_statistics_within_range_are_kept():
+    """The check stops only what overflows: sums near 1e300 and medians
+    and quantiles of values near +-1.8e308 (whose midpoint b - a overflows)
+    are exact."""
+    v, c = di.world_values("sum", [1e300], [1e300, -1e300])
+    assert v.tolist() == [0.0, 2e300] and c.tolist() == [1, 1]
+    from fractions import Fraction as F
+
+    mid = float((F(1.6e308) + F(1.7e308)) / 2)  # correctly rounded
+    v, _ = di.world_values("median", [1.7e308, 1.6e308, -1.0], [1.79e308, -1.7e308])
+    assert v.tolist() == [8e307, mid]
+    v, _ = di.world_values("median", [-1.7e308, -1.6e308, 1.0], [-1.79e308, 1.7e308])
+    assert v.tolist() == [-mid, -8e307]
+    v, _ = di.world_values("quantile", [1.7e308, -1.6e308], [1.79e308, -1.7e308], q=0.3)
+    # [-1.7, -1.6, 1.7] and [-1.6, 1.7, 1.79] (1e308), position 0.6 of 2
+    assert np.allclose(v / 1e308, [-1.64, 0.38], rtol=1e-15, atol=0)

@@ -27,7 +27,7 @@ from ._kernels.evidence import sweep_sums, sweep_work
 from ._posterior import log_evidence
 from ._worlds import energy_factor
 from ._worst_case import _sweep_error, spread_exponent
-from ._possible import _Candidates, _distinct, _Known, _Query, _check_k, _sum_grid
+from ._possible import _Candidates, _distinct, _Known, _Query, _check_k, _sum_grid, check_magnitudes
 
 __all__ = ["membership_risk", "membership_tight_scale"]
 
@@ -63,6 +63,7 @@ class _Membership:
             self.contain[g, v:] = h[: width - v]
         live = np.flatnonzero(total > 0)
         kn = _Known(known, cands.lo)
+        check_magnitudes(qy, kn.n + k, ("known", kn.ks), ("candidates", cands))
         rows = np.zeros((live.size, k))
         rows[:, 0] = (base * k + live.astype(np.float64)) / scale
         self.values = kn.values(qy, rows)  # ascending with the sum

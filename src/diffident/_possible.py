@@ -309,7 +309,54 @@ def _setup(query, known, candidates, k, ddof, q):
         raise ValueError(
             f"known has {kn.n} values: worlds of {kn.n + k} values are too small for {qy.name} with ddof={qy.ddof}"
         )
+    check_magnitudes(qy, kn.n + k, ("known", kn.ks), ("candidates", cands))
     return qy, k, cands, kn
+
+
+_SUM_EXP = 1020  # named sums: |values| times their number below 2**1020
+_SQUARE_EXP = 500  # var and std: squares of deviations within 2**+-1000
+
+
+def check_magnitudes(qy, n, *parts):
+    """The ValueError, naming the argument, of values whose named query the
+    float64 arithmetic of the world values cannot carry: sums (and means)
+    of n values of which the largest magnitude M has M n >= 2**1020, and for
+    var and std an M beyond 2**500 or a spread (largest minus smallest over
+    every part) between 0 and 2**-500, whose squared deviations would
+    overflow or underflow (the worlds would collapse to one value).  Parts
+    are ``(name, array or _Candidates)``; order statistics and callables
+    need no check."""
+    if not qy.named or qy.code not in (K.SUM, K.MEAN, K.VAR, K.STD):
+        return
+    ends = []
+    for name, x in parts:
+        if isinstance(x, _Candidates):
+            lo, hi = (x.lo, x.hi) if (x.domain is not None or x.vals.size) else (None, None)
+        else:
+            lo, hi = (float(np.min(x)), float(np.max(x))) if np.size(x) else (None, None)
+        if lo is not None:
+            ends.append((name, lo, hi))
+    if not ends:
+        return
+    name, lo, hi = max(ends, key=lambda e: max(abs(e[1]), abs(e[2])))
+    m = float(max(abs(lo), abs(hi)))
+    if m == 0.0:
+        return
+    e = int(np.frexp(m)[1])  # m < 2**e
+    if qy.code in (K.SUM, K.MEAN) and e + int(n - 1).bit_length() > _SUM_EXP:
+        raise ValueError(f"{name} holds values up to {m!r}: sums of {n} of them leave the float range; "
+                         "rescale the data (the worst case does not depend on the unit)")
+    if qy.code in (K.VAR, K.STD):
+        if e > _SQUARE_EXP:
+            raise ValueError(f"{name} holds values up to {m!r}: their squared deviations leave the float range "
+                             f"for {qy.name}; rescale the data")
+        lo_all = min(e_[1] for e_ in ends)
+        hi_all = max(e_[2] for e_ in ends)
+        spread = hi_all - lo_all
+        if 0.0 < spread < 2.0 ** -_SQUARE_EXP:
+            names = " and ".join(e_[0] for e_ in ends)
+            raise ValueError(f"{names} span only {float(spread)!r}: the squared deviations of {qy.name} underflow "
+                             "and the worlds would collapse to one value; rescale the data")
 
 
 def _group(values, counts=None):
@@ -464,7 +511,8 @@ def _sum_grid(cands):
         return None
     vals = cands.vals
     for scale in _BINARY_STEPS + (10.0, 100.0, 1000.0, 10**4, 10**6):
-        ints = np.round(vals * scale)
+        with np.errstate(over="ignore", invalid="ignore"):  # huge values: no grid (inf fails the test)
+            ints = np.round(vals * scale)
         if np.all(ints / scale == vals) and np.all(np.abs(ints) < 2.0**52):
             base = ints[0]
             return ints - base, scale, base
@@ -808,6 +856,7 @@ def dataset_setup(query, data, candidates, k, ddof, q, return_removed, max_world
         raise ValueError(f"data must lie in {cands.domain!r}")
     if x.size < qy.min_size():  # every world has as many values as the data
         raise ValueError(f"data has {x.size} values: too few for {qy.name} with ddof={qy.ddof}")
+    check_magnitudes(qy, x.size, ("data", x), ("candidates", cands))
     return qy, k, x, cands, return_removed, max_worlds
 
 

@@ -63,11 +63,24 @@ def kth(ks, p, row, r):
 
 @numba.njit(cache=True)
 def _lerp(a, b, t):
-    """numpy's _lerp, operation for operation."""
+    """numpy's _lerp, operation for operation; where b - a overflows (values
+    near +-1.8e308), the same on the halves, doubled (exact)."""
     diff = b - a
+    if abs(diff) == np.inf:
+        return 2.0 * _lerp(0.5 * a, 0.5 * b, t)
     if t >= 0.5:
         return b - diff * (1.0 - t)
     return a + diff * t
+
+
+@numba.njit(cache=True)
+def _middle(a, b):
+    """(a + b) / 2 as numpy's median forms it; where a + b overflows, the
+    halves summed (exact there: no half is subnormal)."""
+    s = a + b
+    if abs(s) == np.inf:
+        return 0.5 * a + 0.5 * b
+    return s / 2.0
 
 
 @numba.njit(cache=True)
@@ -102,7 +115,7 @@ def evaluate_row(code, row, ks, p, st, c, ddof, q):
         h = N // 2
         if N % 2 == 1:
             return kth(ks, p, row, h)
-        return (kth(ks, p, row, h - 1) + kth(ks, p, row, h)) / 2.0
+        return _middle(kth(ks, p, row, h - 1), kth(ks, p, row, h))
     if code == QUANTILE:
         vi = float(N - 1) * q
         if vi >= N - 1:

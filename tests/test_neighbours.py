@@ -119,6 +119,21 @@ def test_brute_force(data, query, k, explicit, extra, ddof, q):
             assert by[key][i] == lam[i]
 
 
+@pytest.mark.parametrize("extra", [[0.0], [0.0, 0.0, 0.0, 0.0]])
+def test_brute_force_regressions(extra):
+    """Two cases hypothesis found: near rho = 1 - 1/m tight_scale falls back
+    to the paper's closed form, and dataset_tight_scale must apply the same
+    fallback (it returned a scale 7e-14 larger); a removal leaving one
+    distinct world must not break the search's first guess."""
+    rho = np.array([0.5, 0.7, 0.9, 0.95, 1.0])
+    worst, worlds = brute("sum", [0, 1], np.array(extra), rho)
+    lam, rem = di.dataset_tight_scale("sum", [0, 1], np.array(extra), rho, return_removed=True)
+    by = {key: di.tight_scale(v, rho, counts=n) for key, v, n in worlds}
+    for i in range(rho.size):
+        assert by[(float(rem[i]),)][i] == lam[i]
+    np.testing.assert_array_equal(lam, worst)
+
+
 def test_shapes_edges_and_types():
     data, dom = [1, 2, 2, 5], di.Domain(0, 9)
     rho = np.array([[0.0, 0.1], [0.5, 1.0]])

@@ -80,7 +80,7 @@ from ._possible import (
     world_values,
 )
 from ._worlds import Worlds
-from ._worst_case import _Evaluator, _guesses, _Risk, _smallest_scale, _sweep_error
+from ._worst_case import _Evaluator, _guesses, _no_more_than_the_bound, _Risk, _smallest_scale, _sweep_error
 
 __all__ = ["dataset_tight_scale"]
 
@@ -411,8 +411,11 @@ class _Problem:
         X, wX = self.risk(ref), self.worlds(ref)
         lam = np.zeros(n)
         who = np.full(n, ref, dtype=np.int64)
-        # the limits decided exactly, as tight_scale does; every D' has the
-        # same number of worlds, hence the same risk at infinite noise
+        # the limits decided exactly, as tight_scale does: X's here (every
+        # D' has as many worlds, counted with multiplicity, hence the same
+        # risk at infinite noise; each other set's own limit is checked
+        # again where it is searched).  The closed-form fallback below uses
+        # exact_m=False: tight_scale's worlds here carry counts (weighted)
         zero = wX.share_at_most(rho, "zero")
         inf = ~zero & wX.share_at_most(rho, "inf")
         lam[inf] = np.inf
@@ -422,11 +425,13 @@ class _Problem:
             if todo.size:
                 bound = _ShiftBound(X, _shift_offset(self), _set_error(X))
                 lam[todo], status = _smallest_scale(bound, rho[todo], rtol)
+                lam[todo] = _no_more_than_the_bound(bound, rho[todo], lam[todo], exact_m=False)
                 S.warn_unconverged(status, "dataset_tight_scale")
             return lam, who
         todo = np.flatnonzero(~inf & ~zero)
         if todo.size:
             lam[todo], status = _smallest_scale(X, rho[todo], rtol)
+            lam[todo] = _no_more_than_the_bound(X, rho[todo], lam[todo], exact_m=False)
             S.warn_unconverged(status, "dataset_tight_scale")
         if len(self.sets) == 1:
             return lam, who
@@ -477,6 +482,12 @@ class _Problem:
             ok[at0] = self.worlds(s).share_at_most(rho[sel[at0]], "zero")
             r, _ = risk(lam[sel[~at0]])
             ok[~at0] = r <= S.below(rho[sel[~at0]], risk.error)
+            # or where tight_scale's closed-form bound (`_no_more_than_the_bound`)
+            # certifies a scale at most lam: the set's own tight_scale is at most lam
+            maybe = np.flatnonzero(~at0)[~ok[~at0] & (r <= rho[sel[~at0]])]
+            if maybe.size:
+                t = sel[maybe]
+                ok[maybe] = _no_more_than_the_bound(risk, rho[t], np.full(t.size, np.inf), exact_m=False) <= lam[t]
             bad = sel[~ok]
             if bad.size:
                 fails.append((s, bad))
@@ -485,6 +496,16 @@ class _Problem:
     def _search_above(self, s, rho, lo, rtol):
         """Set s's smallest passing scale above ``lo`` (where it fails)."""
         risk = self.risk(s)
+        x = np.full(rho.size, np.inf)
+        # rho at most this set's risk at infinite noise: unattainable here
+        todo = np.flatnonzero(~self.worlds(s).share_at_most(rho, "inf"))
+        if todo.size:
+            x[todo] = self._search_set(risk, rho[todo], lo[todo], rtol)
+        return x
+
+    def _search_set(self, risk, rho, lo, rtol):
+        """`_search_above` where rho is attainable: the search, then
+        tight_scale's closed-form bound where it is smaller."""
         target = S.below(rho, risk.error)  # as tight_scale tests a scale
         _, hi = _guesses(risk.fs, risk.W, rho)
         with np.errstate(over="ignore", under="ignore"):  # beyond the float range: the search grows it
@@ -495,7 +516,7 @@ class _Problem:
         if low.any():
             j = np.flatnonzero(low)
             x[j], _ = S.boundary(lambda i, t: risk(t)[0] <= target[j[i]], lo[j], increasing=True)
-        return x
+        return _no_more_than_the_bound(risk, rho, x, exact_m=False)
 
 
 def _set_error(X):
@@ -523,7 +544,8 @@ class _ShiftBound:
 
     def __init__(self, risk, B, error):
         self.risk, self.B, self.error = risk, B, error
-        self.fs, self.W, self.k = risk.fs, risk.W, risk.k
+        self.fs, self.W, self.invP, self.k = risk.fs, risk.W, risk.invP, risk.k
+        self.pad = B  # every removal's exact spread is at most X's computed one plus B / 2
 
     def __call__(self, lam, strict=True):
         r, arg = self.risk(lam, strict)

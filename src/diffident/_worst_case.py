@@ -128,12 +128,15 @@ def inverse_scales(lam, k, min_gap, strict=True):
 
 class _Risk:
     """rho*(scale) of one world set, for batches of scales (0 and inf
-    allowed): the groups, scaled by a power of two so that the values'
-    spread lies in [1/4, 1), and the evaluator.  rho* depends on the values
-    and the scale only through ``|f_j - f_k| / scale``, so scaling both by
-    2**k changes no bit where neither overflows, and it keeps differences
-    of values near +-1e308 finite and ``1 / scale`` finite for scales far
-    below the values' spread (down to subnormal scales)."""
+    allowed): the groups, scaled by the power of two of `spread_exponent`
+    where their spread is out of range, and the evaluator.  rho* depends on
+    the values and the scale only through ``|f_j - f_k| / scale``, so
+    scaling both by 2**k changes no bit where neither overflows, and it
+    keeps differences of values near +-1e308 finite and ``1 / scale``
+    finite for scales far below the values' spread (down to subnormal
+    scales)."""
+
+    pad = 0.0  # added to the spread by the closed-form bound (a bound's allowance, `_ShiftBound`)
 
     def __init__(self, ws, need_rep=False):
         ws.check_linear()
@@ -342,8 +345,8 @@ def _no_more_than_the_bound(risk, rho, lam, exact_m):
     m_eff = float(risk.W.sum() * risk.invP.min())
     if not exact_m:
         m_eff = np.nextafter(np.nextafter(m_eff, 0.0), 0.0)
-    with np.errstate(over="ignore"):
-        spread = np.nextafter(float(np.ldexp(fs[-1] - fs[0], -risk.k)), np.inf)
+    with np.errstate(over="ignore"):  # (pad: a bound's allowance for values it stands for)
+        spread = np.nextafter(float(np.ldexp(fs[-1] - fs[0], -risk.k)) + risk.pad, np.inf)
     if not (m_eff >= 1.0 and np.isfinite(spread)):
         return lam
     bound = np.asarray(scale_for_rho(rho, m_eff, spread), dtype=np.float64).reshape(-1)
@@ -374,7 +377,8 @@ def _guesses(fs, W, rho):
         hi = spread / eps
         lo = nn / eps
     hi = np.where(np.isfinite(hi) & (hi > 0), hi, spread)
-    floor = gaps.min() / 800.0  # every factor underflows: rho*(floor) = rho*(0)
+    # every factor underflows: rho*(floor) = rho*(0) (one world: any scale)
+    floor = gaps.min() / 800.0 if gaps.size else 1.0
     lo = np.where(np.isfinite(lo) & (lo > floor) & (lo < hi), lo, floor)
     return lo, hi
 

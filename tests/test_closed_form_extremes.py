@@ -194,6 +194,31 @@ def test_regression_analytic_sigma_conservative_at_60_digits(eps, delta):
     assert ref_delta(sigma - N_GAUSS * np.spacing(sigma), eps) > M(delta)
 
 
+@pytest.mark.parametrize("eps", [0.0, 5e-324, 1e-300, 1e-20])
+@pytest.mark.parametrize("delta, sens", [
+    (1e-310, 1e-10),  # sigma 1.8e298 (sigma / S at the float maximum): exact delta 2.2e-309
+    (5e-324, 1e-10),
+    (1e-320, 1e-300),
+    (2.2250738585072014e-308, 1e-5),
+    (1e-300, 1e-300),
+])
+def test_regression_analytic_sigma_beyond_the_float_range_of_sigma_over_s(eps, delta, sens):
+    """sigma / S beyond the float range while sigma is not (S below 1, a
+    subnormal delta): sigma / S overflowed to inf, read as infinite noise,
+    and the sigma returned was S times the float maximum, with a delta far
+    above the target.  analytic_gaussian_delta there underflowed to 0."""
+    sigma = di.analytic_gaussian_sigma(eps, delta, sens)
+    if np.isinf(sigma):  # only where the answer exceeds the float range
+        assert ref_delta(MAX, eps, sens) > M(delta)
+        return
+    assert ref_delta(sigma, eps, sens) <= M(delta)
+    assert di.analytic_gaussian_delta(sigma, eps, sens) <= delta
+    assert ref_delta(sigma - N_GAUSS * np.spacing(sigma), eps, sens) > M(delta)
+    exact = ref_delta(sigma, eps, sens)
+    got = di.analytic_gaussian_delta(sigma, eps, sens)
+    assert abs(M(got) - exact) <= 1e-12 * exact + M(TINY)
+
+
 # ------------------------------------------------------------ strategies --
 
 LOG_M_MAX = math.log(1.7e308)

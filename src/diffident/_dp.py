@@ -344,16 +344,57 @@ def _gauss_delta(sigma, eps, s):
     sigma, eps, s = np.broadcast_arrays(sigma, eps, s)
     shape = sigma.shape
     sigma, eps, s = (np.ascontiguousarray(a, dtype=np.float64).ravel() for a in (sigma, eps, s))
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         q = sigma / s
     out = np.where(q == 0.0, 1.0, 0.0)  # no noise; else inf noise, eps inf, S = 0
-    live = np.flatnonzero((s > 0.0) & np.isfinite(eps) & (q > 0.0) & np.isfinite(q))
-    if live.size:
-        big, small, _ = _delta_parts(q[live], eps[live], with_err=False)
+    live = (s > 0.0) & np.isfinite(eps) & (q > 0.0)
+    far, k, sigma_f, eps_f, zero = _far_noise(sigma, s, eps, live)
+    i = np.flatnonzero(live & np.isfinite(q) & ~far)
+    if i.size:
+        big, small, _ = _delta_parts(q[i], eps[i], with_err=False)
         with np.errstate(under="ignore"):
-            out[live] = big * np.exp(small)
+            out[i] = big * np.exp(small)
+    if far.any():  # delta(q, eps) = 2^-k delta(q 2^-k, eps 2^k), see _far_noise
+        j = np.flatnonzero(far)
+        dj = _gauss_delta(sigma_f, eps_f, s[j])
+        with np.errstate(under="ignore"):
+            out[j] = np.where(zero, 0.0, np.ldexp(dj, -k))
     out = np.where((s == 0.0) | np.isinf(eps), 0.0, out)
     return out.reshape(shape)
+
+
+_FAR_Q = 2.0**1000  # sigma / S from here (or overflowing): h = 1/(2q) near the subnormal range
+_FAR_EXP = 600  # such q are evaluated at about 2**600
+_FAR_C = 2.0**200  # eps q beyond: delta < phi(2**200), below every float delta
+_FAR_LOG_MARGIN = 2.0**-90  # the rescaling's relative error (below 2**-390), bounded generously
+
+
+def _far_noise(sigma, s, eps, live):
+    """Noise far above the sensitivity, ``q = sigma / S >= 2**1000`` or
+    overflowing while sigma is finite (S below 1): 1/(2q) is subnormal or
+    0 there, so `_delta_parts` cannot take q.  With ``h = 1/(2q)`` and
+    ``c = eps q`` (so ``eps = 2 h c``) the delta is ``Phi(h - c) -
+    e^(2hc) Phi(-h - c) = 2 h (phi(c) - c Phi(-c)) (1 + r)`` with
+    ``|r| = O(hc + h^2 c^4)``, below 2**-390 for ``h <= 2**-600`` and
+    ``c <= 2**200``: to that relative error delta is proportional to h at
+    fixed c, so ``delta(q, eps) = 2^-k delta(q 2^-k, eps 2^k)`` with
+    ``q 2^-k`` near 2**600.  Beyond ``c = 2**200`` delta is below
+    ``phi(2**200)``: 0 for every float.
+
+    Returns ``(far, k, sigma_f, eps_f, zero)``: the mask of such entries
+    among ``live``, and for them the power k, ``sigma 2^-k`` and ``eps
+    2^k`` (``sigma_f / s`` is ``q 2^-k`` rounded as q would be) and the
+    mask of those whose delta is 0."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        q = sigma / s
+    far = live & np.isfinite(sigma) & ~(q < _FAR_Q)
+    j = np.flatnonzero(far)
+    k = np.frexp(sigma[j])[1].astype(np.int64) - np.frexp(s[j])[1] - _FAR_EXP
+    sigma_f = np.ldexp(sigma[j], -k)
+    eps_f = np.ldexp(eps[j], k)
+    with np.errstate(over="ignore"):
+        zero = ~(eps_f * (sigma_f / s[j]) < _FAR_C)
+    return far, k, sigma_f, eps_f, zero
 
 
 def _sigma_excess(sigma, eps, s, delta, log_delta):
@@ -366,7 +407,22 @@ def _sigma_excess(sigma, eps, s, delta, log_delta):
         q = sigma / s
     excess = np.where(np.isinf(q), -np.inf, np.inf)
     float_ok = np.isinf(q)
-    live = np.flatnonzero((q > 0.0) & np.isfinite(q))
+    far, k, sigma_f, eps_f, zero = _far_noise(sigma, s, eps, q > 0.0)
+    if far.any():  # delta(q, eps) = 2^-k delta(q 2^-k, eps 2^k), see _far_noise
+        j = np.flatnonzero(far)
+        with np.errstate(over="ignore"):
+            d_f = np.ldexp(delta[j], k)
+        # a target 2^k times larger beyond the float range: the delta is
+        # below 2 h phi(0) < 2**-1000, and the target above 2**-476
+        fits = np.isfinite(d_f) & ~zero
+        ex_j = np.full(j.size, -np.inf)
+        ok_j = np.ones(j.size, dtype=bool)
+        if fits.any():
+            f = np.flatnonzero(fits)
+            ex_f, ok_j[f] = _sigma_excess(sigma_f[f], eps_f[f], s[j[f]], d_f[f], np.log(d_f[f]))
+            ex_j[f] = ex_f + _FAR_LOG_MARGIN
+        excess[j], float_ok[j] = ex_j, ok_j
+    live = np.flatnonzero((q > 0.0) & np.isfinite(q) & ~far)
     if live.size:
         big, small, err = _delta_parts(q[live], eps[live])
         d, ld = delta[live], log_delta[live]
@@ -515,7 +571,9 @@ def analytic_gaussian_delta(sigma, epsilon, sensitivity=1.0):
     float or ndarray
         The delta in [0, 1], broadcast over the inputs: 1 at sigma 0 (with
         S > 0 and finite epsilon), 0 at sigma inf, epsilon inf or S = 0.
-        Values below about 1e-308 underflow to 0.
+        Deltas in the subnormal range are subnormal (to their absolute
+        precision), and those below 5e-324 are 0, also where sigma / S
+        exceeds the float range while sigma does not.
 
     Raises
     ------
@@ -642,6 +700,7 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
         ldl = np.log(dl)
         with np.errstate(over="ignore", invalid="ignore"):
             x0 = sl * np.exp(t)
+            x0 = np.where(np.isinf(x0), np.exp(t + np.log(sl)), x0)  # q beyond the float range, sigma not
         x0 = np.where(np.isnan(x0), np.inf, x0)
         x0 = _certified_start(x0, el, sl, dl, ldl)
         x, status = S.boundary(lambda i, x: _sigma_passes(x, el[i], sl[i], dl[i], ldl[i]), x0,

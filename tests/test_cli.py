@@ -5,9 +5,11 @@ import shutil
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import diffident
+import diffident as di
 
 # the diffident under test, also when it is imported from a source tree
 ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(
@@ -37,8 +39,33 @@ def test_calibrate_issue_example():
 def test_calibrate_defaults_are_the_papers_adult_example():
     r = run("calibrate")
     assert r.returncode == 0, r.stderr
-    assert "0.0008403207231" in r.stdout  # hours-per-week, rho = 0.1 (Table 4)
+    assert "0.0008403207232" in r.stdout  # hours-per-week, rho = 0.1 (Table 4), rounded up
     assert "unattainable" in r.stdout     # rho = 0.001 < 1/99
+
+
+def test_calibrate_prints_on_the_private_side():
+    """Ten printed digits are rounded toward privacy: a scale or risk bound
+    copied from the table is at least the computed one, an epsilon at
+    most (rounding to nearest printed a scale below the calibrated one for
+    about half the rows)."""
+    rho = np.linspace(0.02, 0.98, 49)
+    m, s = 99.0, 98 / 48842
+    r = run("calibrate", "--rho", *map(repr, rho.tolist()), "--worlds", "99", "--range", repr(s))
+    assert r.returncode == 0, r.stderr
+    def numbers(line):
+        try:
+            return [float(x) for x in line.split()[:4]]
+        except ValueError:
+            return []
+
+    rows = [row for row in map(numbers, r.stdout.splitlines()) if len(row) == 4]
+    assert len(rows) == rho.size
+    eps, lam = di.epsilon_for_rho(rho, m), di.scale_for_rho(rho, m, s)
+    bound = di.risk_bound(lam, m, s)
+    printed = np.array([row[1:] for row in rows])
+    assert np.all(printed[:, 0] <= eps) and np.all(printed[:, 1] >= lam) and np.all(printed[:, 2] >= bound)
+    np.testing.assert_allclose(printed, np.c_[eps, lam, bound], rtol=1e-9)
+    assert np.any(printed[:, 1] > lam)  # rounded, not printed in full
 
 
 def test_main_job_replicates_the_paper(tmp_path):

@@ -13,6 +13,7 @@ Bad arguments give a one-line error and exit status 2.
 """
 
 import argparse
+import decimal
 import math
 import os
 import sys
@@ -36,10 +37,26 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def _fmt(x):
-    if math.isinf(x):
-        return "inf"
-    return f"{x:.10g}"
+def _fmt(x, rounding=decimal.ROUND_HALF_EVEN):
+    """x to 10 significant digits, rounded as ``rounding`` says (from the
+    exact binary value): a printed scale or risk bound is rounded up and a
+    printed epsilon down, so that copying the table errs on the private
+    side."""
+    x = float(x)
+    if math.isinf(x) or x == 0.0:
+        return "inf" if math.isinf(x) else "0"
+    d = decimal.Decimal(x)
+    with decimal.localcontext() as ctx:
+        ctx.prec = 400
+        d = d.quantize(decimal.Decimal(1).scaleb(d.adjusted() - 9), rounding=rounding)
+    d = d.normalize()  # as %.10g: no trailing zeros, fixed notation for exponents -4..9
+    if -4 <= d.adjusted() < 10:
+        return f"{d:f}"
+    mant, _, exp = f"{d:e}".partition("e")
+    return f"{mant}e{exp[0]}{exp[1:].zfill(2)}"
+
+
+_UP, _DOWN = decimal.ROUND_CEILING, decimal.ROUND_FLOOR
 
 
 def _table(headers, rows):
@@ -57,7 +74,7 @@ def _calibrate(args, out):
     lam = np.atleast_1d(scale_for_rho(rho, m, s))
     bound = np.atleast_1d(risk_bound(lam, m, s))
     rows = [
-        (_fmt(r), _fmt(e), _fmt(l), _fmt(b), "unattainable" if math.isinf(l) else ("no noise" if l == 0 else ""))
+        (_fmt(r), _fmt(e, _DOWN), _fmt(l, _UP), _fmt(b, _UP), "unattainable" if math.isinf(l) else ("no noise" if l == 0 else ""))
         for r, e, l, b in zip(rho, eps, lam, bound)
     ]
     print("Laplace calibration for differential identifiability (Lee and Clifton, KDD 2012, Theorem 1)", file=out)
@@ -67,6 +84,7 @@ def _calibrate(args, out):
     print(file=out)
     print("epsilon = ln((m-1) rho / (1-rho)), scale = S / epsilon; the risk bound is", file=out)
     print("1 / (1 + (m-1) exp(-S/scale)) at the returned scale (<= rho by construction).", file=out)
+    print("Printed to 10 significant digits: scales and risk bounds rounded up, epsilons down.", file=out)
     return 0
 
 

@@ -421,6 +421,45 @@ def test_chunked_disclosure_risk_single_world_not_above_one():
     assert out == 1.0
 
 
+@pytest.mark.parametrize("call", [
+    lambda v, R, s, noise: di.posterior(v, R, s, noise=noise),
+    lambda v, R, s, noise: di.log_posterior(v, R, s, noise=noise),
+    lambda v, R, s, noise: di.log_evidence(v, R, s, noise=noise),
+    lambda v, R, s, noise: di.disclosure_risk(v, [R] * 100, s, world=1, noise=noise),
+    lambda v, R, s, noise: di.chunked_log_evidence([np.array(v)], R, s, noise=noise),
+    lambda v, R, s, noise: di.chunked_disclosure_risk([np.array(v)], R, s, 5e-324, noise=noise),
+])
+def test_subnormal_gaps_lost_to_the_scaling_are_a_value_error(call):
+    """Responses near 1e308 are scaled down by a power of two into the
+    kernels' range; values in the subnormal range lose their gaps there.
+    For Gaussian noise at scale 1e-20 the gap 5e-324 moves the posterior
+    from 1/2 to 1 (today 1/2 came back, silently): a ValueError.  For
+    Laplace noise its effect (5e-304) is below the float resolution: the
+    exact answer."""
+    v, R, s = [0.0, 5e-324], 1e308, 1e-20
+    with pytest.raises(ValueError, match="subnormal range"):
+        call(v, R, s, "gaussian")
+    out = np.asarray(call(v, R, s, "laplace"), dtype=float)
+    assert np.all(np.isfinite(out) | (out == -np.inf))
+    if out.size == 2:  # posterior, log posterior
+        want = ref.posterior(v, R, s, noise="laplace")
+        got = out if np.all(out >= 0) else np.exp(out)
+        np.testing.assert_allclose(got, [float(w) for w in want], rtol=1e-15)
+
+
+def test_subnormal_gaps_without_scaling_are_exact():
+    """The same gaps where no scaling is needed (responses 1e300) are
+    carried exactly: the posterior moves by 2.5e-11 (values 1e-320 apart)
+    and to 0.73 (1e-310 apart), as the 60-digit reference says (to the
+    subnormal gap's own precision)."""
+    for gap in (1e-320, 1e-310):
+        v = [0.0, gap]
+        got = di.posterior(v, 1e300, 1e-5, noise="gaussian")
+        want = [float(w) for w in ref.posterior(v, 1e300, 1e-5, noise="gaussian")]
+        np.testing.assert_allclose(got, want, rtol=1e-15)  # 0.5 + 2.5e-11: its ulps
+        assert abs(got[1] - 0.5 - (want[1] - 0.5)) <= 1e-6 * (want[1] - 0.5) + 2.3e-16
+
+
 # ---------------------------------------------------------------------------
 # property tests in the extreme regimes (hypothesis; profiles in conftest)
 # ---------------------------------------------------------------------------

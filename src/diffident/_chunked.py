@@ -14,7 +14,7 @@ import numpy as np
 from . import _validate as V
 from ._kernels import evidence as KE
 from ._kernels import worstcase as KW
-from ._worlds import energy_factor, scaling_exponent, too_small, weight_shrink
+from ._worlds import check_scaling, energy_factor, scaling_exponent, too_small, weight_shrink
 from ._worst_case import inverse_scales, spread_exponent
 
 __all__ = ["chunked_log_evidence", "chunked_disclosure_risk", "chunked_worst_case_risk", "iter_chunks"]
@@ -116,13 +116,24 @@ class _Sums:
         return k
 
     def _at(self, k):
+        if k < 0:
+            self._check(k, 0.0, self.R)
         self.k = k
         self.Rk = np.ldexp(self.R, k)
         self.c = energy_factor(self.lam, k, self.gauss)
 
+    def _check(self, k, reach, *arrays):
+        smin = float(self.lam.min()) if self.lam.size else 1.0
+        top = float(np.abs(self.R).max()) if self.R.size else 0.0
+        check_scaling(k, smin, top + reach, self.gauss, *arrays)
+
     def rescale(self, k):
         """Re-express the sums for the scaling 2**k (k below the current)."""
         if k < self.k:
+            # the distances' low parts, in the values' units, rounded too
+            fin = self.D[np.isfinite(self.D)]
+            reach = float(np.ldexp(fin.max(), -self.k)) if fin.size else 0.0
+            self._check(k, reach, np.ldexp(self.DL, -self.k))
             self.D = np.ldexp(self.D, k - self.k)
             self.DL = np.ldexp(self.DL, k - self.k)
             self._at(k)
@@ -137,6 +148,8 @@ class _Sums:
             self._fold(f, lw, weighted, exact, buf)
 
     def _fold(self, f, lw, weighted, exact, buf):
+        if self.k < 0:
+            self._check(self.k, float(np.abs(f).max()) if f.size else 0.0, f)
         fk = np.ldexp(f, self.k) if self.k else f
         nw = buf.shape[0]
         args = (fk, lw, weighted, exact, self.gauss, self.Rk, self.c, self.D, self.DL, self.G, self.S, buf)

@@ -7,7 +7,7 @@ import numpy as np
 from . import _validate as V
 from ._kernels import evidence as K
 from ._kernels import sort as _sort
-from ._worlds import Worlds, energy_factor, scaling_exponent, too_small
+from ._worlds import Worlds, check_scaling, energy_factor, scaling_exponent, too_small
 
 __all__ = ["log_evidence", "log_posterior", "posterior", "disclosure_risk"]
 
@@ -45,6 +45,8 @@ def _conditioned(ws, R, lam, gauss, vmax=None):
     k = scaling_exponent(top, smin)
     if k is None:
         raise too_small("scale", smin, top)
+    if k < 0:
+        check_scaling(k, smin, rmax + float(np.abs(ws.f).max()), gauss, ws.f, R)
     return ws.scaled(k), (np.ldexp(R, k) if k else R), energy_factor(lam, k, gauss), k
 
 
@@ -113,6 +115,8 @@ def _evaluate_sweep(ws, R, lam_u, inverse, fw, pw, want, logev, risk):
     k = scaling_exponent(vmax, smin)
     if k is None:
         raise too_small("scale", smin, vmax)
+    if k < 0:
+        check_scaling(k, smin, 2.0 * vmax, False, fs, R)
     if k:
         fs, R, fw = np.ldexp(fs, k), np.ldexp(R, k), np.ldexp(fw, k)
     inv_u = energy_factor(lam_u, k, False)

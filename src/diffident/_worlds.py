@@ -253,6 +253,39 @@ def scaling_exponent(vmax, smin):
     return 0 if lo <= 0 <= hi else (hi if hi < 0 else lo)
 
 
+def check_scaling(k, smin, reach, gauss, *arrays):
+    """The ValueError of a scaling by 2**k (k < 0, to bring responses near
+    the float maximum into range) that rounds values or responses in the
+    subnormal range (``arrays``) by enough to move a log-likelihood by more
+    than 2**-50 at the smallest scale: by ``lost / scale`` (Laplace) or
+    ``lost (2 reach + lost) / (2 sigma^2)`` (Gaussian), ``lost`` the largest
+    rounding and ``reach`` a bound on the distances.  Elsewhere the
+    rounding is below every float's resolution of the result (values 5e-324
+    apart at responses 1e308 are the same world for Laplace noise at scale
+    1e-20, not for Gaussian noise)."""
+    if k >= 0:
+        return
+    thr = 2.0 ** (-1022 - k)  # below: subnormal once scaled, rounded
+    lost = 0.0
+    for a in arrays:
+        a = np.asarray(a, dtype=np.float64).ravel()
+        t = a[np.abs(a) < thr]
+        if t.size:
+            with np.errstate(under="ignore"):
+                lost = max(lost, float(np.max(np.abs(t - np.ldexp(np.ldexp(t, k), -k)))))
+    if lost == 0.0:
+        return
+    with np.errstate(divide="ignore"):
+        l2 = float(np.log2(lost) - np.log2(smin))
+        if gauss:
+            l2 = float(np.log2(lost) + np.logaddexp2(np.log2(reach) + 1.0, np.log2(lost)) - 2.0 * np.log2(smin) - 1.0)
+    if l2 > -50.0:
+        raise ValueError(
+            f"values and responses up to {reach!r} apart with scale {smin!r} must be scaled by 2**{k} into the "
+            f"float range, which rounds values in the subnormal range by up to {lost!r}: a change of "
+            f"2**{l2:.0f} in a log-likelihood; shift or rescale the values")
+
+
 def too_small(name, smin, vmax):
     return ValueError(f"{name} {smin!r} is too small for values and responses of magnitude up to {vmax!r}: "
                       f"no power of two brings both into the float range (scale >= 2**-1021 with "

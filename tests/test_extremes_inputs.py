@@ -370,3 +370,20 @@ def test_sums_and_order_statistics_within_range_are_kept():
     v, _ = di.world_values("quantile", [1.7e308, -1.6e308], [1.79e308, -1.7e308], q=0.3)
     # [-1.7, -1.6, 1.7] and [-1.6, 1.7, 1.79] (1e308), position 0.6 of 2
     assert np.allclose(v / 1e308, [-1.64, 0.38], rtol=1e-15, atol=0)
+
+
+def test_huge_integer_domains_are_not_listed():
+    """An integer Domain of 1e12 values used to be listed (np.arange) as
+    soon as it was passed: a MemoryError.  The worst cases that need only
+    its ends are computed; those that need every value say so."""
+    D = di.Domain(0, 10**12)
+    assert di.sensitive_range("median", [1.0, 2.0, 3.0], D) == 1.0
+    assert di.sensitive_range("sum", [1.0, 2.0, 3.0], D, k=2) == 2e12
+    assert di.dataset_sensitive_range("median", [1.0, 2.0, 3.0], D) == 2.0
+    with pytest.raises(ValueError, match="max_worlds"):
+        di.world_values("sum", [1.0, 2.0], D)
+    with pytest.raises(ValueError, match="too many to list"):
+        di.contributions("sum", [1.0, 2.0], D)
+    with pytest.raises(ValueError, match=r"2\*\*53"):
+        di.Domain(0, 2**60).values()
+    assert di.Domain(0, 2**60).size == 2**60 + 1

@@ -242,7 +242,7 @@ class _Problem:
         self.shift = qy.code in (WK.SUM, WK.MEAN) and cands.domain is not None
         self.matched = k == 1 and not self.shift
         if k == 1:  # enumerated here (k > 1: by world_values, which checks)
-            m = cands.vals.size + (0 if cands.repeat else 1)
+            m = cands.count + (0 if cands.repeat else 1)
             if m > max_worlds:
                 raise ValueError(f"{m} possible worlds exceed max_worlds={max_worlds}: raise max_worlds to "
                                  "enumerate them")

@@ -32,6 +32,9 @@ _MONOTONE = {K.SUM, K.MEAN, K.MEDIAN, K.QUANTILE, K.MIN, K.MAX}
 _CHUNK = 1 << 16  # worlds per enumeration batch
 
 
+_MAX_LISTED = 10**8  # an integer Domain's values listed at most (800 MB)
+
+
 class Domain:
     """An interval universe of candidate values.
 
@@ -146,6 +149,12 @@ class Domain:
         """
         if not self.integer:
             raise ValueError("a real interval has infinitely many values")
+        if max(abs(self.lo), abs(self.hi)) > 2.0**53:
+            raise ValueError(f"{self!r} reaches beyond 2**53, where float64 cannot hold every integer: "
+                             "its values cannot be listed; rescale the domain")
+        if self.size > _MAX_LISTED:
+            raise ValueError(f"{self!r} has {self.size} values, too many to list (at most {_MAX_LISTED}); "
+                             "rescale the domain")
         return np.arange(self.lo, self.hi + 1.0)
 
     def __repr__(self):
@@ -201,7 +210,7 @@ class _Candidates:
     def __init__(self, candidates, allow_empty=False):
         if isinstance(candidates, Domain):
             self.domain = candidates
-            self.vals = candidates.values() if candidates.integer else None
+            self._vals = None  # listed where a computation needs them (Domain.values checks the size)
             self.order = None
             self.repeat = True
             return
@@ -212,8 +221,20 @@ class _Candidates:
             raise ValueError("candidates must not be empty")
         self.domain = None
         self.order = np.argsort(a, kind="stable")
-        self.vals = np.ascontiguousarray(a[self.order])
+        self._vals = np.ascontiguousarray(a[self.order])
         self.repeat = False
+
+    @property
+    def vals(self):
+        """The candidate values, ascending (None for a real interval)."""
+        if self._vals is None and self.domain is not None and self.domain.integer:
+            self._vals = self.domain.values()
+        return self._vals
+
+    @property
+    def count(self):
+        """The number of candidate values (inf for a real interval), without listing them."""
+        return self.domain.size if self.domain is not None else self._vals.size
 
     @property
     def real(self):
@@ -230,7 +251,7 @@ class _Candidates:
     def n_worlds(self, k):
         if self.real:
             return math.inf
-        n = self.vals.size
+        n = self.count
         return math.comb(n + k - 1, k) if self.repeat else math.comb(n, k)
 
     def check_k(self, k):
@@ -331,7 +352,7 @@ def check_magnitudes(qy, n, *parts):
     ends = []
     for name, x in parts:
         if isinstance(x, _Candidates):
-            lo, hi = (x.lo, x.hi) if (x.domain is not None or x.vals.size) else (None, None)
+            lo, hi = (x.lo, x.hi) if x.count else (None, None)
         else:
             lo, hi = (float(np.min(x)), float(np.max(x))) if np.size(x) else (None, None)
         if lo is not None:
@@ -893,8 +914,8 @@ def _attaining(qy, k, S_by, xs, first, counts, cands, combos):
 
 def _magnitude(qy, xs, cands):
     """A bound on the size of the query's values (for rounding tolerances)."""
-    lo = min(xs[0], cands.lo) if cands.vals is None or cands.vals.size else xs[0]
-    hi = max(xs[-1], cands.hi) if cands.vals is None or cands.vals.size else xs[-1]
+    lo = min(xs[0], cands.lo) if cands.count else xs[0]
+    hi = max(xs[-1], cands.hi) if cands.count else xs[-1]
     m = max(abs(lo), abs(hi))
     if qy.code == K.SUM:
         return m * xs.size

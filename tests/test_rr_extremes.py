@@ -26,6 +26,7 @@ from fractions import Fraction as F
 
 import mpmath
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -552,3 +553,18 @@ if __name__ == "__main__":
     for name, (*_, first) in results.items():
         if first:
             print("  e.g.", first)
+
+
+@pytest.mark.parametrize("d", [2.0**63, 2**60, 1e300])
+def test_kary_sample_more_categories_than_float_integers(d):
+    """Sampling draws categories as integers: d beyond 2**53 cast to int64
+    gave negative categories (2**63) silently.  A ValueError naming d."""
+    with pytest.raises(ValueError, match="at most 2"):
+        rr.kary_sample([3], 1.0, d, np.random.default_rng(0))
+
+
+def test_kary_sample_labels_beyond_float_integers():
+    with pytest.raises(ValueError, match="x must hold whole numbers within"):
+        rr.kary_sample([2.0**70], 1.0, 10, np.random.default_rng(0))
+    out = rr.kary_sample([2**53 - 1] * 50, 1.0, 2**53, np.random.default_rng(0))
+    assert np.all((out >= 0) & (out < 2**53))

@@ -130,6 +130,9 @@ def _integers(name, x):
     bad = ~np.isfinite(a) | (a != np.floor(a))
     if bad.any():
         raise ValueError(f"{name} must hold whole numbers; {V._where(a, bad)}")
+    bad = np.abs(a) > 2.0**53
+    if bad.any():
+        raise ValueError(f"{name} must hold whole numbers within +-2**53 (exact in float64); {V._where(a, bad)}")
     return a.astype(np.int64)
 
 
@@ -998,6 +1001,9 @@ def kary_sample(x, epsilon, d, rng):
     """
     scalar = V.is_scalar(x, epsilon, d)
     xx, e, dd = np.broadcast_arrays(_integers("x", x), _eps(epsilon), _categories(d))
+    bad = dd > 2.0**53
+    if bad.any():  # the categories are drawn as integers: each must be exact
+        raise ValueError(f"d (the number of categories) must be at most 2**53 to sample; {V._where(dd, bad)}")
     bad = (xx < 0) | (xx >= dd)
     if bad.any():
         raise ValueError(f"x must hold categories 0, ..., d - 1; {V._where(xx, bad)}")

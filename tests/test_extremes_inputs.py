@@ -387,3 +387,28 @@ def test_huge_integer_domains_are_not_listed():
     with pytest.raises(ValueError, match=r"2\*\*53"):
         di.Domain(0, 2**60).values()
     assert di.Domain(0, 2**60).size == 2**60 + 1
+
+
+@pytest.mark.parametrize("values", [
+    [2**62, 2**62 + 1, 2**62 + 3],  # int64: merged into one world by float64, "no noise needed"
+    np.array([2**63 - 1, 2**63 - 2], dtype=np.int64),  # rounds to 2**63, beyond int64
+    np.array([0, 2**64 - 1], dtype=np.uint64),
+    [2**70, 2**70 + 1],  # Python ints (an object array)
+])
+def test_integers_float64_cannot_hold_are_value_errors(values):
+    """Distinct integers that float64 rounds to one value would merge
+    distinct worlds silently (a tight scale of 0 for three worlds)."""
+    with pytest.raises(ValueError, match="values holds an integer float64 cannot represent exactly"):
+        di.worst_case_risk(values, 1.0)
+    with pytest.raises(ValueError, match="values holds"):
+        di.tight_scale(values, 0.6)
+
+
+@pytest.mark.parametrize("values", [
+    np.array([-2**63, 0], dtype=np.int64),
+    np.array([0, 2**63], dtype=np.uint64),
+    [2**70, 2**71],
+])
+def test_integers_float64_holds_exactly_are_kept(values):
+    f = np.asarray(values, dtype=np.float64)
+    assert di.worst_case_risk(values, 1e19) == di.worst_case_risk(f, 1e19)

@@ -49,7 +49,9 @@ def as_float(name, x, *, allow_bool=False):
         big = (a > 2**53) | (a < -(2**53)) if kind == "i" else a > 2**53
         if big.any():
             f = a[big].astype(np.float64)
-            inexact = f.astype(a.dtype) != a[big]
+            top = 2.0 ** (8 * a.dtype.itemsize - (1 if kind == "i" else 0))  # rounded up to the type's end
+            with np.errstate(invalid="ignore"):  # (casting such a float back is invalid)
+                inexact = (f >= top) | (f.astype(a.dtype) != a[big])
             if inexact.any():
                 raise ValueError(f"{name} holds an integer float64 cannot represent exactly "
                                  f"({a[big][inexact].flat[0]!r}, beyond 2**53)")

@@ -46,7 +46,10 @@ def _conditioned(ws, R, lam, gauss, vmax=None):
     if k is None:
         raise too_small("scale", smin, top)
     if k < 0:
-        check_scaling(k, smin, rmax + float(np.abs(ws.f).max()), gauss, ws.f, R)
+        fmax = float(np.abs(ws.f).max())
+        if not np.isfinite(fmax):
+            ws.check_finite()  # raises, naming the first non-finite value
+        check_scaling(k, smin, rmax + fmax, gauss, ws.f, R)
     return ws.scaled(k), (np.ldexp(R, k) if k else R), energy_factor(lam, k, gauss), k
 
 

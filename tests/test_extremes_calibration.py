@@ -343,3 +343,48 @@ def test_worst_case_risk_many_repeats_huge_scale():
     r2 = di.worst_case_risk(np.repeat(u, c.astype(int)), scale)
     for r in (r1, r2):
         assert abs(mpf(r) - x) / x <= WORST_RTOL, f"{r!r} vs exact {mp.nstr(x, 20)}"
+
+
+# ---------------------------------------------------------------------------
+# counts whose total passes the float maximum (a reviewer's finding)
+# ---------------------------------------------------------------------------
+
+HUGE_COUNTS = [
+    ([0.0, 1.0], [1e308, 1e308]),
+    ([0.0, 1.0], [9e307, 9e307]),
+    ([0.0, 1.0, 2.0], [7e307, 7e307, 7e307]),
+    ([0.0, 0.5, 3.0], [1e308, 3e307, 1e290]),
+]
+
+
+@pytest.mark.parametrize("values, counts", HUGE_COUNTS)
+def test_worst_case_risk_counts_beyond_the_float_range(values, counts):
+    """The risk, 1 / (the total weight near a world), is subnormal there;
+    sum times 1/P overflowed and the risk came back 0 (and tight_scale took
+    that 0 as met).  Now within the sweep's relative error and a subnormal
+    ulp or two of the exact value; in memory and chunked alike."""
+    scales = np.array([0.0, 0.3, 1.0, 4.42, 4.43, 10.0, 1e10, np.inf])
+    got = di.worst_case_risk(values, scales, counts=counts)
+    chunked = di.chunked_worst_case_risk([(np.array(values), np.array(counts))], scales)
+    np.testing.assert_array_equal(chunked, got)
+    for s, r in zip(scales, got):
+        x = ref.worst_case_risk(values, s, counts=counts)[0]
+        assert abs(mpf(r) - x) <= 2 * mpf(5e-324) + 1e-13 * x, f"scale {s}: {r!r} vs exact {mp.nstr(x, 20)}"
+
+
+@pytest.mark.parametrize("values, counts", HUGE_COUNTS)
+def test_tight_scale_counts_beyond_the_float_range(values, counts):
+    """rho below the risk at infinite noise is unattainable (inf; a finite
+    scale with an exact risk 50 times rho came back); above it, the scale
+    meets rho exactly."""
+    limit = ref.worst_case_risk(values, np.inf, counts=counts)[0]
+    rho = np.array([1e-310, float(limit) * 0.999, float(limit) * 1.01, float(limit) * 1.1, 0.5])
+    lam = di.tight_scale(values, rho, counts=counts)
+    eps = di.tight_epsilon(values, rho, counts=counts)
+    for r, s, e in zip(rho, lam, eps):
+        if mpf(r) <= limit:
+            assert s == np.inf and e == 0.0
+            continue
+        assert np.isfinite(s)
+        assert ref.worst_case_risk(values, s, counts=counts)[0] <= mpf(r)
+        assert di.worst_case_risk(values, s, counts=counts) <= r

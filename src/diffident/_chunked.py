@@ -15,7 +15,7 @@ from . import _validate as V
 from ._kernels import evidence as KE
 from ._kernels import worstcase as KW
 from ._worlds import check_scaling, energy_factor, scaling_exponent, too_small, weight_shrink
-from ._worst_case import inverse_scales, spread_exponent
+from ._worst_case import _RISK_SHIFT, inverse_scales, scale_down_up, spread_exponent
 
 __all__ = ["chunked_log_evidence", "chunked_disclosure_risk", "chunked_worst_case_risk", "iter_chunks"]
 
@@ -396,10 +396,15 @@ def chunked_worst_case_risk(chunks, scale):
     # counts whose sum would overflow: scaled by the in-memory power of two
     cmax = max((float(c.max()) if c is not None else 1.0) for f, c in groups if f.size)
     nlive = sum((int(np.count_nonzero(c > 0)) if c is not None else f.size) for f, c in groups)
-    best = _worst_chunks([(f, c, p) for (f, c), p in zip(groups, plan)], inv, k, weight_shrink(cmax, nlive))
+    shrink = weight_shrink(cmax, nlive)
+    # huge totals: S / P formed 2**t times smaller, as in memory where a
+    # risk falls below the normal range (the same bits)
+    t = _RISK_SHIFT if shrink < 1.0 else 0
+    best = _worst_chunks([(f, c, p) for (f, c), p in zip(groups, plan)], inv, k, shrink, t)
     if best is None:
         raise ValueError("counts give every world zero weight")
-    out = np.minimum(1.0 / best, 1.0)
+    with np.errstate(divide="ignore"):
+        out = np.minimum(scale_down_up(1.0 / best, t) if t else 1.0 / best, 1.0)
     return V.ret(out.reshape(lam.shape), lam.ndim == 0)
 
 
@@ -467,10 +472,10 @@ def _live_ends(f, c):
     return (f[live[0]], f[live[-1]]) if live.size else None
 
 
-def _worst_chunks(items, inv, k=0, shrink=1.0):
+def _worst_chunks(items, inv, k=0, shrink=1.0, t=0):
     """The smallest S/P per scale over chunks given as (values, counts, plan),
-    the values scaled by 2**k (``inv`` in those units) and the weights by
-    ``shrink``: the sweep's forward states run through the chunks, then its
+    the values scaled by 2**k (``inv`` in those units), the weights by
+    ``shrink`` and S/P by ``2**-t``: the sweep's forward states run through the chunks, then its
     backward states back, with the same kernels (and so the same bits) as
     in memory.  None if no value has a positive weight."""
     ns = inv.size
@@ -495,7 +500,7 @@ def _worst_chunks(items, inv, k=0, shrink=1.0):
             continue
         W = W * shrink
         E, A, LK = _work(fs.size, g0)
-        KW.chunk_worst(fs, W, np.full(fs.size, 1.0 / shrink), g0, inv, Fi, Bs, last, best, E, A, LK,
+        KW.chunk_worst(fs, W, np.full(fs.size, np.ldexp(1.0 / shrink, -t)), g0, inv, Fi, Bs, last, best, E, A, LK,
                        np.empty(KW.NF))
         last = False
     return None if last else best

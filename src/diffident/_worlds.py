@@ -133,15 +133,13 @@ class Worlds:
         not, nor unattainable one that is.  ``rho`` is a 1-d array."""
         rho = np.asarray(rho, dtype=np.float64)
         fs, Wg, invP = self.groups()
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            share = 1.0 / (Wg * invP)  # rounded: a first answer, exact far from a tie
+        share = _reciprocal(Wg, invP)  # rounded: a first answer, exact far from a tie
         if limit == "zero":
             top = float(share.max())
             out = rho >= top
             near = np.flatnonzero(np.abs(rho - top) <= 1e-12 * top)
-        else:
-            with np.errstate(over="ignore"):  # (a first answer: exact below, near a tie)
-                top = float(1.0 / (Wg.sum() * invP.min()))
+        else:  # (a first answer: exact below, near a tie)
+            top = float(_reciprocal(np.array([Wg.sum()]), np.array([invP.min()]))[0])
             out = rho <= top
             near = np.flatnonzero(np.abs(rho - top) <= 1e-12 * top)
         if near.size == 0:
@@ -222,6 +220,15 @@ class Worlds:
             self._groups = (fs, W, 1.0 / (P * shrink))
         self._rep = rep
         return self._groups + ((rep,) if need_rep else ())
+
+
+def _reciprocal(a, b):
+    """``1 / (a b)`` for positive finite arrays, without overflow of the
+    product (counts whose total passes the float maximum): b's power of two
+    is taken out first and put back at the end (a subnormal result)."""
+    e = np.frexp(b)[1]
+    with np.errstate(divide="ignore", over="ignore", under="ignore"):
+        return np.ldexp(1.0 / (a * np.ldexp(b, -e)), -e)
 
 
 def weight_shrink(wmax, n):

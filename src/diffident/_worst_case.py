@@ -27,7 +27,22 @@ class _Evaluator:
         self._blk = None
 
     def __call__(self, inv):
-        """rho* and the argmax group, for a 1-d float64 array of 1/scale."""
+        """rho* and the argmax group, for a 1-d float64 array of 1/scale.
+
+        Where the risk falls below the normal range (counts whose total
+        nears or passes the float maximum; 0 where every ``S_g invP_g``
+        overflows) those scales are evaluated again with ``invP`` scaled by
+        ``2**-_RISK_SHIFT`` (exact) and their risk scaled back, rounded up
+        (`scale_down_up`; the chunked path forms it the same way)."""
+        out, arg = self._evaluate(inv, self.invP)
+        z = np.flatnonzero(out < _TINY)
+        if z.size:
+            low = _Evaluator(self.fs, self.W, np.ldexp(self.invP, -_RISK_SHIFT))
+            r, arg[z] = low._evaluate(np.ascontiguousarray(inv[z]), low.invP)
+            out[z] = scale_down_up(r, _RISK_SHIFT)
+        return out, arg
+
+    def _evaluate(self, inv, invP):
         k = inv.size
         out = np.empty(k)
         arg = np.empty(k, np.int64)
@@ -47,14 +62,27 @@ class _Evaluator:
                 self._blk = (np.empty((nw, u, 2 * K.BLOCK)), np.empty((nw, self.nl, 3 * K.BLOCK)),
                              np.empty((nw, 13 * K.BLOCK + 8)))
             Z, LK, C = self._blk
-            K.worst_case_blocks_parallel(self.fs, self.W, self.invP, pad, o, a, Z[:nw], LK[:nw], C[:nw])
+            K.worst_case_blocks_parallel(self.fs, self.W, invP, pad, o, a, Z[:nw], LK[:nw], C[:nw])
             out[:] = o[:k]
             arg[:] = a[:k]
         else:
             if self._one is None:
                 self._one = (np.empty((2, u)), np.empty((self.nl, 3)), np.empty(K.NF), np.empty(K.NB))
-            K.worst_case_scales(self.fs, self.W, self.invP, inv, out, arg, *self._one)
+            K.worst_case_scales(self.fs, self.W, invP, inv, out, arg, *self._one)
         return out, arg
+
+
+_RISK_SHIFT = 64  # risks below the normal range are formed 2**64 times larger
+_TINY = float(np.finfo(np.float64).tiny)
+
+
+def scale_down_up(r, t):
+    """``r 2**-t`` rounded up (r >= 0, an array): a risk that falls into the
+    subnormal range is never rounded below its value."""
+    with np.errstate(under="ignore"):
+        out = np.ldexp(r, -t)
+        out = np.where(np.ldexp(out, t) < r, np.nextafter(out, np.inf), out)
+    return out
 
 
 _U = 2.0 ** -53  # the unit roundoff
@@ -342,7 +370,10 @@ def _no_more_than_the_bound(risk, rho, lam, exact_m):
     fs = risk.fs
     if fs.size < 2:
         return lam
-    m_eff = float(risk.W.sum() * risk.invP.min())
+    with np.errstate(over="ignore"):
+        m_eff = float(risk.W.sum() * risk.invP.min())
+    if m_eff == np.inf:  # beyond the float range: the largest float is a lower bound on m
+        m_eff = float(np.finfo(np.float64).max)
     if not exact_m:
         m_eff = np.nextafter(np.nextafter(m_eff, 0.0), 0.0)
     with np.errstate(over="ignore"):  # (pad: a bound's allowance for values it stands for)

@@ -412,3 +412,16 @@ def test_integers_float64_cannot_hold_are_value_errors(values):
 def test_integers_float64_holds_exactly_are_kept(values):
     f = np.asarray(values, dtype=np.float64)
     assert di.worst_case_risk(values, 1e19) == di.worst_case_risk(f, 1e19)
+
+
+def test_integer_domain_wider_than_the_float_range():
+    """Domain(-1e308, 1e308).size overflowed (int(inf)): an OverflowError
+    from every function that took it."""
+    D = di.Domain(-1e308, 1e308)
+    assert D.size == 2 * int(1e308) + 1
+    assert di.sensitive_range("median", [1.0, 2.0, 3.0], D) == 1.0
+    assert di.dataset_sensitive_range("median", [1.0, 2.0, 3.0], D) == 2.0
+    with pytest.raises(ValueError, match=r"about 10\*\*308 possible worlds exceed max_worlds"):
+        di.world_values("median", [1.0, 2.0], D)
+    with pytest.raises(ValueError, match="candidates holds values up to 1e"):
+        di.sensitive_range("sum", [1.0, 2.0, 3.0], D)

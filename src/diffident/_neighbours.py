@@ -70,6 +70,7 @@ from ._kernels import neighbours as NK
 from ._kernels import worlds as WK
 from ._kernels.worstcase import group_sorted
 from ._possible import (
+    _count,
     _distinct,
     _group,
     _index_rows,
@@ -244,7 +245,7 @@ class _Problem:
         if k == 1:  # enumerated here (k > 1: by world_values, which checks)
             m = cands.count + (0 if cands.repeat else 1)
             if m > max_worlds:
-                raise ValueError(f"{m} possible worlds exceed max_worlds={max_worlds}: raise max_worlds to "
+                raise ValueError(f"{_count(m)} possible worlds exceed max_worlds={max_worlds}: raise max_worlds to "
                                  "enumerate them")
         self._cache = {}  # removal -> (fs, counts) of its worlds
         self._matched = {}  # removal -> matched values (the reference's)

@@ -35,6 +35,11 @@ _CHUNK = 1 << 16  # worlds per enumeration batch
 _MAX_LISTED = 10**8  # an integer Domain's values listed at most (800 MB)
 
 
+def _count(n):
+    """A number of worlds for a message: exact up to 1e15, else 3 digits."""
+    return str(n) if n < 10**15 else f"{float(n):.3g}" if n < 1e308 else f"about 10**{len(str(n)) - 1}"
+
+
 class Domain:
     """An interval universe of candidate values.
 
@@ -125,7 +130,7 @@ class Domain:
         >>> di.Domain(0, 1, integer=False).size
         inf
         """
-        return int(self.hi - self.lo) + 1 if self.integer else math.inf
+        return int(self.hi) - int(self.lo) + 1 if self.integer else math.inf  # exact Python ints
 
     def values(self):
         """The candidate values lo, ..., hi of an integer domain.
@@ -405,7 +410,7 @@ def _enumerate(qy, k, cands, kn, max_worlds, reduce=None):
     total = cands.n_worlds(k)
     if total > max_worlds:
         raise ValueError(
-            f"{total} possible worlds exceed max_worlds={max_worlds}: raise max_worlds to enumerate them"
+            f"{_count(total)} possible worlds exceed max_worlds={max_worlds}: raise max_worlds to enumerate them"
         )
     state = np.arange(k, dtype=np.int64) if not cands.repeat else np.zeros(k, np.int64)
     S = np.empty((min(_CHUNK, total), k))

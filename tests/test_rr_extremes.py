@@ -568,3 +568,16 @@ def test_kary_sample_labels_beyond_float_integers():
         rr.kary_sample([2.0**70], 1.0, 10, np.random.default_rng(0))
     out = rr.kary_sample([2**53 - 1] * 50, 1.0, 2**53, np.random.default_rng(0))
     assert np.all((out >= 0) & (out < 2**53))
+
+
+def test_kary_estimate_counts_near_the_float_maximum():
+    """The d-fold sum overflowed: NaN estimates (also at epsilon inf, where
+    the counts are the truth).  The estimate is homogeneous in the counts:
+    the same as the scaled-down problem scaled back, inf only where the
+    estimate itself passes the float range."""
+    np.testing.assert_array_equal(rr.kary_estimate([1e308, 1e308], 1.0), [1e308, 1e308])
+    np.testing.assert_array_equal(rr.kary_estimate([1e308, 1e308], np.inf), [1e308, 1e308])
+    got = rr.kary_estimate([1.7976931348623157e308, 0.0], 1.0)
+    assert got[0] == np.inf and np.isfinite(got[1]) and got[1] < 0
+    small = rr.kary_estimate([10.0, 3.0, 7.0], 2.0)
+    np.testing.assert_allclose(rr.kary_estimate([1e307, 3e306, 7e306], 2.0), small * 1e306, rtol=1e-15)

@@ -945,6 +945,13 @@ def kary_estimate(counts, epsilon):
         raise ValueError(f"epsilon must be > 0 for an estimate (at 0 the reports carry no information); "
                          f"{V._where(e, bad)}")
     d = c.shape[-1]
+    # the estimate is homogeneous in the counts: counts whose d-fold sum
+    # may overflow are scaled by a power of two (exact) and scaled back
+    top = float(c.max()) if c.size else 0.0
+    shift = max(0, int(np.frexp(top)[1]) + int(d).bit_length() + 1 - 1020) if top > 0 else 0
+    if shift:
+        with np.errstate(under="ignore"):
+            c = np.ldexp(c, -shift)
     n_hi, n_lo = _sum_last_axis(c)
     hi, lo = _scaled_product(np.float64(d), c, 0)
     a = _sum(hi, lo, -n_hi[..., None], -n_lo[..., None])    # d c_j - n, rounded once
@@ -955,7 +962,7 @@ def kary_estimate(counts, epsilon):
     with np.errstate(over="ignore", under="ignore"):
         half = np.exp(-0.5 * e)
         term = np.where(e > 700.0, (a * half) * half, a / np.expm1(e))
-    return c + term
+        return np.ldexp(c + term, shift) if shift else c + term
 
 
 def kary_sample(x, epsilon, d, rng):

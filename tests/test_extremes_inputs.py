@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import diffident as di
+import diffident.rr as rr
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import reference as ref  # noqa: E402
@@ -425,3 +426,48 @@ def test_integer_domain_wider_than_the_float_range():
         di.world_values("median", [1.0, 2.0], D)
     with pytest.raises(ValueError, match="candidates holds values up to 1e"):
         di.sensitive_range("sum", [1.0, 2.0, 3.0], D)
+
+
+FMAX = 1.7976931348623157e308
+QUIET = [
+    ("classic sigma inf", lambda: di.classic_gaussian_sigma(0.0, 5e-324, FMAX), np.inf),
+    ("classic sigma tiny eps", lambda: di.classic_gaussian_sigma(5e-324, 5e-324, 1.0), np.inf),
+    ("agd far noise, huge eps", lambda: di.analytic_gaussian_delta(1e300, 1e-20, 5e-324), 0.0),
+    ("ags huge eps, subnormal S", lambda: di.analytic_gaussian_sigma(FMAX, 5e-324, 5e-324), 5e-324),
+    ("tight spread beyond range", lambda: di.tight_scale([FMAX, -FMAX, 0.0], 0.34), np.inf),
+    ("sensitive_range beyond range", lambda: di.sensitive_range("median", [], [1e308, -1e308]), np.inf),
+    ("contributions beyond range", lambda: di.contributions("median", [], [1e308, -1e308]).tolist(), [np.inf] * 2),
+    ("dataset range beyond range", lambda: di.dataset_sensitive_range("median", [1.0], [1e308, -1e308]), np.inf),
+    ("dataset tight beyond range", lambda: di.dataset_tight_scale("median", [1.0], [1e308, -1e308], 1e-300), np.inf),
+    ("dataset range near max", lambda: di.dataset_sensitive_range("median", [1e-300, 1e300], [FMAX, -FMAX, 0.0]), FMAX),
+    ("kary_estimate near max", lambda: rr.kary_estimate([FMAX, FMAX], 5e-324).tolist(), [FMAX, FMAX]),
+]
+RAISE = [
+    lambda: di.posterior([1e308, -1e308], 0.0, 5e-324),
+    lambda: di.disclosure_risk([1e308, -1e308], 0.0, 5e-324, world=1),
+    lambda: di.chunked_log_evidence([np.array([1e308, -1e308])], 0.0, 5e-324),
+    lambda: di.chunked_worst_case_risk([np.array([1e308, -1e308])], 0.0),
+    lambda: di.membership_risk("sum", [1e-300, 1e300], [0.0, 1.0], 5e-324, individual=0, response=0.0),
+]
+
+
+@pytest.mark.parametrize("name, call, want", QUIET, ids=[q[0] for q in QUIET])
+def test_extremes_emit_no_runtime_warning(name, call, want):
+    """Overflow inside a computation whose answer is inf (or exact) is the
+    library's business, not a RuntimeWarning for the user (a reviewer's
+    list)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        assert call() == want
+
+
+@pytest.mark.parametrize("call", RAISE)
+def test_extremes_raise_without_runtime_warning_first(call):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(ValueError):
+            call()

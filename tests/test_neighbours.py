@@ -291,3 +291,23 @@ def test_sum_and_mean_share_one_search():
         for x in np.unique(data)[::25]:
             v, c = di.world_values(q, np.delete(data, np.flatnonzero(data == x)[0]), dom)
             assert np.all(di.worst_case_risk(v, lam, counts=c) <= rho)
+
+
+@pytest.mark.parametrize("query, data, cands, kw", [
+    ("median", [1e308, -1e308], [0.0, 1.0], {}),
+    ("median", [1e308, -1e308], [1e308, -1e308], {}),
+    ("quantile", [1e308, -1e308], [0.0, 1.0], {"q": 0.0}),
+    ("max", [1e308, -1e308, 5e307], [0.0, -1.7e308], {}),
+])
+def test_values_near_the_float_maximum(query, data, cands, kw):
+    """Scales near 1e308: the certificate evaluates the reference at lam / A,
+    which passed the float range (the risk at infinite noise stood in for
+    it, too small); now at 1 / scale = A / lam.  The maximum over every
+    removal's own tight_scale, exactly."""
+    rho = np.array([0.3, 0.4, 0.5, 0.6, 0.9])
+    got = di.dataset_tight_scale(query, data, cands, rho, **kw)
+    want = np.zeros(rho.size)
+    for i in range(len(data)):
+        v, c = di.world_values(query, np.delete(np.array(data), i), np.append(cands, data[i]), **kw)
+        want = np.maximum(want, di.tight_scale(v, rho, counts=c))
+    np.testing.assert_array_equal(got, want)

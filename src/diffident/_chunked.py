@@ -150,7 +150,8 @@ class _Sums:
     def _fold(self, f, lw, weighted, exact, buf):
         if self.k < 0:
             self._check(self.k, float(np.abs(f).max()) if f.size else 0.0, f)
-        fk = np.ldexp(f, self.k) if self.k else f
+        with np.errstate(over="ignore"):  # (an overflowing distance is reported: rescaled)
+            fk = np.ldexp(f, self.k) if self.k else f
         nw = buf.shape[0]
         args = (fk, lw, weighted, exact, self.gauss, self.Rk, self.c, self.D, self.DL, self.G, self.S, buf)
         if self.R.size >= nw:
@@ -376,7 +377,7 @@ def chunked_worst_case_risk(chunks, scale):
     last = -np.inf
     for i, item in enumerate(chunks):
         f, c = _chunk(item, f"values (chunk {i})")
-        if f[0] < last or np.any(np.diff(f) < 0):
+        if f[0] < last or np.any(f[1:] < f[:-1]):
             raise ValueError(f"values must be sorted ascending across the chunks (chunk {i} is not)")
         last = f[-1]
         groups.append((f, c))

@@ -391,8 +391,8 @@ def _far_noise(sigma, s, eps, live):
     j = np.flatnonzero(far)
     k = np.frexp(sigma[j])[1].astype(np.int64) - np.frexp(s[j])[1] - _FAR_EXP
     sigma_f = np.ldexp(sigma[j], -k)
-    eps_f = np.ldexp(eps[j], k)
     with np.errstate(over="ignore"):
+        eps_f = np.ldexp(eps[j], k)  # inf beyond the float range: c is, too (zero)
         zero = ~(eps_f * (sigma_f / s[j]) < _FAR_C)
     return far, k, sigma_f, eps_f, zero
 
@@ -778,7 +778,7 @@ def classic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
             "the classic Gaussian calibration sqrt(2 ln(1.25/delta)) S / epsilon is only proven "
             "for epsilon < 1; use analytic_gaussian_sigma, which is exact for every epsilon",
             ClassicGaussianWarning, stacklevel=2)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # inf beyond the float range
         out = s * np.sqrt(2.0 * (_LOG_1_25 - np.log(d))) / e
     out = np.where(s == 0.0, 0.0, out)
     return V.ret(out, scalar)

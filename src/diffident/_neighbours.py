@@ -388,7 +388,8 @@ class _Problem:
         out = np.empty(len(self.sets))
         for s, members in enumerate(self.sets):
             fs, _ = self.grouped(members[0])
-            out[s] = fs[-1] - fs[0]
+            with np.errstate(over="ignore"):  # a spread beyond the float range: inf
+                out[s] = fs[-1] - fs[0]
         return out
 
     def indices(self, who):
@@ -602,7 +603,8 @@ class _Certificate:
             xmax = float(np.abs(self.Xs).max())
             for s in others:
                 Y = prob.matched_values(prob.sets[s][0])[perm]
-                slack = 4.0 * _ULP * (float(np.abs(Y).max()) + self.A * xmax)
+                with np.errstate(over="ignore"):  # inf: no offset certified (a search instead)
+                    slack = 4.0 * _ULP * (float(np.abs(Y).max()) + self.A * xmax)
                 NK.world_offsets(self.Xs, np.ascontiguousarray(Y), self.A, slack, sp, sc, B)
         Bg = np.maximum.reduceat(B, self.first_g) if m else B
         self.Bp = np.maximum(Bg, 0.0)
@@ -655,7 +657,9 @@ class _Certificate:
             order = rest[np.argsort(lam[rest])]
             i = 0
             while i < order.size:
-                j = i + 1 + int(np.searchsorted(lam[order[i + 1:]], lam[order[i]] * ratio, side="right"))
+                with np.errstate(over="ignore"):
+                    end = lam[order[i]] * ratio
+                j = i + 1 + int(np.searchsorted(lam[order[i + 1:]], end, side="right"))
                 out[order[i:j]] = self._batch(lam, rho, order[i:j])
                 i = j
             rest = np.flatnonzero(~out)
@@ -672,8 +676,9 @@ class _Certificate:
             # 1 / (S 2**-600), is still far above 1 (no certificate there)
             weight = np.maximum(np.exp(-s_b * self.Bp), 2.0 ** -600)
         ev = _Evaluator(self.risk.fs, self.risk.W, self.risk.invP * weight)
-        # X at scales no larger than lam / A (a larger risk, by monotonicity)
-        r, _ = ev(self.risk.inverse(np.nextafter(lam[sel] / self.A, 0.0)))
+        # X at scales no larger than lam / A (a larger risk, by monotonicity):
+        # 1 / scale at least A / lam (lam / A may pass the float range)
+        r, _ = ev(np.nextafter(self.risk.inverse(lam[sel]) * self.A, np.inf))
         bound = np.minimum(r * (1.0 + self.err_x), 1.0)  # the exact r_Y, every covered Y
         return bound * (1.0 + self.err_y) <= S.below(rho[sel], self.err_y)
 

@@ -589,7 +589,8 @@ def _named_spread(qy, k, cands, kn):
     if qy.monotone:
         rows = np.stack([cands.extremes(k, k), cands.extremes(0, k)])
         lo, hi = kn.values(qy, rows)
-        return hi - lo
+        with np.errstate(over="ignore"):  # a range beyond the float range: inf
+            return hi - lo
     # var and std: the maximum at j smallest + (k - j) largest (convexity),
     # the minimum at k candidates contiguous in sorted order
     top = kn.values(qy, np.stack([cands.extremes(j, k) for j in range(k + 1)])).max()
@@ -756,7 +757,8 @@ def contributions(query, known, candidates, *, ddof=0, q=0.5):
     idx = np.arange(n)
     other_min = np.where(idx == order[0], lo2, lo1)
     other_max = np.where(idx == order[-1], hi2, hi1)
-    c = np.maximum(f - other_min, other_max - f)
+    with np.errstate(over="ignore"):  # a range beyond the float range: inf
+        c = np.maximum(f - other_min, other_max - f)
     if cands.order is None:
         return c
     out = np.empty(n)
@@ -898,7 +900,8 @@ def _attaining(qy, k, S_by, xs, first, counts, cands, combos):
         mag = _magnitude(qy, xs, cands)
     else:
         mag = np.abs(S_by).max()
-    tol = 64.0 * np.spacing(mag) + 4.0 * np.spacing(best)
+    with np.errstate(over="ignore", invalid="ignore"):  # near the float maximum: inf (every removal near)
+        tol = 64.0 * np.spacing(mag) + 4.0 * np.spacing(best)
     near = np.flatnonzero(S_by >= best - tol)
     if near.size == 1 or np.all(S_by[near] == best) or not qy.named:
         return np.flatnonzero(S_by == best)
@@ -1025,7 +1028,8 @@ def _dataset_k1(qy, xs, cands):
         bot = np.empty(u)
         K.evaluate_removed(qy.code, hi[:, None], xs, rem, st, full.c, qy.ddof, qy.q, top)
         K.evaluate_removed(qy.code, lo[:, None], xs, rem, st, full.c, qy.ddof, qy.q, bot)
-        return top - bot, first, counts
+        with np.errstate(over="ignore"):  # a range beyond the float range: inf
+            return top - bot, first, counts
     # var, std: max at an end of the candidates, min at the candidate(s)
     # nearest the known part's mean (the variance is a parabola in v)
     mean = (st[:, 0] + st[:, 1]) / (n - 1) if n > 1 else np.full(u, cands.lo)

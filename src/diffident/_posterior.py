@@ -78,7 +78,9 @@ def _evaluate(ws, R, lam, wld, gauss, log_risk=False):
     lpw = np.ascontiguousarray(ws.lp[wld] if want and ws.weighted else np.log(pw))
     buf = np.empty((nw, K.BUF + 8))
     wc, Rc, c, k = _conditioned(ws, R, lam, gauss)
-    if not _direct(wc, Rc, c, gauss, np.ldexp(fw, k), lpw, want, logev, risk, buf):
+    with np.errstate(over="ignore"):  # (as the values: rescaled below where they overflow)
+        fwk = np.ldexp(fw, k)
+    if not _direct(wc, Rc, c, gauss, fwk, lpw, want, logev, risk, buf):
         ws.check_finite()  # raises, naming the first non-finite value
         # finite values whose distances overflow: scale them into range
         wc, Rc, c, k = _conditioned(ws, R, lam, gauss, vmax=float(np.abs(ws.f).max()))

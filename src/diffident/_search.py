@@ -211,9 +211,10 @@ def grow(evaluate, target, x, *, up, limit):
         if act.size == 0:
             break
         near[act], f_near[act] = far[act], f_far[act]
-        with np.errstate(over="ignore", under="ignore"):
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
             step = np.exp2(np.minimum(power[act], 2048.0))
             t = far[act] * step if up else far[act] / step
+        t = np.where(np.isnan(t), limit, t)  # 0 * inf or inf / inf: the step reaches the limit
         t = np.minimum(t, limit) if up else np.maximum(t, limit)
         if not up and limit == 0.0:
             t = np.where(t > 0.0, t, 0.0)

@@ -90,7 +90,8 @@ class Worlds:
             return self
         out = object.__new__(Worlds)
         out.__dict__.update(self.__dict__)
-        out.f = np.ldexp(self.f, k)
+        with np.errstate(over="ignore"):  # (a kernel meeting inf reports it; the caller rescales)
+            out.f = np.ldexp(self.f, k)
         out._groups = None
         out._rep = None
         return out

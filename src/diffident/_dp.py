@@ -594,8 +594,11 @@ def analytic_gaussian_delta(sigma, epsilon, sensitivity=1.0):
     ``S/(2 sigma)`` and ``epsilon sigma/S`` are large and nearly equal
     (epsilon of 1e10 and more, with sigma near the calibrated one), delta
     depends on their difference ``a``, and the rounding of the two terms
-    (each to 1e-16 of itself) costs a relative ``1e-16 (epsilon sigma/S)
-    |a|``: 1e-9 at epsilon 1e12, 3e-8 at 1e14.  That is the conditioning of
+    (each to 1e-16 of itself) costs a relative ``1e-16 c |d ln delta / da|``
+    with ``c = epsilon sigma/S`` (the derivative is about ``|a|`` for ``a``
+    far below 0, ``phi(a)/Phi(a)`` in general): 1e-9 at epsilon 1e12 and
+    3e-8 at 1e14 near the calibrated sigma, 4e-7 at epsilon 1e20 with delta
+    near 1/2.  That is the conditioning of
     delta in its own inputs (a relative change of 1e-16 in sigma or epsilon
     moves delta as much), not a bias: `analytic_gaussian_sigma` certifies
     its answer against a bound that includes these roundings.

@@ -471,3 +471,10 @@ def test_extremes_raise_without_runtime_warning_first(call):
         warnings.simplefilter("error", RuntimeWarning)
         with pytest.raises(ValueError):
             call()
+
+
+@pytest.mark.parametrize("query", ["var", "std"])
+def test_dataset_sensitive_range_one_value_no_candidates(query):
+    """One data point and no other candidates: the only world is the data
+    (range 0), as for the other queries (an IndexError before)."""
+    assert di.dataset_sensitive_range(query, [2.0], []) == 0.0

@@ -80,3 +80,36 @@ def test_posterior_at_a_response_against_brute_force():
             np.testing.assert_allclose(got[:, col], L[:, mask].sum(1) / L.sum(1), rtol=1e-12)
     with pytest.raises(ValueError, match="individual"):
         di.membership_risk("mean", known, cands, 1.0, k=k, response=R)
+
+
+@pytest.mark.parametrize("scale", [5e-324, 1e-310, 1e-300, 1e-3, 0.2, 1.5])
+def test_posterior_at_a_response_extreme_scales(scale):
+    """The ratio of two log-evidences lost every digit where they are large
+    (scale 1e-300: 1 at a response halfway between two sums, where the
+    answer is 1/2) and gave NaN below the float range (subnormal scales).
+    Against the exact ratio sum_{i in w} L_w / sum_w L_w at 60 digits."""
+    from mpmath import mp, mpf
+
+    cands = np.array([0.0, 1.0, 1.0, 3.0])
+    known = np.array([2.0])
+    combos = list(itertools.combinations(range(cands.size), 2))
+    f = [float(known.sum() + cands[list(c)].sum()) for c in combos]
+    R = np.array([0.5 + 2.0, 1.0 + 2.0, 2.75 + 2.0, 40.0])
+    got = di.membership_risk("sum", known, cands, scale, k=2, individual=[0, 1, 3], response=R)
+    with mp.workdps(60):
+        for p, r in enumerate(R):
+            L = [mp.exp(-abs(mpf(r) - mpf(v)) / mpf(scale)) for v in f]
+            for col, i in enumerate([0, 1, 3]):
+                num = sum(l for l, c in zip(L, combos) if i in c)
+                den = sum(L)
+                want = num / den if den > 0 else None
+                if want is None:  # every term underflows even at 60 digits: skip
+                    continue
+                assert abs(mpf(got[p, col]) - want) <= mpf(1e-13) * want + mpf(1e-300), (p, col, got[p, col], want)
+
+
+def test_wide_grid_is_a_value_error():
+    """Candidates 0 and 1e13 on the integer grid would need count tables of
+    1e13 cells: a MemoryError before, a ValueError naming the grid now."""
+    with pytest.raises(ValueError, match="count tables"):
+        di.membership_risk("sum", [], [0.0, 1e13], 1.0)

@@ -24,12 +24,15 @@ from . import _search as S
 from . import _validate as V
 from ._kernels import subsets as KS
 from ._kernels.evidence import sweep_sums, sweep_work
-from ._posterior import log_evidence
+from ._posterior import log_evidence, posterior
 from ._worlds import energy_factor
 from ._worst_case import _sweep_error, spread_exponent
 from ._possible import _Candidates, _distinct, _Known, _Query, _check_k, _sum_grid, check_magnitudes
 
 __all__ = ["membership_risk", "membership_tight_scale"]
+
+_TABLE_CELLS = 10**8  # the count tables' float64 cells at most (800 MB)
+_EXACT_LOG_EVIDENCE = 16.0  # |log evidence| up to this: a difference of two within 4e-15
 
 
 class _Membership:
@@ -51,6 +54,11 @@ class _Membership:
         offs, scale, base = grid
         distinct, first, mult = _distinct(np.ascontiguousarray(offs))
         width = int(distinct[-1]) * k + 1
+        cells = (2 * k + 1 + distinct.size) * width
+        if cells > _TABLE_CELLS:
+            raise ValueError(f"candidates span {width - 1} steps of their grid (1/{scale:g}) over k = {k}: the exact "
+                             f"count tables would hold {cells:.3g} cells (at most {_TABLE_CELLS:.0e}); use a coarser "
+                             "grid or fewer distinct candidate values")
         self.k, self.N = k, cands.vals.size
         total = self._table(distinct, mult, k, width)[k]
         # worlds containing one candidate of value d: that candidate, plus
@@ -176,9 +184,27 @@ def membership_risk(query, known, candidates, scale, *, k=1, individual=None, re
         R = V.finite("response", response)
         lam = V.positive_scale("scale", scale)
         shape = np.broadcast_shapes(R.shape, lam.shape)
-        den = log_evidence(mb.values, R, lam, counts=mb.total)
-        cols = [np.exp(np.asarray(log_evidence(mb.values, R, lam, counts=mb.contain[g]) - den)) for g in groups]
-        out = np.minimum(np.stack([np.broadcast_to(c, shape) for c in cols], axis=-1), 1.0)
+        den = np.broadcast_to(log_evidence(mb.values, R, lam, counts=mb.total), shape)
+        with np.errstate(invalid="ignore"):
+            cols = [np.exp(np.asarray(log_evidence(mb.values, R, lam, counts=mb.contain[g]) - den)) for g in groups]
+        out = np.stack([np.broadcast_to(c, shape) for c in cols], axis=-1)
+        # where the log-evidences are large their difference loses digits
+        # (ulp(den) of the ratio's log; below the float range, all of them):
+        # there the posterior-weighted share of the worlds holding the
+        # individual, sum_t P(t | R) contain_t / total_t, exact relative
+        # weights (`posterior` gives one world's P(t | R) / total_t)
+        far = np.flatnonzero(~(np.abs(den.ravel()) <= _EXACT_LOG_EVIDENCE))
+        if far.size:
+            Rf = np.broadcast_to(R, shape).ravel()[far]
+            Lf = np.broadcast_to(lam, shape).ravel()[far]
+            share = np.ascontiguousarray(mb.contain[groups].T)  # (worlds, individuals)
+            flat = out.reshape(-1, groups.size)
+            step = max(1, _TABLE_CELLS // (4 * mb.values.size))  # posteriors in batches of points
+            for a in range(0, far.size, step):
+                post = posterior(mb.values, Rf[a:a + step], Lf[a:a + step], counts=mb.total)
+                flat[far[a:a + step]] = post @ share
+            out = flat.reshape(out.shape)
+        out = np.minimum(out, 1.0)
         out = out.reshape(shape + ind.shape)
         return V.ret(out, out.ndim == 0)
     lam = V.scale_or_limit("scale", scale)

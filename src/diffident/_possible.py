@@ -1032,7 +1032,7 @@ def _dataset_k1(qy, xs, cands):
             return top - bot, first, counts
     # var, std: max at an end of the candidates, min at the candidate(s)
     # nearest the known part's mean (the variance is a parabola in v)
-    mean = (st[:, 0] + st[:, 1]) / (n - 1) if n > 1 else np.full(u, cands.lo)
+    mean = (st[:, 0] + st[:, 1]) / (n - 1) if n > 1 else lo.copy()  # (no known part: any candidate)
     vals = np.empty((u, 4))
     K.evaluate_removed(qy.code, hi[:, None], xs, rem, st, full.c, qy.ddof, qy.q, vals[:, 0])
     K.evaluate_removed(qy.code, lo[:, None], xs, rem, st, full.c, qy.ddof, qy.q, vals[:, 1])

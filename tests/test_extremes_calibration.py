@@ -388,3 +388,28 @@ def test_tight_scale_counts_beyond_the_float_range(values, counts):
         assert np.isfinite(s)
         assert ref.worst_case_risk(values, s, counts=counts)[0] <= mpf(r)
         assert di.worst_case_risk(values, s, counts=counts) <= r
+
+
+def test_multi_worst_case_risk_counts_beyond_the_float_range():
+    """The dense kernel's S_j / P_j overflowed the same way (a risk of 0)."""
+    cases = [([[0.0, 0.0], [1.0, 0.0], [2.0, 0.0]], [1e300, 1e300], [1.7e308, 1e300, 1.7e308]),
+             ([[0.0, 0.0], [1.0, 0.0]], [1.0, 1.0], [1.7e308, 1.7e308]),
+             ([[0.0, 0.0], [1.0, 3.0]], [1.0, np.inf], [9e307, 9e307])]
+    for values, scale, counts in cases:
+        got = di.multi_worst_case_risk(values, scale, counts=counts)
+        x = ref.multi_worst_case_risk(values, scale, counts=counts)
+        x = x[0] if isinstance(x, tuple) else x
+        assert abs(mpf(got) - x) <= 2 * mpf(5e-324) + 1e-13 * x, (values, got, x)
+    lam = di.multi_tight_scale([[0.0, 0.0], [1.0, 0.0]], [4.4e-309, 1e-310], counts=[1.7e308, 1.7e308])
+    assert np.all(np.isinf(lam[1])) and np.all(np.isfinite(lam[0]))
+
+
+def test_multi_worst_case_risk_wide_query_with_tiny_gaps_is_a_value_error():
+    """A query spread beyond 2**1021 is scaled down, and 1 / scale then
+    overflowed while a gap of 4 made exp(-gap / scale) far from 0: every
+    neighbour's term was lost (1.0 where the answer is 0.982).  As in
+    worst_case_risk: a ValueError naming the scale."""
+    with pytest.raises(ValueError, match="scale 1.0 is too small"):
+        di.multi_worst_case_risk([[0.0, 0.0], [0.0, 4.0], [0.0, 1e308]], [1.0, 1.0], counts=[1, 1, 10])
+    got = di.multi_worst_case_risk([[0.0, 0.0], [0.0, 4.0], [0.0, 8.9e307]], [1.0, 1.0], counts=[1, 1, 10])
+    assert got == pytest.approx(1.0 / (1.0 + np.exp(-4.0)), rel=1e-15)

@@ -6,8 +6,8 @@ import numpy as np
 from . import _search as S
 from . import _validate as V
 from ._kernels import multi as K
-from ._worlds import Worlds, energy_factor
-from ._worst_case import _Risk, spread_exponent
+from ._worlds import Worlds
+from ._worst_case import _RISK_SHIFT, _TINY, _Risk, inverse_scales, scale_down_up, spread_exponent
 
 __all__ = ["multi_worst_case_risk", "multi_tight_scale"]
 
@@ -87,12 +87,35 @@ class _Releases:
         (``strict``: see `_Risk`; a search passes False)."""
         if self.q == 1:
             return self.one(lam[:, 0], strict)
-        inv = np.ascontiguousarray(np.stack([energy_factor(lam[:, t], int(self.k[t]), False)
-                                             for t in range(self.q)], axis=1))
+        cols, unknown = [], np.zeros(lam.shape[0], bool)
+        for t in range(self.q):
+            # 1 / scale as the worst case takes it: where it overflows with a
+            # gap too small to make exp(-gap / scale) 0, an error (or unknown)
+            got = inverse_scales(lam[:, t], int(self.k[t]), lambda t=t: self._min_gap(t), strict)
+            if not strict:
+                got, u = got
+                unknown |= u
+            cols.append(got)
+        inv = np.ascontiguousarray(np.stack(cols, axis=1))
+        out, arg = self._evaluate(inv, self.invP)
+        # risks below the normal range (counts whose total nears the float
+        # maximum): formed 2**64 times larger, as the worst case does
+        z = np.flatnonzero(out < _TINY)
+        if z.size:
+            r, arg[z] = self._evaluate(np.ascontiguousarray(inv[z]), np.ldexp(self.invP, -_RISK_SHIFT))
+            out[z] = scale_down_up(r, _RISK_SHIFT)
+        return np.where(unknown, 1.0, out), arg
+
+    def _evaluate(self, inv, invP):
         out = np.empty(inv.shape[0])
         arg = np.empty(inv.shape[0], np.int64)
-        K.multi_worst_case(self.FT, self.w, self.invP, inv, out, arg, self.buf)
+        K.multi_worst_case(self.FT, self.w, invP, inv, out, arg, self.buf)
         return out, arg
+
+    def _min_gap(self, t):
+        """The smallest gap between query t's values (scaled)."""
+        u = np.unique(self.FT[t])
+        return float(np.diff(u).min()) if u.size > 1 else np.inf
 
     def world(self, arg):
         """The caller's index of the worst world from ``__call__``'s second result."""

@@ -478,3 +478,55 @@ def test_dataset_sensitive_range_one_value_no_candidates(query):
     """One data point and no other candidates: the only world is the data
     (range 0), as for the other queries (an IndexError before)."""
     assert di.dataset_sensitive_range(query, [2.0], []) == 0.0
+
+
+def _exact_var(xs, ddof):
+    from fractions import Fraction
+
+    xs = [Fraction(float(x)) for x in xs]
+    n = len(xs)
+    m = sum(xs) / n
+    return sum((x - m) ** 2 for x in xs) / (n - ddof)
+
+
+def _exact_dataset_range(query, data, cands, ddof):
+    import mpmath
+
+    best = 0
+    with mpmath.workdps(50):
+        for i in range(len(data)):
+            known = list(data[:i]) + list(data[i + 1:])
+            vs = [_exact_var(known + [c], ddof) for c in list(cands) + [data[i]]]
+            if query == "std":
+                vs = [mpmath.sqrt(mpmath.mpf(v.numerator) / v.denominator) for v in vs]
+            best = max(best, max(vs) - min(vs))
+        return float(best)
+
+
+@pytest.mark.parametrize("query", ["var", "std"])
+@pytest.mark.parametrize("data, cands, ddof", [
+    ([1e15 + 0.5, 1e15 + 0.5, 0.7], [2.0, -0.7, 0.0], 0),  # 1196268651020288 for 1.2e15
+    ([1e15 + 0.5, 2.0, 4.0, 3.04, 1e15 + 0.5], [1e15 + 0.5], 1),  # candidates on either side of the mean
+    ([1.0, 2.0, 3.0, 10.0], [0.0, 5.0, 7.0], 0),
+    ([3e8 + 0.25, 3e8 - 0.5, 3e8], [3e8 + 0.125, 3e8 + 7.0], 1),
+])
+def test_var_std_ranges_without_cancellation(query, data, cands, ddof):
+    """The range of var and std over one unknown individual was the
+    difference of two rounded variances: values near 1e15 have variances
+    near 1e29 whose ulp is 3.5e13, and S came out 2% to 5% off (below
+    the exact value for std: too little noise).  Now formed factored, to
+    a few ulps of S itself, for sensitive_range and dataset_sensitive_range."""
+    want = _exact_dataset_range(query, data, cands, ddof)
+    got = di.dataset_sensitive_range(query, data, cands, ddof=ddof)
+    assert got == pytest.approx(want, rel=1e-13)
+    known = data[1:]
+    S = di.sensitive_range(query, known, cands + [data[0]], ddof=ddof)
+    vs = [_exact_var(known + [c], ddof) for c in cands + [data[0]]]
+    if query == "std":
+        import mpmath
+
+        with mpmath.workdps(50):
+            vs = [mpmath.sqrt(mpmath.mpf(v.numerator) / v.denominator) for v in vs]
+            assert S == pytest.approx(float(max(vs) - min(vs)), rel=1e-13)
+    else:
+        assert S == pytest.approx(float(max(vs) - min(vs)), rel=1e-13)

@@ -591,10 +591,50 @@ def _named_spread(qy, k, cands, kn):
         lo, hi = kn.values(qy, rows)
         with np.errstate(over="ignore"):  # a range beyond the float range: inf
             return hi - lo
+    if k == 1 and kn.n:
+        sums = np.array([kn.st[0]]), np.array([kn.st[1]])
+        m = (sums[0] + sums[1]) / kn.n
+        lo, hi = np.array([cands.lo]), np.array([cands.hi])
+        near = _nearest(cands, np.array([np.nan]), np.clip(m, lo, hi))
+        return float(_var_range_k1(qy, kn.n, sums, lo, hi, near, lambda v: kn.values(qy, v[:, None]))[0])
     # var and std: the maximum at j smallest + (k - j) largest (convexity),
     # the minimum at k candidates contiguous in sorted order
     top = kn.values(qy, np.stack([cands.extremes(j, k) for j in range(k + 1)])).max()
     return top - kn.values(qy, _min_var_rows(k, cands, kn)).min()
+
+
+def _var_range_k1(qy, n, sums, lo, hi, near, evaluate):
+    """The range of var (or std) over one added candidate v, for known parts
+    of n values with sums ``sums`` (double-double arrays (hi, lo)): var(v)
+    is a parabola in v with its minimum at the mean m, so the range is
+    var(v1) - var(v2) for v1 the end farther from m and v2 the candidate
+    nearest it (``near``: the candidates just below and above), and the
+    difference is formed factored,
+    ``(v1 - v2) (v1 + v2 - 2 m) n / (N (N - ddof))`` with N = n + 1, the
+    second factor in double-double: no cancellation of two large variances
+    (values near 1e15 whose variances differ by 1e-15 of themselves lost
+    every digit), nor of two candidates on either side of m.  For std,
+    ``(var(v1) - var(v2)) / (std(v1) + std(v2))``, the stds from
+    ``evaluate(v)``."""
+    from . import _dd as DD
+
+    sh, sl = sums
+    m = (sh + sl) / n
+    v1 = np.where(m - lo > hi - m, lo, hi)
+    below, above = near[:, 0], near[:, 1]
+    v2 = np.where(np.abs(below - m) <= np.abs(above - m), below, above)
+    N = float(n + 1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        ah, al = DD.two_sum(v1, v2)
+        bh, bl = DD.div(2.0 * sh, 2.0 * sl, np.full(sh.shape, float(n)), np.zeros(sh.shape))
+        th, tl = DD.add(ah, al, -bh, -bl)
+        d = (v1 - v2) * (th + tl) * (float(n) / (N * (N - qy.ddof)))
+    d = np.maximum(np.where(np.isnan(d), 0.0, d), 0.0)
+    if qy.code == K.VAR:
+        return d
+    s12 = evaluate(v1) + evaluate(v2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(s12 > 0.0, d / s12, 0.0)
 
 
 def _dd_sum_difference(a, b):
@@ -1032,14 +1072,17 @@ def _dataset_k1(qy, xs, cands):
             return top - bot, first, counts
     # var, std: max at an end of the candidates, min at the candidate(s)
     # nearest the known part's mean (the variance is a parabola in v)
-    mean = (st[:, 0] + st[:, 1]) / (n - 1) if n > 1 else lo.copy()  # (no known part: any candidate)
-    vals = np.empty((u, 4))
-    K.evaluate_removed(qy.code, hi[:, None], xs, rem, st, full.c, qy.ddof, qy.q, vals[:, 0])
-    K.evaluate_removed(qy.code, lo[:, None], xs, rem, st, full.c, qy.ddof, qy.q, vals[:, 1])
-    near = _nearest(cands, fs, np.clip(mean, lo, hi))
-    K.evaluate_removed(qy.code, near[:, :1].copy(), xs, rem, st, full.c, qy.ddof, qy.q, vals[:, 2])
-    K.evaluate_removed(qy.code, near[:, 1:].copy(), xs, rem, st, full.c, qy.ddof, qy.q, vals[:, 3])
-    return np.maximum(vals[:, 0], vals[:, 1]) - np.minimum(vals[:, 2], vals[:, 3]), first, counts
+    if n == 1:  # no known part: every world is one value (var 0)
+        return np.zeros(u), first, counts
+    sums = np.ascontiguousarray(st[:, 0]), np.ascontiguousarray(st[:, 1])
+    near = _nearest(cands, fs, np.clip((sums[0] + sums[1]) / (n - 1), lo, hi))
+
+    def evaluate(v):
+        out = np.empty(u)
+        K.evaluate_removed(qy.code, np.ascontiguousarray(v[:, None]), xs, rem, st, full.c, qy.ddof, qy.q, out)
+        return out
+
+    return _var_range_k1(qy, n - 1, sums, lo, hi, near, evaluate), first, counts
 
 
 def _nearest(cands, removed, t):

@@ -530,3 +530,30 @@ def test_var_std_ranges_without_cancellation(query, data, cands, ddof):
             assert S == pytest.approx(float(max(vs) - min(vs)), rel=1e-13)
     else:
         assert S == pytest.approx(float(max(vs) - min(vs)), rel=1e-13)
+
+
+@pytest.mark.parametrize("query", ["var", "std"])
+@pytest.mark.parametrize("cands, k", [
+    ([-1.61, -2.0, -1e14], 2),  # var 0.038238525390625 for 0.038025
+    ([5.328969123692811e-19, 0.0, -5.0, -2.0], 2),  # 0 for 7.1e-38
+    ([3.0, 1e12, 3.5, 4.25, -7e11], 3),
+])
+def test_world_values_var_without_known_part_far_candidates(query, cands, k):
+    """Without a known part the shift of the sums was the lowest candidate,
+    far from a world of close values: their variance cancelled in
+    double-double.  Every world against exact rational arithmetic."""
+    import itertools
+
+    import mpmath
+
+    vals, counts = di.world_values(query, [], cands, k=k)
+    want = {}
+    for c in itertools.combinations(cands, k):
+        v = _exact_var(list(c), 0)
+        with mpmath.workdps(50):
+            x = float(v) if query == "var" else float(mpmath.sqrt(mpmath.mpf(v.numerator) / v.denominator))
+        want[x] = want.get(x, 0) + 1
+    got = dict(zip(vals.tolist(), counts.tolist()))
+    assert sorted(got.values()) == sorted(want.values())
+    for (g, w) in zip(sorted(got), sorted(want)):
+        assert g == pytest.approx(w, rel=4e-16, abs=0), (g, w)

@@ -97,6 +97,8 @@ def evaluate_row(code, row, ks, p, st, c, ddof, q):
         return h + l if code == SUM else dd.div_d(h, l, float(N))
     if code == VAR or code == STD:
         h1, l1, h2, l2 = st[2], st[3], st[4], st[5]
+        if n0 == 0 and k > 0:  # no known part (its sums are 0 for any shift): the row's own
+            c = row[0]  # value, not one far from it (the candidates' lowest), as the shift
         for j in range(k):
             dh, dl = dd.two_sum(row[j], -c)
             h1, l1 = dd.add(h1, l1, dh, dl)

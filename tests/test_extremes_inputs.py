@@ -557,3 +557,15 @@ def test_world_values_var_without_known_part_far_candidates(query, cands, k):
     assert sorted(got.values()) == sorted(want.values())
     for (g, w) in zip(sorted(got), sorted(want)):
         assert g == pytest.approx(w, rel=4e-16, abs=0), (g, w)
+
+
+def test_world_values_domain_sums_merged_after_rounding():
+    """Distinct exact sums over a Domain that round to one float (a known
+    part of 1e16) came back as repeated values; world_values promises
+    distinct values with their counts."""
+    vals, counts = di.world_values("sum", [1e16], di.Domain(0, 3), k=2)
+    assert np.all(np.diff(vals) > 0) and counts.sum() == 10
+    # 1e16 + s rounds to even: s in {0, 1} -> 1e16, {2} -> +2, {3, 4, 5} -> +4, {6} -> +6
+    assert counts.tolist() == [2, 2, 5, 1]
+    vals, counts = di.world_values("sum", [1e300, 0.75, 6.0], di.Domain(-1, 1), k=3)
+    assert vals.tolist() == [1e300] and counts.tolist() == [10]

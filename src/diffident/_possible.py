@@ -572,6 +572,11 @@ def _sum_multiplicities(qy, k, cands, kn, grid):
     rows[:, 0] = S  # a row whose sum is the unknown part's sum
     vals = kn.values(qy, rows)  # known + (S, 0, ..., 0): the sum, or the mean over n + k
     exact = counts[s]
+    # distinct exact sums that round to one float (a known part of 1e16):
+    # one world value, their counts added (the values ascend with the sums)
+    head = np.flatnonzero(np.r_[True, vals[1:] != vals[:-1]])
+    if head.size < vals.size:
+        vals, exact = vals[head], np.add.reduceat(exact, head)
     ints = exact.astype(np.int64) if exact.max() < 2.0**53 else exact
     return vals, ints
 

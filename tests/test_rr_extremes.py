@@ -581,3 +581,27 @@ def test_kary_estimate_counts_near_the_float_maximum():
     assert got[0] == np.inf and np.isfinite(got[1]) and got[1] < 0
     small = rr.kary_estimate([10.0, 3.0, 7.0], 2.0)
     np.testing.assert_allclose(rr.kary_estimate([1e307, 3e306, 7e306], 2.0), small * 1e306, rtol=1e-15)
+
+
+def test_truth_probabilities_round_toward_privacy():
+    """warner_p and kary_p rounded to nearest: the exact epsilon of the
+    returned p exceeded the target for 10% to 40% of targets (warner_p(35.2)
+    has epsilon 35.35), and p = 1 (always truthful) came back for finite
+    epsilon above 37.  Against 60 digits, and never more than a few ulps
+    below the largest p that meets the target."""
+    mpmath.mp.dps = 60
+    rng = np.random.default_rng(5)
+    eps = np.concatenate([10 ** rng.uniform(-12, 2.9, 400), [35.2, 37.0, 800.0, 1e300]])
+    for d in (2, 3, 10, 49):
+        p = rr.kary_p(eps, d) if d > 2 else rr.warner_p(eps)
+        for e, x in zip(eps, p):
+            assert x < 1.0
+            exact = mpmath.log(mpmath.mpf(x) * (d - 1) / (1 - mpmath.mpf(x)))
+            assert exact <= e, (d, e, x)
+            up = np.nextafter(x, 1.0, dtype=float)
+            for _ in range(4):  # a few ulps up, the target fails (or p reaches 1)
+                up = np.nextafter(up, 1.0)
+            if up < 1.0:
+                assert mpmath.log(mpmath.mpf(up) * (d - 1) / (1 - mpmath.mpf(up))) > e, (d, e, x)
+    assert rr.kary_p(1e-20, 10) == 0.1  # the float resolution near 1/d (documented)
+    assert rr.warner_p(np.inf) == 1.0

@@ -637,7 +637,9 @@ def warner_p(epsilon):
     Returns
     -------
     float or ndarray
-        The truth probability p, in [1/2, 1].
+        The truth probability p, in [1/2, 1]: rounded toward 1/2, so that
+        its exact epsilon ``ln(p / (1 - p))`` is at most the one asked for
+        (1 only at epsilon inf; `kary_p` with d = 2, which says more).
 
     Raises
     ------
@@ -654,7 +656,7 @@ def warner_p(epsilon):
     """
     scalar = V.is_scalar(epsilon)
     e = _eps(epsilon)
-    return V.ret(1.0 / (1.0 + np.exp(-e)), scalar)
+    return V.ret(_private_p(e, np.full(e.shape, 2.0)), scalar)
 
 
 def warner_epsilon(p):
@@ -771,7 +773,14 @@ def kary_p(epsilon, d):
     Returns
     -------
     float or ndarray
-        The truth probability p, in [1/d, 1].
+        The truth probability p, in [1/d, 1], rounded toward 1/d: its exact
+        epsilon ``ln(p (d - 1) / (1 - p))`` is at most the one asked for
+        (decided in double-double; the nearest float can exceed it, and
+        p = 1, always truthful, is returned only at epsilon inf).  One
+        limit of float64: where epsilon is below the epsilon of the
+        smallest float at or above 1/d (about 1e-16 d; 0 where 1/d is a
+        float, d a power of two), no float p meets it, and that float is
+        returned (``kary_p(1e-20, 10)`` is 0.1, whose epsilon is 6e-17).
 
     Raises
     ------
@@ -789,7 +798,47 @@ def kary_p(epsilon, d):
     """
     scalar = V.is_scalar(epsilon, d)
     e, dd = np.broadcast_arrays(_eps(epsilon), _categories(d))
-    return V.ret(1.0 / (1.0 + (dd - 1.0) * np.exp(-e)), scalar)
+    return V.ret(_private_p(e, dd), scalar)
+
+
+def _exact_epsilon_above(p, d, e):
+    """Whether ``ln(p (d - 1) / (1 - p))`` may exceed e (1-d arrays, p in
+    [1/d, 1]): ``log1p((d p - 1) / (1 - p))`` in double-double (``d p - 1``
+    and ``1 - p`` exactly, about 2^-100 relative), with a margin of 2^-90
+    of the logarithm."""
+    from . import _dd as DD
+
+    hi, lo = two_prod(d, p)
+    nh, nl = DD.add_d(*DD.two_sum(hi, -1.0), lo)
+    dh, dl = DD.two_sum(np.ones_like(p), -p)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        xh, xl = DD.div(nh, nl, dh, dl)
+        xh, xl = np.where(p == 1.0, np.inf, xh), np.where(p == 1.0, 0.0, xl)
+        lh, ll = DD.log1p(xh, xl)
+        return ~((lh - e) + ll <= -(2.0 ** -90) * np.abs(lh))  # NaN (p = 1): above
+
+
+def _private_p(e, d):
+    """``e^eps / (e^eps + d - 1)`` rounded toward 1/d: the largest float p
+    whose exact epsilon is at most eps (a few ulps below the nearest), or,
+    where even the smallest float at or above 1/d exceeds eps (eps below
+    about 1e-16 d, unless 1/d is a float), that float."""
+    shape = e.shape
+    e, d = e.ravel(), d.ravel()
+    with np.errstate(over="ignore"):
+        p = 1.0 / (1.0 + (d - 1.0) * np.exp(-e))
+    todo = np.flatnonzero(np.isfinite(e))  # (p = 1, always truthful, has epsilon inf)
+    for _ in range(8):  # rounding to nearest, then a few ulps at most
+        if todo.size == 0:
+            break
+        bad = _exact_epsilon_above(p[todo], d[todo], e[todo])
+        todo = todo[bad]
+        down = np.nextafter(p[todo], 0.0)
+        hi, lo = two_prod(d[todo], down)
+        ok = (hi - 1.0) + lo >= 0.0  # still at or above 1/d
+        p[todo[ok]] = down[ok]
+        todo = todo[ok]
+    return p.reshape(shape)
 
 
 def _kary_epsilon(p, d):

@@ -50,7 +50,8 @@ class _Membership:
         cands.check_k(k)
         grid = _sum_grid(cands)
         if grid is None:
-            raise ValueError("candidates must lie on a grid (integers, halves, cents, ...) for exact counts")
+            raise ValueError("candidates must lie on a grid (integers, halves, cents, ...) within 2**52 steps "
+                             "of 0, for exact counts")
         offs, scale, base = grid
         distinct, first, mult = _distinct(np.ascontiguousarray(offs))
         width = int(distinct[-1]) * k + 1
@@ -121,7 +122,11 @@ def membership_risk(query, known, candidates, scale, *, k=1, individual=None, re
     After a Laplace release of a sum or a mean: at given responses, or (by
     default) its worst case over every response.  The event is the union of
     the worlds that contain the candidate; its prior is k / N (N
-    candidates), which is also the risk at infinite noise.
+    candidates), which is also the risk at infinite noise.  The released
+    values are the worlds' sums or means as `world_values` gives them (the
+    exact sum rounded once to a float, the mean its quotient): where a
+    known part near 1e15 leaves them inexact, the risk is that of the
+    float values a release would add its noise to.
 
     Parameters
     ----------

@@ -803,19 +803,31 @@ def kary_p(epsilon, d):
 
 def _exact_epsilon_above(p, d, e):
     """Whether ``ln(p (d - 1) / (1 - p))`` may exceed e (1-d arrays, p in
-    [1/d, 1]): ``log1p((d p - 1) / (1 - p))`` in double-double (``d p - 1``
-    and ``1 - p`` exactly, about 2^-100 relative), with a margin of 2^-90
-    of the logarithm."""
+    [1/d, 1]): ``log1p(x)``, ``x = (d p - 1) / (1 - p)`` with ``d p - 1``
+    and ``1 - p`` exact, in double-double (about 2^-100 relative), with a
+    margin of 2^-90 of the logarithm; for x beyond 2**60, ``ln(d p - 1) -
+    ln(1 - p) + 2 / x`` (an upper bound).  p = 1 (epsilon inf) is above."""
     from . import _dd as DD
 
-    hi, lo = two_prod(d, p)
+    hi, lo = _scaled_product(d, p, 0)
     nh, nl = DD.add_d(*DD.two_sum(hi, -1.0), lo)
     dh, dl = DD.two_sum(np.ones_like(p), -p)
+    out = np.ones(p.size, dtype=bool)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        xh, xl = DD.div(nh, nl, dh, dl)
-        xh, xl = np.where(p == 1.0, np.inf, xh), np.where(p == 1.0, 0.0, xl)
+        x = nh / dh
+    near = np.flatnonzero(x <= 2.0 ** 60)
+    if near.size:
+        xh, xl = DD.div(nh[near], nl[near], dh[near], dl[near])
         lh, ll = DD.log1p(xh, xl)
-        return ~((lh - e) + ll <= -(2.0 ** -90) * np.abs(lh))  # NaN (p = 1): above
+        out[near] = ~((lh - e[near]) + ll <= -(2.0 ** -90) * np.abs(lh))
+    far = np.flatnonzero((x > 2.0 ** 60) & (p < 1.0))
+    if far.size:
+        ah, al = DD.log(nh[far], nl[far])
+        bh, bl = DD.log(dh[far], dl[far])
+        lh, ll = DD.add(ah, al, -bh, -bl)
+        ll = ll + 2.0 / x[far]
+        out[far] = ~((lh - e[far]) + ll <= -(2.0 ** -90) * np.abs(lh))
+    return out
 
 
 def _private_p(e, d):
@@ -834,7 +846,7 @@ def _private_p(e, d):
         bad = _exact_epsilon_above(p[todo], d[todo], e[todo])
         todo = todo[bad]
         down = np.nextafter(p[todo], 0.0)
-        hi, lo = two_prod(d[todo], down)
+        hi, lo = _scaled_product(d[todo], down, 0)
         ok = (hi - 1.0) + lo >= 0.0  # still at or above 1/d
         p[todo[ok]] = down[ok]
         todo = todo[ok]

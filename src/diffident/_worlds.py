@@ -53,7 +53,8 @@ class Worlds:
         # then at most the count (1e200 x 1e200 would overflow)
         pmax = pr[live].max()
         self.log_norm = float(np.log(pmax))
-        self._pw = np.where(live, pr / pmax, 0.0)
+        with np.errstate(over="ignore"):  # (a zero-count world's larger prior: dropped)
+            self._pw = np.where(live, pr / pmax, 0.0)
         self._cw = cw
         self._w = cw * self._pw
         self._lw = None

@@ -348,7 +348,7 @@ def _gauss_delta(sigma, eps, s):
         q = sigma / s
     out = np.where(q == 0.0, 1.0, 0.0)  # no noise; else inf noise, eps inf, S = 0
     live = (s > 0.0) & np.isfinite(eps) & (q > 0.0)
-    far, k, sigma_f, eps_f, zero = _far_noise(sigma, s, eps, live)
+    far, k, sigma_f, eps_f, zero = _far_noise(sigma, s, eps, q, live)
     i = np.flatnonzero(live & np.isfinite(q) & ~far)
     if i.size:
         big, small, _ = _delta_parts(q[i], eps[i], with_err=False)
@@ -369,7 +369,7 @@ _FAR_C = 2.0**200  # eps q beyond: delta < phi(2**200), below every float delta
 _FAR_LOG_MARGIN = 2.0**-90  # the rescaling's relative error (below 2**-390), bounded generously
 
 
-def _far_noise(sigma, s, eps, live):
+def _far_noise(sigma, s, eps, q, live):
     """Noise far above the sensitivity, ``q = sigma / S >= 2**1000`` or
     overflowing while sigma is finite (S below 1): 1/(2q) is subnormal or
     0 there, so `_delta_parts` cannot take q.  With ``h = 1/(2q)`` and
@@ -384,9 +384,7 @@ def _far_noise(sigma, s, eps, live):
     Returns ``(far, k, sigma_f, eps_f, zero)``: the mask of such entries
     among ``live``, and for them the power k, ``sigma 2^-k`` and ``eps
     2^k`` (``sigma_f / s`` is ``q 2^-k`` rounded as q would be) and the
-    mask of those whose delta is 0."""
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        q = sigma / s
+    mask of those whose delta is 0 (``q = sigma / s`` as the callers form it)."""
     far = live & np.isfinite(sigma) & ~(q < _FAR_Q)
     j = np.flatnonzero(far)
     k = np.frexp(sigma[j])[1].astype(np.int64) - np.frexp(s[j])[1] - _FAR_EXP
@@ -407,7 +405,7 @@ def _sigma_excess(sigma, eps, s, delta, log_delta):
         q = sigma / s
     excess = np.where(np.isinf(q), -np.inf, np.inf)
     float_ok = np.isinf(q)
-    far, k, sigma_f, eps_f, zero = _far_noise(sigma, s, eps, q > 0.0)
+    far, k, sigma_f, eps_f, zero = _far_noise(sigma, s, eps, q, q > 0.0)
     if far.any():  # delta(q, eps) = 2^-k delta(q 2^-k, eps 2^k), see _far_noise
         j = np.flatnonzero(far)
         with np.errstate(over="ignore"):

@@ -7,7 +7,7 @@ from . import _search as S
 from . import _validate as V
 from ._kernels import multi as K
 from ._worlds import Worlds
-from ._worst_case import _RISK_SHIFT, _TINY, _Risk, inverse_scales, scale_down_up, spread_exponent
+from ._worst_case import _Risk, below_normal_again, inverse_scales, spread_exponent
 
 __all__ = ["multi_worst_case_risk", "multi_tight_scale"]
 
@@ -97,13 +97,7 @@ class _Releases:
                 unknown |= u
             cols.append(got)
         inv = np.ascontiguousarray(np.stack(cols, axis=1))
-        out, arg = self._evaluate(inv, self.invP)
-        # risks below the normal range (counts whose total nears the float
-        # maximum): formed 2**64 times larger, as the worst case does
-        z = np.flatnonzero(out < _TINY)
-        if z.size:
-            r, arg[z] = self._evaluate(np.ascontiguousarray(inv[z]), np.ldexp(self.invP, -_RISK_SHIFT))
-            out[z] = scale_down_up(r, _RISK_SHIFT)
+        out, arg = below_normal_again(self._evaluate, inv, self.invP)
         return np.where(unknown, 1.0, out), arg
 
     def _evaluate(self, inv, invP):

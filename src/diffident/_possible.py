@@ -17,6 +17,7 @@ import numbers
 import numba
 import numpy as np
 
+from . import _dd as DD
 from . import _validate as V
 from ._kernels import sort as _sort
 from ._kernels import worlds as K
@@ -621,8 +622,6 @@ def _var_range_k1(qy, n, sums, lo, hi, near, evaluate):
     every digit), nor of two candidates on either side of m.  For std,
     ``(var(v1) - var(v2)) / (std(v1) + std(v2))``, the stds from
     ``evaluate(v)``."""
-    from . import _dd as DD
-
     sh, sl = sums
     m = (sh + sl) / n
     v1 = np.where(m - lo > hi - m, lo, hi)
@@ -1004,7 +1003,6 @@ def _exact_spread(qy, k, cands, known):
         if qy.code in (K.VAR, K.STD):
             if cands.domain is not None and not cands.domain.integer:  # the minimum at the clipped mean
                 t = min(max(s0 / len(kn), Fraction(cands.lo)), Fraction(cands.hi)) if kn else Fraction(cands.lo)
-                r = [t] * k
                 s = s0 + t * k
                 bot = ((q0 + k * t * t) * n - s * s) / (n * (n - qy.ddof))
             else:

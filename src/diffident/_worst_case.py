@@ -34,13 +34,7 @@ class _Evaluator:
         overflows) those scales are evaluated again with ``invP`` scaled by
         ``2**-_RISK_SHIFT`` (exact) and their risk scaled back, rounded up
         (`scale_down_up`; the chunked path forms it the same way)."""
-        out, arg = self._evaluate(inv, self.invP)
-        z = np.flatnonzero(out < _TINY)
-        if z.size:
-            low = _Evaluator(self.fs, self.W, np.ldexp(self.invP, -_RISK_SHIFT))
-            r, arg[z] = low._evaluate(np.ascontiguousarray(inv[z]), low.invP)
-            out[z] = scale_down_up(r, _RISK_SHIFT)
-        return out, arg
+        return below_normal_again(self._evaluate, inv, self.invP)
 
     def _evaluate(self, inv, invP):
         k = inv.size
@@ -74,6 +68,20 @@ class _Evaluator:
 
 _RISK_SHIFT = 64  # risks below the normal range are formed 2**64 times larger
 _TINY = float(np.finfo(np.float64).tiny)
+
+
+def below_normal_again(evaluate, inv, invP):
+    """``evaluate(inv, invP)`` (rho* and argmax for rows of 1/scale), with
+    the rows whose risk falls below the normal range evaluated again with
+    ``invP`` scaled by ``2**-_RISK_SHIFT`` (exact) and scaled back, rounded
+    up: there ``S_g invP_g`` nears or passes the float maximum (counts whose
+    total does) and ``1 / min`` loses digits or is 0."""
+    out, arg = evaluate(inv, invP)
+    z = np.flatnonzero(out < _TINY)
+    if z.size:
+        r, arg[z] = evaluate(np.ascontiguousarray(inv[z]), np.ldexp(invP, -_RISK_SHIFT))
+        out[z] = scale_down_up(r, _RISK_SHIFT)
+    return out, arg
 
 
 def scale_down_up(r, t):

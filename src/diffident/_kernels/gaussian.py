@@ -49,7 +49,7 @@ import numba
 import numpy as np
 
 from ._math import exp, fma, sum8, two_diff
-from .dd import add, add_d, fast_two_sum, two_prod, two_sum
+from .dd import add, fast_two_sum, two_prod, two_sum
 
 EPS = 2.220446049250313e-16
 _C_CUT = 760.0  # exp(-745) is below the smallest subnormal relative to 1

@@ -4,7 +4,7 @@ import numba
 import numpy as np
 import pytest
 
-from diffident._kernels import _math, evidence, sort, worstcase
+from diffident._kernels import _jit, _math, sort
 
 
 @numba.njit(cache=True)
@@ -39,15 +39,29 @@ def test_two_diff_is_exact():
         assert mpmath.mpf(s) + mpmath.mpf(e) == mpmath.mpf(x) - mpmath.mpf(y)
 
 
-def test_no_kernel_uses_fastmath():
+def test_every_kernel_follows_the_jit_policy():
     # Numba compiles callees with their caller's flags and caches them: one
     # fastmath kernel would silently break the exp's range reduction and
-    # TwoSum for every kernel (see _kernels/_math.py).
-    for mod in (_math, evidence, worstcase, sort):
+    # TwoSum for every kernel (see _kernels/_jit.py).  Every dispatcher in
+    # every kernel module is declared through _jit, with its options.
+    import importlib
+    import pkgutil
+
+    import diffident._kernels as kernels
+
+    seen = 0
+    for info in pkgutil.iter_modules(kernels.__path__):
+        mod = importlib.import_module(f"diffident._kernels.{info.name}")
         for name in dir(mod):
             obj = getattr(mod, name)
-            if isinstance(obj, numba.core.registry.CPUDispatcher):
-                assert not obj.targetoptions.get("fastmath"), f"{mod.__name__}.{name}"
+            if isinstance(obj, numba.core.registry.CPUDispatcher) and obj.__module__ == mod.__name__:
+                seen += 1
+                opts = obj.targetoptions
+                assert not opts.get("fastmath"), f"{mod.__name__}.{name}"
+                assert opts.get("error_model") == _jit.POLICY["error_model"], f"{mod.__name__}.{name}"
+                cached = type(obj._cache).__name__ != "NullCache"
+                assert cached or name == "evaluate_jitted_callable", f"{mod.__name__}.{name}"
+    assert seen > 50
 
 
 @pytest.mark.parametrize("n", [10, 5000, 200_000])

@@ -11,10 +11,16 @@ functions'.
 import numba
 import numpy as np
 
-from . import _validate as V
-from ._kernels import evidence as KE
-from ._kernels import worstcase as KW
-from ._worlds import check_scaling, energy_factor, scaling_exponent, too_small, weight_shrink
+from . import _validate
+from ._grouping import chunk_groups
+from ._kernels import evidence, worstcase
+from ._worlds import (
+    check_scaling,
+    energy_factor,
+    scaling_exponent,
+    too_small,
+    weight_shrink,
+)
 from ._worst_case import _RISK_SHIFT, inverse_scales, scale_down_up, spread_exponent
 
 __all__ = ["chunked_log_evidence", "chunked_disclosure_risk", "chunked_worst_case_risk", "iter_chunks"]
@@ -66,26 +72,26 @@ def iter_chunks(values, chunk_size=1 << 20, counts=None):
     array([1., 1., 1., 1.])
     """
     n = len(values)
-    size = V.integer("chunk_size", chunk_size)
+    size = _validate.integer("chunk_size", chunk_size)
     for a in range(0, n, size):
         yield (values[a:a + size], None if counts is None else counts[a:a + size])
 
 
 def _chunk(item, name):
     v, c = (item if isinstance(item, tuple) else (item, None))
-    f = V.values_1d(name, v)
+    f = _validate.values_1d(name, v)
     if c is None:
         return np.ascontiguousarray(f), None
-    return np.ascontiguousarray(f), V.counts(c, f.size)
+    return np.ascontiguousarray(f), _validate.counts(c, f.size)
 
 
 def _grid(response, scale, noise):
     """Validated, broadcast points: (shape, responses, scales, gauss)."""
-    gauss = V.check_noise(noise)
-    R = V.finite("response", response)
-    lam = V.positive_scale("scale", scale)
+    gauss = _validate.check_noise(noise)
+    R = _validate.finite("response", response)
+    lam = _validate.positive_scale("scale", scale)
     shape = np.broadcast_shapes(R.shape, lam.shape)
-    return shape, V.flat(R, shape), V.flat(lam, shape), gauss
+    return shape, _validate.flat(R, shape), _validate.flat(lam, shape), gauss
 
 
 class _Sums:
@@ -155,16 +161,16 @@ class _Sums:
         nw = buf.shape[0]
         args = (fk, lw, weighted, exact, self.gauss, self.Rk, self.c, self.D, self.DL, self.G, self.S, buf)
         if self.R.size >= nw:
-            KE.merge_chunk(*args)
+            evidence.merge_chunk(*args)
         else:  # few points: threads share the chunk
-            KE.merge_chunk_spans(*args, np.empty((nw, 4)))
+            evidence.merge_chunk_spans(*args, np.empty((nw, 4)))
 
     def merge(self, other):
         """Merge another state of the same points into this one."""
         k = min(self.k, other.k)
         self.rescale(k)
         other.rescale(k)
-        KE.merge_triple_arrays(self.D, self.DL, self.G, self.S, other.D, other.DL, other.G, other.S,
+        evidence.merge_triple_arrays(self.D, self.DL, self.G, self.S, other.D, other.DL, other.G, other.S,
                                self.c, self.gauss)
 
     def finish(self, fw=None, pw=None):
@@ -176,13 +182,13 @@ class _Sums:
         logev = np.empty(n)
         risk = np.empty(n if fw is not None else 1)
         if fw is None:
-            KE.finish_triples(self.D, self.DL, self.G, self.S, self.Rk, self.c, self.gauss, np.zeros(n),
-                              np.zeros(n), 0, logev, risk)
+            evidence.finish_triples(self.D, self.DL, self.G, self.S, self.Rk, self.c, self.gauss, np.zeros(n),
+                                    np.zeros(n), False, False, logev, risk)
         else:
             with np.errstate(divide="ignore"):
                 lpw = np.full(n, np.log(pw))
-            KE.finish_triples(self.D, self.DL, self.G, self.S, self.Rk, self.c, self.gauss,
-                              np.full(n, np.ldexp(fw, self.k)), lpw, 1, logev, risk)
+            evidence.finish_triples(self.D, self.DL, self.G, self.S, self.Rk, self.c, self.gauss,
+                                    np.full(n, np.ldexp(fw, self.k)), lpw, True, False, logev, risk)
         return logev, risk
 
     def stack(self):
@@ -200,7 +206,7 @@ def _fold_all(chunks, response, scale, noise, exact=False):
     """Validate, broadcast, and fold every chunk into per-point sums."""
     shape, Rf, lam, gauss = _grid(response, scale, noise)
     st = _Sums(Rf, lam, gauss)
-    buf = np.empty((numba.get_num_threads(), KE.BUF + 8))
+    buf = np.empty((numba.get_num_threads(), evidence.BUF + 8))
     seen = False
     for i, item in enumerate(chunks):
         f, c = _chunk(item, f"values (chunk {i})")
@@ -264,7 +270,7 @@ def chunked_log_evidence(chunks, response, scale, *, noise="laplace"):
     """
     shape, st = _fold_all(chunks, response, scale, noise)
     logev, _ = st.finish()
-    return V.ret(logev.reshape(shape), len(shape) == 0)
+    return _validate.ret(logev.reshape(shape), len(shape) == 0)
 
 
 def chunked_disclosure_risk(chunks, response, scale, world_value, *, world_weight=1.0, noise="laplace"):
@@ -317,11 +323,11 @@ def chunked_disclosure_risk(chunks, response, scale, world_value, *, world_weigh
     >>> bool(np.isclose(p, di.disclosure_risk(v, 0.3, 0.5, world=7), rtol=1e-13))
     True
     """
-    fw = float(V.finite("world_value", world_value))
-    pw = float(V.in_range("world_weight", world_weight, 0.0, np.inf, hi_open=True))
+    fw = float(_validate.finite("world_value", world_value))
+    pw = float(_validate.in_range("world_weight", world_weight, 0.0, np.inf, hi_open=True))
     shape, st = _fold_all(chunks, response, scale, noise, exact=True)
     _, out = st.finish(fw, pw)
-    return V.ret(out.reshape(shape), len(shape) == 0)
+    return _validate.ret(out.reshape(shape), len(shape) == 0)
 
 
 def chunked_worst_case_risk(chunks, scale):
@@ -372,7 +378,7 @@ def chunked_worst_case_risk(chunks, scale):
     >>> bool(di.chunked_worst_case_risk(parts, 0.1) == di.worst_case_risk(v, 0.1))
     True
     """
-    lam = V.scale_or_limit("scale", scale)
+    lam = _validate.scale_or_limit("scale", scale)
     groups = []
     last = -np.inf
     for i, item in enumerate(chunks):
@@ -390,7 +396,7 @@ def chunked_worst_case_risk(chunks, scale):
     k = spread_exponent(ends[0][0], ends[-1][1]) if ends else 0
 
     def min_gap():  # the smallest gap between values of positive weight, scaled
-        fs = np.concatenate([_grouped(f, c, p)[0] for (f, c), p in zip(groups, plan)])
+        fs = np.concatenate([chunk_groups(f, c, p)[0] for (f, c), p in zip(groups, plan)])
         return np.diff(np.ldexp(fs, k)).min() if fs.size > 1 else np.inf
 
     inv = inverse_scales(lam, k, min_gap)
@@ -406,7 +412,7 @@ def chunked_worst_case_risk(chunks, scale):
         raise ValueError("counts give every world zero weight")
     with np.errstate(divide="ignore"):
         out = np.minimum(scale_down_up(1.0 / best, t) if t else 1.0 / best, 1.0)
-    return V.ret(out.reshape(lam.shape), lam.ndim == 0)
+    return _validate.ret(out.reshape(lam.shape), lam.ndim == 0)
 
 
 def _ends(f, c):
@@ -443,26 +449,6 @@ def _tie_plan(ends):
     return plan
 
 
-def _grouped(f, c, plan=(False, 0.0), k=0):
-    """Distinct values (times 2**k) and their weights of a sorted chunk,
-    merged across chunk boundaries by its ``plan`` entry, zero weights
-    dropped."""
-    fs = np.empty(f.size)
-    first = np.empty(f.size, np.int64)
-    u = KW.group_sorted(f, fs, first)
-    fs = fs[:u].copy()
-    w = (np.diff(np.append(first[:u], f.size)).astype(np.float64) if c is None
-         else np.add.reduceat(c, first[:u]))
-    drop, extra = plan
-    if extra:
-        w[-1] += extra
-    if drop:
-        fs, w = fs[1:], w[1:]
-    keep = w > 0
-    fs = fs[keep]
-    return np.ascontiguousarray(np.ldexp(fs, k) if k else fs), np.ascontiguousarray(w[keep])
-
-
 def _live_ends(f, c):
     """A sorted chunk's first and last values of positive weight (None if none)."""
     if f.size == 0:
@@ -480,32 +466,32 @@ def _worst_chunks(items, inv, k=0, shrink=1.0, t=0):
     backward states back, with the same kernels (and so the same bits) as
     in memory.  None if no value has a positive weight."""
     ns = inv.size
-    F = np.zeros((ns, KW.NF))
+    F = np.zeros((ns, worstcase.NF))
     starts = []
     g0 = 0
     for f, c, p in items:  # forwards: the state before each chunk
-        fs, W = _grouped(f, c, p, k)
+        fs, W = chunk_groups(f, c, p, k)
         W = W * shrink
         starts.append((g0, F.copy()))
         if fs.size:
             E, A, LK = _work(fs.size, g0)
-            KW.chunk_forward(fs, W, g0, inv, F, E, A, LK)
+            worstcase.chunk_forward(fs, W, g0, inv, F, E, A, LK)
             g0 += fs.size
     best = np.full(ns, np.inf)
-    Bs = np.zeros((ns, KW.NB))
+    Bs = np.zeros((ns, worstcase.NB))
     Bs[:, 1] = 1.0
     last = True
     for (f, c, p), (g0, Fi) in zip(reversed(items), reversed(starts)):
-        fs, W = _grouped(f, c, p, k)
+        fs, W = chunk_groups(f, c, p, k)
         if fs.size == 0:
             continue
         W = W * shrink
         E, A, LK = _work(fs.size, g0)
-        KW.chunk_worst(fs, W, np.full(fs.size, np.ldexp(1.0 / shrink, -t)), g0, inv, Fi, Bs, last, best, E, A, LK,
-                       np.empty(KW.NF))
+        worstcase.chunk_worst(fs, W, np.full(fs.size, np.ldexp(1.0 / shrink, -t)), g0, inv, Fi, Bs, last, best, E, A, LK,
+                       np.empty(worstcase.NF))
         last = False
     return None if last else best
 
 
 def _work(n, g0):
-    return np.empty(n), np.empty(n), np.empty((max(1, KW.n_links(g0, n)), 3))
+    return np.empty(n), np.empty(n), np.empty((max(1, worstcase.n_links(g0, n)), 3))

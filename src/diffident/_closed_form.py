@@ -30,9 +30,7 @@ computed in log space in double-double arithmetic (`diffident._dd`, about
 
 import numpy as np
 
-from . import _dd as D
-from . import _search as S
-from . import _validate as V
+from . import _dd, _search, _validate
 
 __all__ = [
     "epsilon_for_rho",
@@ -54,19 +52,19 @@ TINY_EPS = 2.0**-200
 
 
 def _m(m):
-    a = V.finite("m", m)
+    a = _validate.finite("m", m)
     bad = a < 1
     if bad.any():
-        raise ValueError(f"m (the number of possible worlds) must be >= 1; {V._where(a, bad)}")
+        raise ValueError(f"m (the number of possible worlds) must be >= 1; {_validate._where(a, bad)}")
     return a
 
 
 def _rho(rho):
-    return V.in_range("rho", rho, 0.0, 1.0)
+    return _validate.in_range("rho", rho, 0.0, 1.0)
 
 
 def _sensitive_range(s):
-    return V.non_negative("sensitive_range", s)
+    return _validate.non_negative("sensitive_range", s)
 
 
 # ------------------------------------------------------------------ the bound --
@@ -74,12 +72,12 @@ def _sensitive_range(s):
 def log_m1(m):
     """``ln(m - 1)`` as a double-double, any shape; ``-inf`` where m is 1."""
     m = np.asarray(m, dtype=np.float64)
-    h, l = D.two_sum(m, -1.0)  # m - 1 exactly
+    h, l = _dd.two_sum(m, -1.0)  # m - 1 exactly
     lh, ll = np.full(m.shape, -np.inf), np.zeros(m.shape)
     pos = h > 0.0
     if pos.any():
         with np.errstate(all="ignore"):
-            lh[pos], ll[pos] = D.blockwise(D.log, h[pos], l[pos])
+            lh[pos], ll[pos] = _dd.blockwise(_dd.log, h[pos], l[pos])
     return lh, ll
 
 
@@ -93,10 +91,10 @@ def bound(eh, el, lh, ll, floor):
     live = np.flatnonzero((eh >= TINY_EPS) & np.isfinite(eh) & (lh > -np.inf))
     if live.size:
         def core(eh, el, lh, ll):
-            return D.ldexp_round(*bound_dd(*D.add(lh, ll, -eh, -el)))
+            return _dd.ldexp_round(*bound_dd(*_dd.add(lh, ll, -eh, -el)))
 
         with np.errstate(all="ignore"):
-            out[live] = D.blockwise(core, eh[live], el[live], lh[live], ll[live])
+            out[live] = _dd.blockwise(core, eh[live], el[live], lh[live], ll[live])
     return out
 
 
@@ -107,12 +105,12 @@ def bound_dd(th, tl):
     ``v = e^-t`` for ``t > 0`` (v carried as ``(vh + vl) 2^q``)."""
     pos = th > 0.0
     ah, al = np.where(pos, -th, th), np.where(pos, -tl, tl)  # -|t|
-    vh, vl, q = D.exp_parts(ah, al)  # e^-|t| = (vh + vl) 2^q, q <= 0
+    vh, vl, q = _dd.exp_parts(ah, al)  # e^-|t| = (vh + vl) 2^q, q <= 0
     with np.errstate(under="ignore"):
         wh, wl = np.ldexp(vh, q), np.ldexp(vl, q)
-    dh, dl = D.add_d(wh, wl, 1.0)  # 1 + e^-|t|
+    dh, dl = _dd.add_d(wh, wl, 1.0)  # 1 + e^-|t|
     nh, nl = np.where(pos, vh, 1.0), np.where(pos, vl, 0.0)
-    h, l = D.div(nh, nl, dh, dl)
+    h, l = _dd.div(nh, nl, dh, dl)
     return h, l, np.where(pos, q, 0)
 
 
@@ -123,7 +121,7 @@ def ratio(s, lam):
     sf, se = np.frexp(s)
     lf, le = np.frexp(lam)
     with np.errstate(all="ignore"):
-        qh, ql = D.div(sf, np.zeros_like(sf), lf, np.zeros_like(lf))
+        qh, ql = _dd.div(sf, np.zeros_like(sf), lf, np.zeros_like(lf))
         k = (se - le).astype(np.int64)
         k = np.clip(k, -2200, 2200)
         eh, el = np.ldexp(qh, k), np.ldexp(ql, k)
@@ -171,12 +169,12 @@ def rho_up(e, m):
             j = np.flatnonzero(((nh > 0.0) | ((nh == 0.0) & (nl > 0.0))) & (f < 1.0))  # 1/m < f < 1
             if j.size:
                 h, l = _eps_star(f[j], ml[i[j]])
-                ok[j] = D.le(el[i[j]], h, l - MARGIN * h)
+                ok[j] = _dd.le(el[i[j]], h, l - MARGIN * h)
             return ok
 
-        f, status = S.boundary(passes, f0, increasing=True, lo=0.0, hi=1.0)
-        S.warn_unconverged(status, "rho_after_composition")
-        out[live] = np.where(status == S.NOT_REACHED, 1.0, f)
+        f, status = _search.boundary(passes, f0, increasing=True, lo=0.0, hi=1.0)
+        _search.warn_unconverged(status, "rho_after_composition")
+        out[live] = np.where(status == _search.NOT_REACHED, 1.0, f)
     return out.reshape(shape)
 
 
@@ -186,7 +184,7 @@ def _inv_up(m):
     r = 1.0 / m
     mf, me = np.frexp(m)
     rf, re = np.frexp(r)
-    p, e = D.two_prod(mf, rf)
+    p, e = _dd.two_prod(mf, rf)
     one = np.ldexp(1.0, -(me + re))  # 1 in the scale of mf * rf
     return np.where((one - p) - e > 0.0, np.nextafter(r, np.inf), r)
 
@@ -204,10 +202,10 @@ def m_rho_minus_one(m, rho):
     for 1-d arrays with ``m rho >= 1/2``; negative where rho < 1/m."""
     mf, me = np.frexp(m)
     rf, re = np.frexp(rho)
-    p, e = D.two_prod(mf, rf)
+    p, e = _dd.two_prod(mf, rf)
     k = me + re
     with np.errstate(all="ignore"):
-        return D.add_d(np.ldexp(p, k), np.ldexp(e, k), -1.0)
+        return _dd.add_d(np.ldexp(p, k), np.ldexp(e, k), -1.0)
 
 
 def log_ratio(nh, nl, dh, dl, logs=None):
@@ -216,15 +214,15 @@ def log_ratio(nh, nl, dh, dl, logs=None):
     overflow (there the answer is above 690: no cancellation),
     ``logs(idx)`` (default ``ln n - ln d``)."""
     with np.errstate(all="ignore"):
-        xh, xl = D.div(nh, nl, dh, dl)
+        xh, xl = _dd.div(nh, nl, dh, dl)
         big = ~(xh < 2.0**1000)
-        oh, ol = D.blockwise(D.log1p, np.where(big, 1.0, xh), np.where(big, 0.0, xl))
+        oh, ol = _dd.blockwise(_dd.log1p, np.where(big, 1.0, xh), np.where(big, 0.0, xl))
         i = np.flatnonzero(big)
         if i.size:
             if logs is None:
-                ah, al = D.log(nh[i], nl[i])
-                bh, bl = D.log(dh[i], dl[i])
-                oh[i], ol[i] = D.add(ah, al, -bh, -bl)
+                ah, al = _dd.log(nh[i], nl[i])
+                bh, bl = _dd.log(dh[i], dl[i])
+                oh[i], ol[i] = _dd.add(ah, al, -bh, -bl)
             else:
                 oh[i], ol[i] = logs(i)
     return oh, ol
@@ -234,7 +232,7 @@ def _eps_star(rho, m):
     """The exact ``ln((m - 1) rho / (1 - rho)) = log1p((m rho - 1) / (1 -
     rho))`` as a double-double, for 1-d arrays with ``1/m < rho < 1``."""
     nh, nl = m_rho_minus_one(m, rho)
-    dh, dl = D.two_sum(1.0, -rho)  # 1 - rho exactly
+    dh, dl = _dd.two_sum(1.0, -rho)  # 1 - rho exactly
     return log_ratio(nh, nl, dh, dl)
 
 
@@ -249,15 +247,15 @@ def largest_below(check, h, l, what):
     x0 = np.maximum(np.where(lm >= 0.0, h, np.nextafter(h, -np.inf)), 0.0)
 
     def passes(i, x):
-        ok = D.le(x, h[i], lm[i])
+        ok = _dd.le(x, h[i], lm[i])
         j = np.flatnonzero(ok)
         if j.size:
             ok[j] = check(i[j], x[j])
         return ok
 
-    x, status = S.boundary(passes, x0, increasing=False, lo=0.0, hi=np.inf)
-    S.warn_unconverged(status, what)
-    return np.where(status == S.NOT_REACHED, 0.0, x)
+    x, status = _search.boundary(passes, x0, increasing=False, lo=0.0, hi=np.inf)
+    _search.warn_unconverged(status, what)
+    return np.where(status == _search.NOT_REACHED, 0.0, x)
 
 
 def smallest_above(check, h, l, k, what):
@@ -271,15 +269,15 @@ def smallest_above(check, h, l, k, what):
 
     def passes(i, x):
         with np.errstate(over="ignore", under="ignore"):
-            ok = D.ge(np.ldexp(x, -k[i]), h[i], lu[i])
+            ok = _dd.ge(np.ldexp(x, -k[i]), h[i], lu[i])
         j = np.flatnonzero(ok)
         if j.size:
             ok[j] = check(i[j], x[j])
         return ok
 
-    x, status = S.boundary(passes, x0, increasing=True, lo=0.0, hi=np.inf)
-    S.warn_unconverged(status, what)
-    return np.where(status == S.NOT_REACHED, np.inf, x)
+    x, status = _search.boundary(passes, x0, increasing=True, lo=0.0, hi=np.inf)
+    _search.warn_unconverged(status, what)
+    return np.where(status == _search.NOT_REACHED, np.inf, x)
 
 
 def epsilon_for_rho(rho, m):
@@ -329,7 +327,7 @@ def epsilon_for_rho(rho, m):
     >>> di.epsilon_for_rho([0.1, 1.0], 8)        # unattainable (<= 1/m), no noise
     array([ 0., inf])
     """
-    scalar = V.is_scalar(rho, m)
+    scalar = _validate.is_scalar(rho, m)
     r, mm = _rho(rho), _m(m)
     shape, (r, mm, lh, ll) = _flat(r, mm, *log_m1(mm))
     eps = np.where(r >= 1.0, np.inf, 0.0)
@@ -342,7 +340,7 @@ def epsilon_for_rho(rho, m):
             return bound(x, np.zeros_like(x), lh[i], ll[i], 1.0 / ml[i]) <= rl[i]
 
         eps[live] = largest_below(check, h, l, "epsilon_for_rho")
-    return V.ret(eps.reshape(shape), scalar)
+    return _validate.ret(eps.reshape(shape), scalar)
 
 
 def _feasible(r, mm):
@@ -400,7 +398,7 @@ def scale_for_rho(rho, m, sensitive_range):
     >>> float(di.scale_for_rho(0.1, 99, 98 / 48842))  # Adult hours-per-week
     0.0008403207231434117
     """
-    scalar = V.is_scalar(rho, m, sensitive_range)
+    scalar = _validate.is_scalar(rho, m, sensitive_range)
     r, mm, s = _rho(rho), _m(m), _sensitive_range(sensitive_range)
     shape, (r, mm, s, lh, ll) = _flat(r, mm, s, *log_m1(mm))
     lam = np.where(r >= 1.0, 0.0, np.inf)
@@ -416,13 +414,13 @@ def scale_for_rho(rho, m, sensitive_range):
         h, l = _eps_star(rl, ml)
         sf, se = np.frexp(sl)
         with np.errstate(all="ignore"):
-            qh, ql = D.div(sf, np.zeros_like(sf), h, l)  # S / epsilon, scaled by 2^-se
+            qh, ql = _dd.div(sf, np.zeros_like(sf), h, l)  # S / epsilon, scaled by 2^-se
 
         def check(i, x):
             return _risk(x, ml[i], sl[i], lh[i], ll[i]) <= rl[i]
 
         lam[live] = smallest_above(check, qh, ql, se, "scale_for_rho")
-    return V.ret(lam.reshape(shape), scalar)
+    return _validate.ret(lam.reshape(shape), scalar)
 
 
 def rho_for_epsilon(epsilon, m):
@@ -465,8 +463,8 @@ def rho_for_epsilon(epsilon, m):
     >>> round(di.rho_for_epsilon(1.252762968495368, 8), 12)
     0.333333333333
     """
-    scalar = V.is_scalar(epsilon, m)
-    return V.ret(_rho_of_eps(V.in_range("epsilon", epsilon, 0.0, np.inf), _m(m)), scalar)
+    scalar = _validate.is_scalar(epsilon, m)
+    return _validate.ret(_rho_of_eps(_validate.in_range("epsilon", epsilon, 0.0, np.inf), _m(m)), scalar)
 
 
 def risk_bound(scale, m, sensitive_range):
@@ -511,11 +509,11 @@ def risk_bound(scale, m, sensitive_range):
     >>> round(di.risk_bound(2.128628267061142, 8, 8 / 3), 12)
     0.333333333333
     """
-    scalar = V.is_scalar(scale, m, sensitive_range)
-    lam, mm, s = V.scale_or_limit("scale", scale), _m(m), _sensitive_range(sensitive_range)
+    scalar = _validate.is_scalar(scale, m, sensitive_range)
+    lam, mm, s = _validate.scale_or_limit("scale", scale), _m(m), _sensitive_range(sensitive_range)
     lh, ll = log_m1(mm)
     shape, (lam, mm, s, lh, ll) = _flat(lam, mm, s, lh, ll)
-    return V.ret(_risk(lam, mm, s, lh, ll).reshape(shape), scalar)
+    return _validate.ret(_risk(lam, mm, s, lh, ll).reshape(shape), scalar)
 
 
 def min_rho(m):
@@ -555,8 +553,8 @@ def min_rho(m):
     >>> di.min_rho([2, 8])
     array([0.5  , 0.125])
     """
-    scalar = V.is_scalar(m)
-    return V.ret(1.0 / _m(m), scalar)
+    scalar = _validate.is_scalar(m)
+    return _validate.ret(1.0 / _m(m), scalar)
 
 
 def effective_worlds(prior, axis=-1):
@@ -599,7 +597,7 @@ def effective_worlds(prior, axis=-1):
     >>> di.effective_worlds([1, 1, 2])
     2.0
     """
-    p = V.finite("prior", prior)
+    p = _validate.finite("prior", prior)
     if p.ndim == 0:
         p = p.reshape(1)
     if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool) or not -p.ndim <= axis < p.ndim:
@@ -609,12 +607,12 @@ def effective_worlds(prior, axis=-1):
         raise ValueError("prior must not be empty")
     bad = p < 0
     if bad.any():
-        raise ValueError(f"prior must be non-negative; {V._where(p, bad)}")
+        raise ValueError(f"prior must be non-negative; {_validate._where(p, bad)}")
     mx = p.max(axis=axis)
     if np.any(mx == 0):
         raise ValueError("prior must not be all zero")
     out = _quotient_down(np.moveaxis(p, axis, -1), mx)
-    return V.ret(out, np.ndim(out) == 0)
+    return _validate.ret(out, np.ndim(out) == 0)
 
 
 def _quotient_down(w, mx):
@@ -633,20 +631,20 @@ def _quotient_down(w, mx):
     with np.errstate(under="ignore"):
         ws = np.ldexp(w, -k[:, None])
     ms = np.ldexp(mx, -k)  # in [1/2, 1)
-    h, l, bound = D.pairwise_sum(ws)
+    h, l, bound = _dd.pairwise_sum(ws)
 
     def passes(i, x):
-        p, e = D.two_prod(x, ms[i])  # x * ms exactly (x <= 2n, ms < 1)
+        p, e = _dd.two_prod(x, ms[i])  # x * ms exactly (x <= 2n, ms < 1)
         gap = (h[i] - p) + (l[i] - e)  # h - p exact where it matters
         ok = gap >= bound[i]
         unsure = np.flatnonzero((np.abs(gap) < bound[i]))
         if unsure.size:
             j = i[unsure]
             rows = np.concatenate([ws[j], -p[unsure, None], -e[unsure, None]], axis=1)
-            ok[unsure] = D.exact_sign(rows) >= 0.0
+            ok[unsure] = _dd.exact_sign(rows) >= 0.0
         return ok
 
     x0 = np.maximum(h / ms, 1.0)
-    x, status = S.boundary(passes, x0, increasing=False, lo=1.0, hi=np.inf)
-    S.warn_unconverged(status, "effective_worlds")
-    return np.where(status == S.NOT_REACHED, 1.0, x).reshape(shape)
+    x, status = _search.boundary(passes, x0, increasing=False, lo=1.0, hi=np.inf)
+    _search.warn_unconverged(status, "effective_worlds")
+    return np.where(status == _search.NOT_REACHED, 1.0, x).reshape(shape)

@@ -25,11 +25,10 @@ from fractions import Fraction
 import numpy as np
 from scipy.special import erf, erfcx, ndtr
 
-from . import _search as S
-from . import _validate as V
-from ._kernels import gaussian as K
-from ._kernels import sort as _sort
-from ._kernels.worstcase import group_sorted
+from . import _search, _validate
+from ._grouping import group_sums, runs
+from ._kernels import gaussian
+from ._kernels import sort as radix
 from ._worlds import Worlds
 
 __all__ = ["gaussian_delta", "gaussian_sigma_for"]
@@ -64,8 +63,8 @@ class _Model:
             size = W
             self.exact = bool(0.5 * n < 2.0**52)
         else:
-            c = np.ones(n) if counts is None else np.ascontiguousarray(V.as_float("counts", counts))
-            p = np.ones(n) if prior is None else np.ascontiguousarray(V.as_float("prior", prior))
+            c = np.ones(n) if counts is None else np.ascontiguousarray(_validate.as_float("counts", counts))
+            p = np.ones(n) if prior is None else np.ascontiguousarray(_validate.as_float("prior", prior))
             self.c, self.p = c, p
             self.live = (c > 0) & (p > 0)
             idx = np.flatnonzero(self.live)
@@ -85,16 +84,14 @@ class _Model:
             if ps[idx].min() < 2.0**-1022:
                 raise ValueError("prior: the positive priors must lie within a factor 2^1990 of each other "
                                  f"(got {p[idx].min()!r} and {p[idx].max()!r})")
-            order = idx[_sort.argsort(np.ascontiguousarray(f[idx]))] if idx.size < n else _sort.argsort(f)
+            order = idx[radix.argsort(np.ascontiguousarray(f[idx]))] if idx.size < n else radix.argsort(f)
             vs = np.ascontiguousarray(f[order])
-            fs = np.empty(vs.size)
-            first = np.empty(vs.size, np.int64)
-            u = group_sorted(vs, fs, first)
-            self.fs = fs[:u].copy()
-            self.order, self.starts = order, first[:u].copy()
+            self.fs, self.starts = runs(vs)
+            self.order = order
+            u = self.fs.size
             self.Gh, self.Gl = np.empty(u), np.empty(u)
             cs, pss = np.ascontiguousarray(c[order]), np.ascontiguousarray(ps[order])
-            K.group_sums(cs, pss, self.starts, order.size, self.Gh, self.Gl)
+            group_sums(cs, pss, self.starts, order.size, self.Gh, self.Gl)
             size = np.diff(np.r_[self.starts, order.size])
             # the sums are exact when every count x prior is a multiple of
             # 1/2 and the total is below 2^52
@@ -121,7 +118,7 @@ class _Model:
         self.a = min(500 - top, 990 - top - int(np.frexp(Gh.sum())[1]), 1000)
         self.vscale = math.ldexp(1.0, self.a)
         self.c0 = self.vscale * self.fs[u // 2]
-        th, tl, fh, fl, fa = K.moments(self.fs, Gh, Gl, self.c0, self.vscale)
+        th, tl, fh, fl, fa = gaussian.moments(self.fs, Gh, Gl, self.c0, self.vscale)
         self.Th, self.Tl, self.Fh, self.Fl, self.Fa = th, tl, fh, fl, fa
         self.errT = float(self.errG.sum() + (u + 4.0) * 2.0**-104 * th) if not self.exact else 0.0
         self.maxdev = float(max(abs(self.vscale * self.fs[0] - self.c0), abs(self.vscale * self.fs[-1] - self.c0)))
@@ -131,7 +128,7 @@ class _Model:
         (made on demand for equal weights: only the rational fallbacks use
         them)."""
         if self.order is None:
-            self.order = _sort.argsort(self.f)
+            self.order = radix.argsort(self.f)
             self.starts = np.flatnonzero(np.r_[True, self.f[self.order][1:] != self.f[self.order][:-1]])
 
     def group_of(self, world):
@@ -180,7 +177,7 @@ class _Model:
             tl = np.full(world.shape, self.Tl)
             errw = np.full(world.shape, self.errT)
         eh, el = np.empty(world.shape), np.empty(world.shape)
-        K.excess_many(np.ascontiguousarray(rho), np.ascontiguousarray(m), np.ascontiguousarray(k),
+        gaussian.excess_many(np.ascontiguousarray(rho), np.ascontiguousarray(m), np.ascontiguousarray(k),
                       np.ascontiguousarray(th), np.ascontiguousarray(tl), eh, el)
         with np.errstate(over="ignore", invalid="ignore"):
             st = np.ldexp(rho / m, k)
@@ -206,7 +203,7 @@ class _Model:
         (st = rho / p_j, D1, D2, and in the far regime 2^s) are carried as
         mantissa and exponent until they are put in their units."""
         n = world.size
-        par = np.zeros((n, K.NPAR))
+        par = np.zeros((n, gaussian.NPAR))
         fj = self.f[world]
         g = self.group_of(world)
         mj, ej = np.frexp(self.p[world])
@@ -231,7 +228,7 @@ class _Model:
         bb = a_h - x
         a_l = (x - (a_h - bb)) - (self.c0 + bb)
         kk = np.empty(n)
-        K.first_moments(a_h, a_l, self.Th, self.Tl, self.Fh, self.Fl, kk)
+        gaussian.first_moments(a_h, a_l, self.Th, self.Tl, self.Fh, self.Fl, kk)
         err_k = 2.0**-100 * (np.abs(a_h) * self.Th + self.Fa) + self.errT * (np.abs(a_h) + self.maxdev)
         km, ke = np.frexp(kk)
         d1m, d1e = rm * km / sm, kst + ke - se - self.a
@@ -245,7 +242,7 @@ class _Model:
         cand = np.flatnonzero(em)
         if cand.size:
             raw = np.empty(cand.size)
-            K.second_moments(self.fs, self.G, np.ascontiguousarray(fj[cand]), np.ascontiguousarray(sigma[cand]),
+            gaussian.second_moments(self.fs, self.G, np.ascontiguousarray(fj[cand]), np.ascontiguousarray(sigma[cand]),
                              ksc[cand].astype(np.float64), raw, np.empty(self.u))
             rmm, rme = np.frexp(raw)
             d2m[cand] = rm[cand] * rmm
@@ -257,28 +254,28 @@ class _Model:
                              d2e + np.frexp(d2m)[1])
             s = np.where(far, -top, 0)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
-            par[:, K.FJ] = fj
-            par[:, K.SIG] = sigma
+            par[:, gaussian.FJ] = fj
+            par[:, gaussian.SIG] = sigma
             # L0 = log(rho G_j / p_j): log1p of the own group's excess (a
             # double-double) near 0, else from mantissas and exponents
             oh, ol, _ = self.excess(rho, world, own=True)
             gm, ge = np.frexp(self.G[g])
-            par[:, K.LS] = np.where(np.abs(oh) <= 0.5, np.log1p(oh + ol),
+            par[:, gaussian.LS] = np.where(np.abs(oh) <= 0.5, np.log1p(oh + ol),
                                     np.log(rm * gm) + (kst + ge) * _LN2)
-            par[:, K.STS] = np.ldexp(rm, kst + s - 2 * ksc)
-            par[:, K.EH], par[:, K.EL], par[:, K.EERR] = np.ldexp(eh, s), np.ldexp(el, s), np.ldexp(eerr, s)
+            par[:, gaussian.STS] = np.ldexp(rm, kst + s - 2 * ksc)
+            par[:, gaussian.EH], par[:, gaussian.EL], par[:, gaussian.EERR] = np.ldexp(eh, s), np.ldexp(el, s), np.ldexp(eerr, s)
             d1 = np.ldexp(d1m, d1e + s)
-            par[:, K.D1] = d1
+            par[:, gaussian.D1] = d1
             # (a bound beyond the float range only makes the upper bound on
             # delta trivial: kept finite, so that z = 0 still multiplies it to 0)
-            par[:, K.D1ERR] = np.minimum(np.ldexp(d1em, d1ee + s) + 4.0 * _EPS * np.abs(d1), 1e300)
-            par[:, K.D2] = np.ldexp(d2m, d2e + s)
-            par[:, K.LGOWN] = self.lG[g]
-            par[:, K.KSC] = ksc
-            par[:, K.FAR] = far
-            ok = np.isfinite(par[:, K.STS]) & np.isfinite(d1) & np.isfinite(par[:, K.D2])
-            par[:, K.EM] = em & ok
-            par[:, K.FAR] = far & ok
+            par[:, gaussian.D1ERR] = np.minimum(np.ldexp(d1em, d1ee + s) + 4.0 * _EPS * np.abs(d1), 1e300)
+            par[:, gaussian.D2] = np.ldexp(d2m, d2e + s)
+            par[:, gaussian.LGOWN] = self.lG[g]
+            par[:, gaussian.KSC] = ksc
+            par[:, gaussian.FAR] = far
+            ok = np.isfinite(par[:, gaussian.STS]) & np.isfinite(d1) & np.isfinite(par[:, gaussian.D2])
+            par[:, gaussian.EM] = em & ok
+            par[:, gaussian.FAR] = far & ok
         return par
 
 
@@ -297,7 +294,7 @@ class _Eval:
         z = np.ascontiguousarray(z, dtype=np.float64)
         h, dh, tau = np.empty(z.size), np.empty(z.size), np.empty(z.size)
         m = self.m
-        K.evaluate(m.fs, m.G, m.lG, m.lg_max, self.par, idx, z, h, dh, tau, *self.work)
+        gaussian.evaluate(m.fs, m.G, m.lG, m.lg_max, self.par, idx, z, h, dh, tau, *self.work)
         self.calls += 1
         return (h - tau if self.upper else h), dh
 
@@ -385,18 +382,18 @@ def _deltas(model, world, rho, sigma, upper=False):
         left = d0[look] > 0.0
         lo = np.where(left, -_Z, 0.0)
         hi = np.where(left, 0.0, _Z)
-        x, lo2, hi2, st = S.convex_min(
+        x, lo2, hi2, st = _search.convex_min(
             lambda i, z: ev(look[i], z), lo, hi,
             np.where(left, hl[look], h0[look]), np.where(left, dl[look], d0[look]),
             np.where(left, h0[look], hr[look]), np.where(left, d0[look], dr[look]))
-        found = st == S.CONVERGED
+        found = st == _search.CONVERGED
         if found.any():
             hx, dx = ev(look[found], x[found])
             xin[look[found]], hin[look[found]], din[look[found]] = x[found], hx, dx
-        nar = st == S.NARROW
+        nar = st == _search.NARROW
         narrow[look[nar]] = True
         nl[look[nar]], nh[look[nar]] = lo2[nar], hi2[nar]
-        status[act[look[st == S.MAXITER]]] = S.MAXITER
+        status[act[look[st == _search.MAXITER]]] = _search.MAXITER
     # the ends: one batched search for every end inside [-40, 40]
     need_a = np.flatnonzero(np.isfinite(xin) & np.isnan(a))
     need_b = np.flatnonzero(np.isfinite(xin) & np.isnan(b))
@@ -406,12 +403,12 @@ def _deltas(model, world, rho, sigma, upper=False):
         x_out = np.where(side_a, -_Z, _Z)
         h_out = np.where(side_a, hl[who], hr[who])
         d_out = np.where(side_a, dl[who], dr[who])
-        e_in, e_out, st = S.convex_end(lambda i, z: ev(who[i], z), xin[who], x_out,
+        e_in, e_out, st = _search.convex_end(lambda i, z: ev(who[i], z), xin[who], x_out,
                                        hin[who], din[who], h_out, d_out)
         end = e_out if upper else e_in  # the float just outside: the upper bound covers the whole interval
         a[need_a] = end[side_a]
         b[need_b] = end[~side_a]
-        status[act[who[st == S.MAXITER]]] = S.MAXITER
+        status[act[who[st == _search.MAXITER]]] = _search.MAXITER
     has = np.isfinite(xin) | (np.isinf(a) & np.isinf(b))
     res = np.zeros(T)
     res[has] = _mass(np.where(np.isnan(a[has]), -np.inf, a[has]), np.where(np.isnan(b[has]), np.inf, b[has]), upper)
@@ -497,23 +494,23 @@ def gaussian_delta(values, rho, sigma, *, counts=None, prior=None, world=None):
     array([0.0413, 0.    , 0.0413])
     """
     ws = Worlds(values, counts, prior)
-    r = V.in_range("rho", rho, 0.0, 1.0)
-    s = V.positive_scale("sigma", sigma)
+    r = _validate.in_range("rho", rho, 0.0, 1.0)
+    s = _validate.positive_scale("sigma", sigma)
     model = _Model(ws, counts, prior)
     if world is not None:
-        w = V.integer_index("world", world, ws.n)
+        w = _validate.integer_index("world", world, ws.n)
         shape = np.broadcast_shapes(r.shape, s.shape, w.shape)
         rb, sb, wb = (np.broadcast_to(a, shape).ravel() for a in (r, s, w))
         d, st = _deltas(model, wb, rb, sb)
-        S.warn_unconverged(st, "gaussian_delta")
-        return V.ret(d.reshape(shape), len(shape) == 0)
+        _search.warn_unconverged(st, "gaussian_delta")
+        return _validate.ret(d.reshape(shape), len(shape) == 0)
     shape = np.broadcast_shapes(r.shape, s.shape)
     rb, sb = (np.broadcast_to(a, shape).ravel() for a in (r, s))
     reps = _representatives(model)
     T = rb.size
     d, st = _deltas(model, np.tile(reps, T), np.repeat(rb, reps.size), np.repeat(sb, reps.size))
-    S.warn_unconverged(st, "gaussian_delta")
-    return V.ret(d.reshape(T, reps.size).max(axis=1).reshape(shape), len(shape) == 0)
+    _search.warn_unconverged(st, "gaussian_delta")
+    return _validate.ret(d.reshape(T, reps.size).max(axis=1).reshape(shape), len(shape) == 0)
 
 
 def gaussian_sigma_for(values, rho, delta, *, counts=None, prior=None, world=None, rtol=1e-9):
@@ -587,12 +584,12 @@ def gaussian_sigma_for(values, rho, delta, *, counts=None, prior=None, world=Non
     inf
     """
     ws = Worlds(values, counts, prior)
-    r = V.in_range("rho", rho, 0.0, 1.0)
-    dl = V.in_range("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
-    rtol = V.tolerance("rtol", rtol)
+    r = _validate.in_range("rho", rho, 0.0, 1.0)
+    dl = _validate.in_range("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
+    rtol = _validate.tolerance("rtol", rtol)
     model = _Model(ws, counts, prior)
     if world is not None:  # checked here too: edge targets never reach the search
-        w = np.unique(V.integer_index("world", world, ws.n))
+        w = np.unique(_validate.integer_index("world", world, ws.n))
         worlds = w[model.live[w]]
         worlds = worlds[np.unique(np.stack([model.f[worlds], model.p[worlds]], axis=1), axis=0,
                                   return_index=True)[1]] if worlds.size else worlds
@@ -604,7 +601,7 @@ def gaussian_sigma_for(values, rho, delta, *, counts=None, prior=None, world=Non
     nw = worlds.size
     if nw == 0:  # only worlds of zero weight: never identified
         out[:] = 0.0
-        return V.ret(out.reshape(shape), len(shape) == 0)
+        return _validate.ret(out.reshape(shape), len(shape) == 0)
     # the edges, compared exactly: no noise needed where rho >= every
     # world's own share; unattainable where rho <= a world's share at
     # infinite noise
@@ -623,11 +620,11 @@ def gaussian_sigma_for(values, rho, delta, *, counts=None, prior=None, world=Non
         def dmax(i, sig):
             t = todo[i]
             d, st = _deltas(model, np.tile(worlds, t.size), np.repeat(rb[t], nw), np.repeat(sig, nw), upper=True)
-            S.warn_unconverged(st, "gaussian_sigma_for")
+            _search.warn_unconverged(st, "gaussian_sigma_for")
             return d.reshape(t.size, nw).max(axis=1)
 
-        sig, status = S.smallest(dmax, db[todo], spread / 4.0, spread, rtol=rtol,
+        sig, status = _search.smallest(dmax, db[todo], spread / 4.0, spread, rtol=rtol,
                                  lo_limit=0.0, hi_limit=np.finfo(float).max)
-        out[todo] = np.where(status == S.NOT_REACHED, np.inf, sig)
-        S.warn_unconverged(status, "gaussian_sigma_for")
-    return V.ret(out.reshape(shape), len(shape) == 0)
+        out[todo] = np.where(status == _search.NOT_REACHED, np.inf, sig)
+        _search.warn_unconverged(status, "gaussian_sigma_for")
+    return _validate.ret(out.reshape(shape), len(shape) == 0)

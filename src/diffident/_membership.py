@@ -20,14 +20,20 @@ from fractions import Fraction
 
 import numpy as np
 
-from . import _search as S
-from . import _validate as V
-from ._kernels import subsets as KS
+from . import _grouping, _search, _validate
+from ._kernels import subsets
 from ._kernels.evidence import sweep_sums, sweep_work
+from ._possible import (
+    _Candidates,
+    _check_k,
+    _Known,
+    _Query,
+    _sum_grid,
+    check_magnitudes,
+)
 from ._posterior import log_evidence, posterior
 from ._worlds import energy_factor
 from ._worst_case import _sweep_error, spread_exponent
-from ._possible import _Candidates, _distinct, _Known, _Query, _check_k, _sum_grid, check_magnitudes
 
 __all__ = ["membership_risk", "membership_tight_scale"]
 
@@ -53,7 +59,7 @@ class _Membership:
             raise ValueError("candidates must lie on a grid (integers, halves, cents, ...) within 2**52 steps "
                              "of 0, for exact counts")
         offs, scale, base = grid
-        distinct, first, mult = _distinct(np.ascontiguousarray(offs))
+        distinct, first, mult = _grouping.distinct(np.ascontiguousarray(offs))
         width = int(distinct[-1]) * k + 1
         cells = (2 * k + 1 + distinct.size) * width
         if cells > _TABLE_CELLS:
@@ -90,7 +96,7 @@ class _Membership:
     def _table(distinct, mult, k, width):
         table = np.zeros((k + 1, width))
         binom = np.array([[float(math.comb(int(n), a)) for a in range(k + 1)] for n in mult])
-        KS.subset_sums(distinct.astype(np.float64), binom, k, table)
+        subsets.subset_sums(distinct.astype(np.float64), binom, k, table)
         return table
 
     def worst(self, lam):
@@ -184,10 +190,10 @@ def membership_risk(query, known, candidates, scale, *, k=1, individual=None, re
     if response is not None:
         if individual is None:
             raise ValueError("individual is required with a response (whose membership?)")
-        ind = V.integer_index("individual", individual, mb.N)
+        ind = _validate.integer_index("individual", individual, mb.N)
         groups = mb.cand_group[ind.ravel()]
-        R = V.finite("response", response)
-        lam = V.positive_scale("scale", scale)
+        R = _validate.finite("response", response)
+        lam = _validate.positive_scale("scale", scale)
         shape = np.broadcast_shapes(R.shape, lam.shape)
         den = np.broadcast_to(log_evidence(mb.values, R, lam, counts=mb.total), shape)
         with np.errstate(invalid="ignore"):
@@ -211,15 +217,15 @@ def membership_risk(query, known, candidates, scale, *, k=1, individual=None, re
             out = flat.reshape(out.shape)
         out = np.minimum(out, 1.0)
         out = out.reshape(shape + ind.shape)
-        return V.ret(out, out.ndim == 0)
-    lam = V.scale_or_limit("scale", scale)
+        return _validate.ret(out, out.ndim == 0)
+    lam = _validate.scale_or_limit("scale", scale)
     risk = mb.worst(lam)  # (scales, groups)
     if individual is None:
         out = risk.max(axis=1).reshape(lam.shape)
-        return V.ret(out, lam.ndim == 0)
-    ind = V.integer_index("individual", individual, mb.N)
+        return _validate.ret(out, lam.ndim == 0)
+    ind = _validate.integer_index("individual", individual, mb.N)
     out = risk[:, mb.cand_group[ind.ravel()]].reshape(lam.shape + ind.shape)
-    return V.ret(out, out.ndim == 0)
+    return _validate.ret(out, out.ndim == 0)
 
 
 def _no_noise_needed(mb, rho):
@@ -294,8 +300,8 @@ def membership_tight_scale(query, known, candidates, rho, *, k=1, rtol=0.0):
     array([inf,  0.])
     """
     mb = _Membership(query, known, candidates, k)
-    r = V.in_range("rho", rho, 0.0, 1.0)
-    rtol = V.tolerance("rtol", rtol)
+    r = _validate.in_range("rho", rho, 0.0, 1.0)
+    rtol = _validate.tolerance("rtol", rtol)
 
     def ev(lam):
         return mb.worst(lam).max(axis=1)
@@ -311,7 +317,7 @@ def membership_tight_scale(query, known, candidates, rho, *, k=1, rtol=0.0):
         spread = max(mb.values[-1] - mb.values[0], np.finfo(float).tiny)
         # a scale passes when its computed risk meets rho by the evaluation's
         # error bound: its exact risk then meets rho too
-        out[todo], status = S.smallest(lambda i, x: ev(x), S.below(flat[todo], mb.error), spread / 4.0, spread,
+        out[todo], status = _search.smallest(lambda i, x: ev(x), _search.below(flat[todo], mb.error), spread / 4.0, spread,
                                        rtol=rtol)
-        S.warn_unconverged(status, "membership_tight_scale")
-    return V.ret(out.reshape(r.shape), r.ndim == 0)
+        _search.warn_unconverged(status, "membership_tight_scale")
+    return _validate.ret(out.reshape(r.shape), r.ndim == 0)

@@ -3,9 +3,8 @@
 import numba
 import numpy as np
 
-from . import _search as S
-from . import _validate as V
-from ._kernels import multi as K
+from . import _search, _validate
+from ._kernels import multi
 from ._worlds import Worlds
 from ._worst_case import _Risk, below_normal_again, inverse_scales, spread_exponent
 
@@ -14,14 +13,14 @@ __all__ = ["multi_worst_case_risk", "multi_tight_scale"]
 
 def _prepare(values, counts, prior):
     """Values as (q, m), normalised weights and 1/prior (inf: no weight)."""
-    F = V.finite("values", values)
+    F = _validate.finite("values", values)
     if F.ndim == 1:
         F = F[:, None]
     if F.ndim != 2 or F.shape[0] == 0 or F.shape[1] == 0:
         raise ValueError(f"values must be a non-empty (m, q) array, got shape {F.shape}")
     m = F.shape[0]
-    c = np.ones(m) if counts is None else V.counts(counts, m)
-    p = np.ones(m) if prior is None else V.weights("prior", prior, m)
+    c = np.ones(m) if counts is None else _validate.counts(counts, m)
+    p = np.ones(m) if prior is None else _validate.weights("prior", prior, m)
     live = (c > 0) & (p > 0)
     if not live.any():
         raise ValueError("counts and prior give every world zero weight")
@@ -40,7 +39,7 @@ def _prepare(values, counts, prior):
 
 
 def _scales(scale, q):
-    lam = V.scale_or_limit("scale", scale)
+    lam = _validate.scale_or_limit("scale", scale)
     lam = np.atleast_1d(lam)
     if lam.shape[-1] != q:
         raise ValueError(f"scale must have the number of queries ({q}) as its last axis, got shape {lam.shape}")
@@ -103,7 +102,7 @@ class _Releases:
     def _evaluate(self, inv, invP):
         out = np.empty(inv.shape[0])
         arg = np.empty(inv.shape[0], np.int64)
-        K.multi_worst_case(self.FT, self.w, invP, inv, out, arg, self.buf)
+        multi.multi_worst_case(self.FT, self.w, invP, inv, out, arg, self.buf)
         return out, arg
 
     def _min_gap(self, t):
@@ -183,7 +182,7 @@ def multi_worst_case_risk(values, scale, *, counts=None, prior=None, return_worl
     """
     rel = _Releases(values, counts, prior)
     lam = _scales(scale, rel.q)
-    return_world = V.flag("return_world", return_world)
+    return_world = _validate.flag("return_world", return_world)
     lead = lam.shape[:-1]
     scalar = np.ndim(scale) <= 1
     risk, arg = rel(lam.reshape(-1, rel.q))
@@ -254,15 +253,15 @@ def multi_tight_scale(values, rho, *, spread=None, counts=None, prior=None, rtol
     """
     rel = _Releases(values, counts, prior)
     q = rel.q
-    r = V.in_range("rho", rho, 0.0, 1.0)
-    rtol = V.tolerance("rtol", rtol)
+    r = _validate.in_range("rho", rho, 0.0, 1.0)
+    rtol = _validate.tolerance("rtol", rtol)
     if spread is None:
         sp = rel.spread
         if not np.all(np.isfinite(sp)):
             raise ValueError(f"spread: the values of query {int(np.argmin(np.isfinite(sp)))} span more than the "
                              "float range; pass spread explicitly")
     else:
-        sp = V.finite("spread", spread)
+        sp = _validate.finite("spread", spread)
     if sp.shape != (q,) or np.any(sp < 0):
         raise ValueError(f"spread must be q = {q} non-negative values, got {sp!r}")
     sp = np.where(sp > 0, sp, 1.0)  # a constant query adds nothing whatever its scale
@@ -285,7 +284,7 @@ def multi_tight_scale(values, rho, *, spread=None, counts=None, prior=None, rtol
         hi = np.where(np.isfinite(hi) & (hi > 0), hi, 1.0)
         # a factor passes when its computed risk meets rho by the evaluation's
         # error bound: its exact risk then meets rho too
-        u[todo], status = S.smallest(lambda i, x: risk_at(x), S.below(rt, rel.error), hi * 1e-3, hi, rtol=rtol)
-        S.warn_unconverged(status, "multi_tight_scale")
+        u[todo], status = _search.smallest(lambda i, x: risk_at(x), _search.below(rt, rel.error), hi * 1e-3, hi, rtol=rtol)
+        _search.warn_unconverged(status, "multi_tight_scale")
     with np.errstate(over="ignore"):  # as risk_at forms them
         return u.reshape(r.shape)[..., None] * sp

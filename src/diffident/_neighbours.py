@@ -64,24 +64,26 @@ import math
 import numba
 import numpy as np
 
-from . import _search as S
-from . import _validate as V
-from ._kernels import neighbours as NK
-from ._kernels import worlds as WK
-from ._kernels.worstcase import group_sorted
+from . import _grouping, _search, _validate
+from ._kernels import neighbours, queries
 from ._possible import (
     _count,
-    _distinct,
-    _group,
+    _dataset_k1,
     _index_rows,
     _Known,
-    _dataset_k1,
     _value_multisets,
     dataset_setup,
     world_values,
 )
 from ._worlds import Worlds
-from ._worst_case import _Evaluator, _guesses, _no_more_than_the_bound, _Risk, _smallest_scale, _sweep_error
+from ._worst_case import (
+    _Evaluator,
+    _guesses,
+    _no_more_than_the_bound,
+    _Risk,
+    _smallest_scale,
+    _sweep_error,
+)
 
 __all__ = ["dataset_tight_scale"]
 
@@ -93,7 +95,7 @@ _BATCH_RATIO = 4.0  # largest ratio of 1/scale within a certificate batch
 _ONE_BATCH_WORLDS = 4096  # up to this many distinct values, try one batch first
 _ULP = 2.0 ** -52
 _UNIT = 2.0 ** -53
-_ORDER_STATS = (WK.MEDIAN, WK.QUANTILE, WK.MIN, WK.MAX, WK.COUNT)
+_ORDER_STATS = (queries.MEDIAN, queries.QUANTILE, queries.MIN, queries.MAX, queries.COUNT)
 
 
 def dataset_tight_scale(query, data, candidates, rho, *, k=1, ddof=0, q=0.5, rtol=0.0, max_worlds=10**8,
@@ -212,11 +214,11 @@ def dataset_tight_scale(query, data, candidates, rho, *, k=1, ddof=0, q=0.5, rto
                                                                 return_removed, max_worlds)
     if cands.real:
         raise ValueError("a real interval has infinitely many worlds: give an integer Domain or explicit candidates")
-    r = V.in_range("rho", rho, 0.0, 1.0)
-    rtol = V.tolerance("rtol", rtol)
+    r = _validate.in_range("rho", rho, 0.0, 1.0)
+    rtol = _validate.tolerance("rtol", rtol)
     prob = _Problem(qy, k, x, cands, max_worlds)
     lam, who = prob.solve(r.ravel(), rtol)
-    scale = V.ret(lam.reshape(r.shape), r.ndim == 0)
+    scale = _validate.ret(lam.reshape(r.shape), r.ndim == 0)
     if not return_removed:
         return scale
     idx = prob.indices(who)
@@ -235,12 +237,12 @@ class _Problem:
         self.order = np.argsort(x, kind="stable")
         self.xs = np.ascontiguousarray(x[self.order])
         self.n = self.xs.size
-        self.fsd, self.first, self.counts = _distinct(self.xs)
+        self.fsd, self.first, self.counts = _grouping.distinct(self.xs)
         if k == 1:
             self.combos = [(g,) for g in range(self.fsd.size)]
         else:
             self.combos = _value_multisets(self.counts, k, max_worlds)
-        self.shift = qy.code in (WK.SUM, WK.MEAN) and cands.domain is not None
+        self.shift = qy.code in (queries.SUM, queries.MEAN) and cands.domain is not None
         self.matched = k == 1 and not self.shift
         if k == 1:  # enumerated here (k > 1: by world_values, which checks)
             m = cands.count + (0 if cands.repeat else 1)
@@ -291,7 +293,7 @@ class _Problem:
         """(values, counts) of the worlds of removal i, as `world_values` gives them."""
         if i not in self._cache:
             if self.k == 1:
-                self._cache[i] = _group(self.matched_values(i))
+                self._cache[i] = _grouping.group_counts(self.matched_values(i))
             else:
                 dom = self.cands.domain
                 cand = dom if dom is not None else np.append(self.cands.vals, self.removed(i))
@@ -331,7 +333,7 @@ class _Problem:
             _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
             inverse = inverse.ravel()
             self.sets = [list(np.flatnonzero(inverse == g)) for g in np.argsort(first)]
-        elif self.k == 1 and qy.named and qy.code in (WK.VAR, WK.STD):
+        elif self.k == 1 and qy.named and qy.code in (queries.VAR, queries.STD):
             self.sets = [[i] for i in range(nrem)]  # distinct removed values, distinct moments
         else:  # evaluate every removal, group equal world sets
             seen = {}
@@ -357,13 +359,13 @@ class _Problem:
         qy, k, n = self.qy, self.k, self.n
         n0 = n - k
         N = n
-        if qy.code == WK.MIN:
+        if qy.code == queries.MIN:
             ranks = [0]
-        elif qy.code == WK.MAX:
+        elif qy.code == queries.MAX:
             ranks = [N - 1]
-        elif qy.code == WK.MEDIAN:
+        elif qy.code == queries.MEDIAN:
             ranks = [N // 2] if N % 2 else [N // 2 - 1, N // 2]
-        elif qy.code == WK.QUANTILE:
+        elif qy.code == queries.QUANTILE:
             vi = float(N - 1) * qy.q
             ranks = [N - 1] if vi >= N - 1 else [int(math.floor(vi)), int(math.floor(vi)) + 1]
         else:  # count reads nothing
@@ -382,7 +384,7 @@ class _Problem:
     def _spreads(self):
         """The sensitive range of each world set."""
         empty = self.cands.domain is None and self.cands.vals.size == 0
-        if self.k == 1 and self.qy.named and self.qy.code != WK.COUNT and not empty:
+        if self.k == 1 and self.qy.named and self.qy.code != queries.COUNT and not empty:
             S_by = _dataset_k1(self.qy, self.xs, self.cands)[0]
             return np.array([S_by[self.sets[s][0]] for s in range(len(self.sets))])
         out = np.empty(len(self.sets))
@@ -428,13 +430,13 @@ class _Problem:
                 bound = _ShiftBound(X, _shift_offset(self), _set_error(X))
                 lam[todo], status = _smallest_scale(bound, rho[todo], rtol)
                 lam[todo] = _no_more_than_the_bound(bound, rho[todo], lam[todo], exact_m=False)
-                S.warn_unconverged(status, "dataset_tight_scale")
+                _search.warn_unconverged(status, "dataset_tight_scale")
             return lam, who
         todo = np.flatnonzero(~inf & ~zero)
         if todo.size:
             lam[todo], status = _smallest_scale(X, rho[todo], rtol)
             lam[todo] = _no_more_than_the_bound(X, rho[todo], lam[todo], exact_m=False)
-            S.warn_unconverged(status, "dataset_tight_scale")
+            _search.warn_unconverged(status, "dataset_tight_scale")
         if len(self.sets) == 1:
             return lam, who
         # verify every other world set where X's answer is finite and rho < 1
@@ -483,7 +485,7 @@ class _Problem:
             ok = np.empty(sel.size, bool)
             ok[at0] = self.worlds(s).share_at_most(rho[sel[at0]], "zero")
             r, _ = risk(lam[sel[~at0]])
-            ok[~at0] = r <= S.below(rho[sel[~at0]], risk.error)
+            ok[~at0] = r <= _search.below(rho[sel[~at0]], risk.error)
             # or where tight_scale's closed-form bound (`_no_more_than_the_bound`)
             # certifies a scale at most lam: the set's own tight_scale is at most lam
             maybe = np.flatnonzero(~at0)[~ok[~at0] & (r <= rho[sel[~at0]])]
@@ -508,16 +510,16 @@ class _Problem:
     def _search_set(self, risk, rho, lo, rtol):
         """`_search_above` where rho is attainable: the search, then
         tight_scale's closed-form bound where it is smaller."""
-        target = S.below(rho, risk.error)  # as tight_scale tests a scale
+        target = _search.below(rho, risk.error)  # as tight_scale tests a scale
         _, hi = _guesses(risk.fs, risk.W, rho)
         with np.errstate(over="ignore", under="ignore"):  # beyond the float range: the search grows it
             hi = np.maximum(np.ldexp(hi, -risk.k), 2.0 * lo)
-        x, status = S.smallest(lambda i, t: risk(t)[0], target, lo, hi, rtol=rtol)
-        S.warn_unconverged(status, "dataset_tight_scale")
+        x, status = _search.smallest(lambda i, t: risk(t)[0], target, lo, hi, rtol=rtol)
+        _search.warn_unconverged(status, "dataset_tight_scale")
         low = x <= lo  # only if the computed risk is not monotone: search up from lo
         if low.any():
             j = np.flatnonzero(low)
-            x[j], _ = S.boundary(lambda i, t: risk(t)[0] <= target[j[i]], lo[j], increasing=True)
+            x[j], _ = _search.boundary(lambda i, t: risk(t)[0] <= target[j[i]], lo[j], increasing=True)
         return _no_more_than_the_bound(risk, rho, x, exact_m=False)
 
 
@@ -565,7 +567,7 @@ def _shift_offset(prob):
     xs, k = prob.xs, prob.k
     top = max(abs(prob.cands.lo), abs(prob.cands.hi))
     total = float(np.abs(xs).sum()) + k * top  # bounds |sum| over every world
-    div = float(prob.n) if prob.qy.code == WK.MEAN else 1.0
+    div = float(prob.n) if prob.qy.code == queries.MEAN else 1.0
     # one rounding of the result (2 ulps, generously) and the double-double
     # accumulation of the known part's sum
     err = (2.0 * _ULP + (prob.n + k + 8) * 2.0 ** -100) * (total * (1.0 + 1e-12)) / div
@@ -583,10 +585,8 @@ class _Certificate:
         perm = np.argsort(X, kind="stable")
         self.Xs = np.ascontiguousarray(X[perm])
         m = X.size
-        fsX = np.empty(m)
-        firstX = np.empty(m, np.int64)
-        u = group_sorted(self.Xs, fsX, firstX)
-        self.first_g = firstX[:u].copy()
+        self.first_g = _grouping.runs(self.Xs)[1]
+        u = self.first_g.size
         self.risk = prob.risk(ref)
         if self.risk.fs.size != u:  # the evaluator's groups are these
             raise AssertionError("reference groups disagree")
@@ -596,7 +596,7 @@ class _Certificate:
         self.A = 0.5 * (1.0 + min(ratio, 1.0))
         B = np.full(m, -np.inf)
         qy, cands = prob.qy, prob.cands
-        if qy.named and qy.code in (WK.VAR, WK.STD) and cands.domain is not None and prob.n > 1:
+        if qy.named and qy.code in (queries.VAR, queries.STD) and cands.domain is not None and prob.n > 1:
             self._var_offsets(others, perm, B)
         else:
             sp, sc = np.empty(m), np.empty(m)
@@ -605,7 +605,7 @@ class _Certificate:
                 Y = prob.matched_values(prob.sets[s][0])[perm]
                 with np.errstate(over="ignore"):  # inf: no offset certified (a search instead)
                     slack = 4.0 * _ULP * (float(np.abs(Y).max()) + self.A * xmax)
-                NK.world_offsets(self.Xs, np.ascontiguousarray(Y), self.A, slack, sp, sc, B)
+                neighbours.world_offsets(self.Xs, np.ascontiguousarray(Y), self.A, slack, sp, sc, B)
         Bg = np.maximum.reduceat(B, self.first_g) if m else B
         self.Bp = np.maximum(Bg, 0.0)
         self.err_x = self.risk.error + _OWN_ROUNDING
@@ -621,10 +621,10 @@ class _Certificate:
         full = _Known(prob.xs, 0.0)
         n, n0 = prob.n, prob.n - 1
         mu, qc, s2 = (np.empty(g.size) for _ in range(3))
-        NK.removed_moments(full.st, full.c, prob.fsd[g], n0, mu, qc, s2, np.empty(6))
+        neighbours.removed_moments(full.st, full.c, prob.fsd[g], n0, mu, qc, s2, np.empty(6))
         w = n0 / n
         denom = float(n - qy.ddof)
-        std = qy.code == WK.STD
+        std = qy.code == queries.STD
         lo, hi = prob.cands.lo, prob.cands.hi
         xs = prob.xs  # the known parts' medians lie between these
         gap = float(xs[min(n // 2 + 1, n - 1)] - xs[max(n // 2 - 1, 0)])
@@ -637,10 +637,10 @@ class _Certificate:
         if nw > 1 and m * g.size >= 1 << 16:
             out = np.full((nw, m), -np.inf)
             work = [np.empty((nw, m)) for _ in range(3)]
-            NK.var_offsets_parallel(self.Xs, vals, mu, qc, w, denom, std, self.A, slack, *work, out)
+            neighbours.var_offsets_parallel(self.Xs, vals, mu, qc, w, denom, std, self.A, slack, *work, out)
             np.maximum(B, out.max(axis=0), out=B)
         else:
-            NK.var_offsets(self.Xs, vals, mu, qc, w, denom, std, self.A, slack, np.empty(m), np.empty(m),
+            neighbours.var_offsets(self.Xs, vals, mu, qc, w, denom, std, self.A, slack, np.empty(m), np.empty(m),
                            np.empty(m), B)
 
     def check(self, lam, rho):
@@ -680,7 +680,7 @@ class _Certificate:
         # 1 / scale at least A / lam (lam / A may pass the float range)
         r, _ = ev(np.nextafter(self.risk.inverse(lam[sel]) * self.A, np.inf))
         bound = np.minimum(r * (1.0 + self.err_x), 1.0)  # the exact r_Y, every covered Y
-        return bound * (1.0 + self.err_y) <= S.below(rho[sel], self.err_y)
+        return bound * (1.0 + self.err_y) <= _search.below(rho[sel], self.err_y)
 
 
 def _var_errors(mu, qc, s2, c, n, w, denom, lo, hi, std, gap=0.0):

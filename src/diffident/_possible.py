@@ -17,19 +17,16 @@ import numbers
 import numba
 import numpy as np
 
-from . import _dd as DD
-from . import _validate as V
-from ._kernels import sort as _sort
-from ._kernels import worlds as K
-from ._kernels.worstcase import group_sorted
+from . import _dd, _grouping, _validate
+from ._kernels import queries
 
 __all__ = ["Domain", "world_values", "sensitive_range", "contributions", "dataset_sensitive_range"]
 
 _CODES = {
-    "sum": K.SUM, "mean": K.MEAN, "median": K.MEDIAN, "quantile": K.QUANTILE, "min": K.MIN,
-    "max": K.MAX, "var": K.VAR, "std": K.STD, "count": K.COUNT,
+    "sum": queries.SUM, "mean": queries.MEAN, "median": queries.MEDIAN, "quantile": queries.QUANTILE, "min": queries.MIN,
+    "max": queries.MAX, "var": queries.VAR, "std": queries.STD, "count": queries.COUNT,
 }
-_MONOTONE = {K.SUM, K.MEAN, K.MEDIAN, K.QUANTILE, K.MIN, K.MAX}
+_MONOTONE = {queries.SUM, queries.MEAN, queries.MEDIAN, queries.QUANTILE, queries.MIN, queries.MAX}
 _CHUNK = 1 << 16  # worlds per enumeration batch
 
 
@@ -111,7 +108,7 @@ class Domain:
                 finite = False
             if not finite:
                 raise ValueError(f"{name} must be finite (within the float range), got {x!r}")
-        integer = V.flag("integer", integer)
+        integer = _validate.flag("integer", integer)
         lo, hi = float(lo), float(hi)
         if lo > hi:
             raise ValueError(f"lo must not exceed hi, got lo={lo!r} > hi={hi!r}")
@@ -188,8 +185,8 @@ class _Query:
                 raise ValueError(f"query must be one of {', '.join(_CODES)} or a callable, got {query!r}")
             self.code = _CODES[key]
             self.name = key
-            if self.code == K.QUANTILE:
-                self.q = float(V.in_range("q", q, 0.0, 1.0))
+            if self.code == queries.QUANTILE:
+                self.q = float(_validate.in_range("q", q, 0.0, 1.0))
         elif callable(query):
             self.code = -1
             self.name = getattr(query, "__name__", "callable")
@@ -207,7 +204,7 @@ class _Query:
         return self.code in _MONOTONE
 
     def min_size(self):
-        return 1 + (self.ddof if self.code in (K.VAR, K.STD) else 0)
+        return 1 + (self.ddof if self.code in (queries.VAR, queries.STD) else 0)
 
 
 class _Candidates:
@@ -220,7 +217,7 @@ class _Candidates:
             self.order = None
             self.repeat = True
             return
-        a = V.finite("candidates", candidates)
+        a = _validate.finite("candidates", candidates)
         if a.ndim != 1:
             raise ValueError(f"candidates must be a one-dimensional array or a Domain, got shape {a.shape}")
         if a.size == 0 and not allow_empty:
@@ -276,14 +273,14 @@ class _Candidates:
 
 
 def _check_k(k):
-    return V.integer("k", k)
+    return _validate.integer("k", k)
 
 
 class _Known:
     """The known part D': sorted values and double-double statistics."""
 
     def __init__(self, known, shift_hint):
-        a = V.finite("known", known)
+        a = _validate.finite("known", known)
         if a.ndim != 1:
             raise ValueError(f"known must be one-dimensional, got shape {a.shape}")
         self.ks = np.ascontiguousarray(np.sort(a))
@@ -291,7 +288,7 @@ class _Known:
         # the shift: a value of the data itself (exact differences on a grid)
         self.c = float(self.ks[n // 2]) if n else float(shift_hint)
         self.st = np.empty(6)
-        K.known_stats(self.ks, self.c, self.st)
+        queries.known_stats(self.ks, self.c, self.st)
 
     @property
     def n(self):
@@ -301,7 +298,7 @@ class _Known:
         """query(known + S[w]) for the (sorted) rows of S."""
         out = np.empty(S.shape[0])
         if query.named:
-            K.evaluate(query.code, S, self.ks, self.st, self.c, query.ddof, query.q, out)
+            queries.evaluate(query.code, S, self.ks, self.st, self.c, query.ddof, query.q, out)
         else:
             _evaluate_callable(query, self.ks, S, out)
         return out
@@ -310,7 +307,7 @@ class _Known:
 def _evaluate_callable(query, ks, S, out):
     if query.jitted:
         try:
-            K.evaluate_jitted_callable(query.func, ks, S, out)
+            queries.evaluate_jitted_callable(query.func, ks, S, out)
         except numba.core.errors.TypingError as exc:
             raise TypeError(f"query {query.name!r} must return a number: {str(exc).splitlines()[0]}") from None
     else:
@@ -353,7 +350,7 @@ def check_magnitudes(qy, n, *parts):
     overflow or underflow (the worlds would collapse to one value).  Parts
     are ``(name, array or _Candidates)``; order statistics and callables
     need no check."""
-    if not qy.named or qy.code not in (K.SUM, K.MEAN, K.VAR, K.STD):
+    if not qy.named or qy.code not in (queries.SUM, queries.MEAN, queries.VAR, queries.STD):
         return
     ends = []
     for name, x in parts:
@@ -370,10 +367,10 @@ def check_magnitudes(qy, n, *parts):
     if m == 0.0:
         return
     e = int(np.frexp(m)[1])  # m < 2**e
-    if qy.code in (K.SUM, K.MEAN) and e + int(n - 1).bit_length() > _SUM_EXP:
+    if qy.code in (queries.SUM, queries.MEAN) and e + int(n - 1).bit_length() > _SUM_EXP:
         raise ValueError(f"{name} holds values up to {m!r}: sums of {n} of them leave the float range; "
                          "rescale the data (the worst case does not depend on the unit)")
-    if qy.code in (K.VAR, K.STD):
+    if qy.code in (queries.VAR, queries.STD):
         if e > _SQUARE_EXP:
             raise ValueError(f"{name} holds values up to {m!r}: their squared deviations leave the float range "
                              f"for {qy.name}; rescale the data")
@@ -384,23 +381,6 @@ def check_magnitudes(qy, n, *parts):
             names = " and ".join(e_[0] for e_ in ends)
             raise ValueError(f"{names} span only {float(spread)!r}: the squared deviations of {qy.name} underflow "
                              "and the worlds would collapse to one value; rescale the data")
-
-
-def _group(values, counts=None):
-    """Sorted distinct values and their counts (int64)."""
-    vs_order = _sort.argsort(np.ascontiguousarray(values)) if counts is not None else None
-    if counts is None:
-        vs = _sort.sort(np.ascontiguousarray(values))
-        fs = np.empty(vs.size)
-        first = np.empty(vs.size, np.int64)
-        u = group_sorted(vs, fs, first)
-        return fs[:u].copy(), np.diff(np.append(first[:u], vs.size)).astype(np.int64)
-    vs = values[vs_order]
-    cs = counts[vs_order]
-    fs = np.empty(vs.size)
-    first = np.empty(vs.size, np.int64)
-    u = group_sorted(vs, fs, first)
-    return fs[:u].copy(), np.add.reduceat(cs, first[:u]).astype(np.int64)
 
 
 def _enumerate(qy, k, cands, kn, max_worlds, reduce=None):
@@ -418,19 +398,19 @@ def _enumerate(qy, k, cands, kn, max_worlds, reduce=None):
     parts_v, parts_c = [], []
     lo, hi = np.inf, -np.inf
     while state[0] >= 0:
-        w = K.fill_combinations(cands.vals, state, cands.repeat, S)
+        w = queries.fill_combinations(cands.vals, state, cands.repeat, S)
         vals = kn.values(qy, S[:w])
         if reduce == "range":
             lo, hi = min(lo, vals.min()), max(hi, vals.max())
         else:
-            v, c = _group(vals)
+            v, c = _grouping.group_counts(vals)
             parts_v.append(v)
             parts_c.append(c)
     if reduce == "range":
         return lo, hi
     if len(parts_v) == 1:
         return parts_v[0], parts_c[0]
-    return _group(np.concatenate(parts_v), np.concatenate(parts_c))
+    return _grouping.group_counts(np.concatenate(parts_v), np.concatenate(parts_c))
 
 
 def world_values(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=10**8):
@@ -515,8 +495,8 @@ def world_values(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=10*
     ([0.0, 1.0, 2.0, 3.0, 4.0], [1, 1, 2, 1, 1])
     """
     qy, k, cands, kn = _setup(query, known, candidates, k, ddof, q)
-    max_worlds = V.integer("max_worlds", max_worlds)
-    if qy.code in (K.SUM, K.MEAN) and k > 1:
+    max_worlds = _validate.integer("max_worlds", max_worlds)
+    if qy.code in (queries.SUM, queries.MEAN) and k > 1:
         grid = _sum_grid(cands)
         if grid is not None and (grid[1] in _BINARY_STEPS or cands.n_worlds(k) > max_worlds):
             return _sum_multiplicities(qy, k, cands, kn, grid)
@@ -552,7 +532,7 @@ def _sum_multiplicities(qy, k, cands, kn, grid):
     from ._kernels.subsets import multiset_sums, subset_sums
 
     offs, scale, base = grid
-    distinct, first, mult = _distinct(np.ascontiguousarray(offs))
+    distinct, first, mult = _grouping.distinct(np.ascontiguousarray(offs))
     width = int(distinct[-1]) * k + 1
     work = distinct.size * k * (1 if cands.repeat else k) * width
     if work > _DP_CELLS:
@@ -584,14 +564,14 @@ def _sum_multiplicities(qy, k, cands, kn, grid):
 
 def _named_spread(qy, k, cands, kn):
     """max - min of a named query over every world, in closed form."""
-    if qy.code == K.COUNT:
+    if qy.code == queries.COUNT:
         return 0.0
-    if qy.code in (K.SUM, K.MEAN):
+    if qy.code in (queries.SUM, queries.MEAN):
         # f(top) - f(bottom) = (sum(top) - sum(bottom)) / N, rounded once: the
         # same for every known part of the same size (exact ties)
         top, bottom = cands.extremes(0, k), cands.extremes(k, k)
         spread = _dd_sum_difference(top, bottom)
-        return spread / (kn.n + k) if qy.code == K.MEAN else spread
+        return spread / (kn.n + k) if qy.code == queries.MEAN else spread
     if qy.monotone:
         rows = np.stack([cands.extremes(k, k), cands.extremes(0, k)])
         lo, hi = kn.values(qy, rows)
@@ -629,12 +609,12 @@ def _var_range_k1(qy, n, sums, lo, hi, near, evaluate):
     v2 = np.where(np.abs(below - m) <= np.abs(above - m), below, above)
     N = float(n + 1)
     with np.errstate(over="ignore", invalid="ignore"):
-        ah, al = DD.two_sum(v1, v2)
-        bh, bl = DD.div(2.0 * sh, 2.0 * sl, np.full(sh.shape, float(n)), np.zeros(sh.shape))
-        th, tl = DD.add(ah, al, -bh, -bl)
+        ah, al = _dd.two_sum(v1, v2)
+        bh, bl = _dd.div(2.0 * sh, 2.0 * sl, np.full(sh.shape, float(n)), np.zeros(sh.shape))
+        th, tl = _dd.add(ah, al, -bh, -bl)
         d = (v1 - v2) * (th + tl) * (float(n) / (N * (N - qy.ddof)))
     d = np.maximum(np.where(np.isnan(d), 0.0, d), 0.0)
-    if qy.code == K.VAR:
+    if qy.code == queries.VAR:
         return d
     s12 = evaluate(v1) + evaluate(v2)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -644,7 +624,7 @@ def _var_range_k1(qy, n, sums, lo, hi, near, evaluate):
 def _dd_sum_difference(a, b):
     """sum(a) - sum(b) rounded once (exact double-double accumulation)."""
     st = np.empty(6)
-    K.known_stats(np.concatenate([a, -b]), 0.0, st)
+    queries.known_stats(np.concatenate([a, -b]), 0.0, st)
     return st[0] + st[1]
 
 
@@ -735,7 +715,7 @@ def sensitive_range(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=
     1.0
     """
     qy, k, cands, kn = _setup(query, known, candidates, k, ddof, q)
-    max_worlds = V.integer("max_worlds", max_worlds)
+    max_worlds = _validate.integer("max_worlds", max_worlds)
     if qy.named:
         return float(_named_spread(qy, k, cands, kn))
     lo, hi = _enumerate(qy, k, cands, kn, max_worlds, reduce="range")
@@ -913,9 +893,9 @@ def dataset_setup(query, data, candidates, k, ddof, q, return_removed, max_world
     individuals: (query, k, data, candidates, return_removed, max_worlds)."""
     qy = _Query(query, q, ddof)
     k = _check_k(k)
-    return_removed = V.flag("return_removed", return_removed)
-    max_worlds = V.integer("max_worlds", max_worlds)
-    x = V.finite("data", data)
+    return_removed = _validate.flag("return_removed", return_removed)
+    max_worlds = _validate.integer("max_worlds", max_worlds)
+    x = _validate.finite("data", data)
     if x.ndim != 1 or x.size == 0:
         raise ValueError(f"data must be a non-empty one-dimensional array, got shape {x.shape}")
     if k > x.size:
@@ -969,11 +949,11 @@ def _magnitude(qy, xs, cands):
     lo = min(xs[0], cands.lo) if cands.count else xs[0]
     hi = max(xs[-1], cands.hi) if cands.count else xs[-1]
     m = max(abs(lo), abs(hi))
-    if qy.code == K.SUM:
+    if qy.code == queries.SUM:
         return m * xs.size
-    if qy.code == K.VAR:
+    if qy.code == queries.VAR:
         return (hi - lo) ** 2
-    return m if qy.code != K.STD else hi - lo
+    return m if qy.code != queries.STD else hi - lo
 
 
 def _exact_spread(qy, k, cands, known):
@@ -990,17 +970,17 @@ def _exact_spread(qy, k, cands, known):
     def exact(row):
         r = [Fraction(x) for x in np.ravel(row).tolist()]
         s = s0 + sum(r, Fraction(0))
-        if qy.code == K.SUM:
+        if qy.code == queries.SUM:
             return s
-        if qy.code == K.MEAN:
+        if qy.code == queries.MEAN:
             return s / n
         var = ((q0 + sum((x * x for x in r), Fraction(0))) * n - s * s) / (n * (n - qy.ddof))
         return var
 
     rows_top = [cands.extremes(j, k) for j in range(k + 1)]
-    if qy.code in (K.SUM, K.MEAN, K.VAR, K.STD):
+    if qy.code in (queries.SUM, queries.MEAN, queries.VAR, queries.STD):
         top = max(exact(r) for r in rows_top)
-        if qy.code in (K.VAR, K.STD):
+        if qy.code in (queries.VAR, queries.STD):
             if cands.domain is not None and not cands.domain.integer:  # the minimum at the clipped mean
                 t = min(max(s0 / len(kn), Fraction(cands.lo)), Fraction(cands.hi)) if kn else Fraction(cands.lo)
                 s = s0 + t * k
@@ -1009,7 +989,7 @@ def _exact_spread(qy, k, cands, known):
                 bot = min(exact(r) for r in _min_var_rows(k, cands, _Known(known, cands.lo)))
         else:
             bot = min(exact(r) for r in rows_top)
-        if qy.code != K.STD:
+        if qy.code != queries.STD:
             return top - bot
         with decimal.localcontext() as ctx:
             ctx.prec = 120
@@ -1022,37 +1002,28 @@ def _exact_spread(qy, k, cands, known):
     def order_stat(row):
         w = sorted(kn + [Fraction(x) for x in np.ravel(row).tolist()])
         N = len(w)
-        if qy.code == K.MIN:
+        if qy.code == queries.MIN:
             return w[0]
-        if qy.code == K.MAX:
+        if qy.code == queries.MAX:
             return w[-1]
-        pos = Fraction(N - 1) * (Fraction(1, 2) if qy.code == K.MEDIAN else Fraction(qy.q))
+        pos = Fraction(N - 1) * (Fraction(1, 2) if qy.code == queries.MEDIAN else Fraction(qy.q))
         lo = int(pos)
         return w[lo] if lo >= N - 1 else w[lo] + (w[lo + 1] - w[lo]) * (pos - lo)
 
     return order_stat(cands.extremes(0, k)) - order_stat(cands.extremes(k, k))
 
 
-def _distinct(xs):
-    """Distinct values of sorted data, where each run starts, and its length."""
-    fs = np.empty(xs.size)
-    first = np.empty(xs.size, np.int64)
-    u = group_sorted(xs, fs, first)
-    fs, first = fs[:u].copy(), first[:u].copy()
-    return fs, first, np.diff(np.append(first, xs.size))
-
-
 def _dataset_k1(qy, xs, cands):
     """S(f) for each distinct removed value, one unknown individual."""
     n = xs.size
-    fs, first, counts = _distinct(xs)
+    fs, first, counts = _grouping.distinct(xs)
     u = fs.size
-    if qy.code == K.COUNT:
+    if qy.code == queries.COUNT:
         return np.zeros(u), first, counts
     full = _Known(xs, 0.0)
     st = np.empty((u, 6))
     for g in range(u):
-        K.remove_stats(full.st, fs[g], full.c, st[g])
+        queries.remove_stats(full.st, fs[g], full.c, st[g])
     if cands.domain is not None:
         lo = np.full(u, cands.lo)
         hi = np.full(u, cands.hi)
@@ -1061,16 +1032,16 @@ def _dataset_k1(qy, xs, cands):
         hi = np.maximum(cands.vals[-1], fs)
     else:  # the removed value is the only candidate
         lo, hi = fs.copy(), fs.copy()
-    if qy.code in (K.SUM, K.MEAN):
+    if qy.code in (queries.SUM, queries.MEAN):
         # f(D' + hi) - f(D' + lo) = (hi - lo) / N exactly: the same for every D'
-        S = (hi - lo) / (n if qy.code == K.MEAN else 1.0)
+        S = (hi - lo) / (n if qy.code == queries.MEAN else 1.0)
         return S, first, counts
     rem = first.copy()
     if qy.monotone:
         top = np.empty(u)
         bot = np.empty(u)
-        K.evaluate_removed(qy.code, hi[:, None], xs, rem, st, full.c, qy.ddof, qy.q, top)
-        K.evaluate_removed(qy.code, lo[:, None], xs, rem, st, full.c, qy.ddof, qy.q, bot)
+        queries.evaluate_removed(qy.code, hi[:, None], xs, rem, st, full.c, qy.ddof, qy.q, top)
+        queries.evaluate_removed(qy.code, lo[:, None], xs, rem, st, full.c, qy.ddof, qy.q, bot)
         with np.errstate(over="ignore"):  # a range beyond the float range: inf
             return top - bot, first, counts
     # var, std: max at an end of the candidates, min at the candidate(s)
@@ -1082,7 +1053,7 @@ def _dataset_k1(qy, xs, cands):
 
     def evaluate(v):
         out = np.empty(u)
-        K.evaluate_removed(qy.code, np.ascontiguousarray(v[:, None]), xs, rem, st, full.c, qy.ddof, qy.q, out)
+        queries.evaluate_removed(qy.code, np.ascontiguousarray(v[:, None]), xs, rem, st, full.c, qy.ddof, qy.q, out)
         return out
 
     return _var_range_k1(qy, n - 1, sums, lo, hi, near, evaluate), first, counts
@@ -1112,7 +1083,7 @@ def _nearest(cands, removed, t):
 
 def _dataset_general(qy, k, xs, cands, max_worlds):
     """S(f) for each distinct multiset of k removed values."""
-    fs, first, counts = _distinct(xs)
+    fs, first, counts = _grouping.distinct(xs)
     combos = _value_multisets(counts, k, max_worlds)
     S = np.empty(len(combos))
     for i, combo in enumerate(combos):

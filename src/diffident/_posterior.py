@@ -4,9 +4,9 @@
 import numba
 import numpy as np
 
-from . import _validate as V
-from ._kernels import evidence as K
-from ._kernels import sort as _sort
+from . import _validate
+from ._kernels import evidence
+from ._kernels import sort as radix
 from ._worlds import Worlds, check_scaling, energy_factor, scaling_exponent, too_small
 
 __all__ = ["log_evidence", "log_posterior", "posterior", "disclosure_risk"]
@@ -23,15 +23,15 @@ _NO_WORLD = object()
 
 
 def _points(values, response, scale, counts, prior, noise, world=_NO_WORLD):
-    gauss = V.check_noise(noise)
+    gauss = _validate.check_noise(noise)
     ws = Worlds(values, counts, prior, check_finite=False)
-    R = V.finite("response", response)
-    lam = V.positive_scale("scale", scale)
+    R = _validate.finite("response", response)
+    lam = _validate.positive_scale("scale", scale)
     arrays = [R, lam]
     if world is not _NO_WORLD:
-        arrays.append(V.integer_index("world", world, ws.n))
+        arrays.append(_validate.integer_index("world", world, ws.n))
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
-    return ws, shape, [V.flat(a, shape) for a in arrays], gauss
+    return ws, shape, [_validate.flat(a, shape) for a in arrays], gauss
 
 
 def _conditioned(ws, R, lam, gauss, vmax=None):
@@ -57,11 +57,11 @@ def _evaluate(ws, R, lam, wld, gauss, log_risk=False):
     """Log-evidence (and, with world indices, their risk or its log) at each
     point (flat responses and scales)."""
     n = R.size
-    want = 0 if wld is None else (2 if log_risk else 1)
-    fw = ws.f[wld] if want else np.zeros(n)
-    pw = ws.world_prior(wld) if want else np.ones(n)
+    with_risk = wld is not None
+    fw = ws.f[wld] if with_risk else np.zeros(n)
+    pw = ws.world_prior(wld) if with_risk else np.ones(n)
     logev = np.empty(n)
-    risk = np.empty(n if want else 1)
+    risk = np.empty(n if with_risk else 1)
     m = ws.n
     nw = numba.get_num_threads()
     direct_cost = _DIRECT_NS * n * m / nw
@@ -71,24 +71,24 @@ def _evaluate(ws, R, lam, wld, gauss, log_risk=False):
         sweep_cost = _SORT_NS * m + _SWEEP_NS * inv_u.size * m + _LOOKUP_NS * n / nw
         if sweep_cost < direct_cost:
             ws.check_finite()
-            _evaluate_sweep(ws, R, inv_u, inverse.ravel(), fw, pw, want, logev, risk)
+            _evaluate_sweep(ws, R, inv_u, inverse.ravel(), fw, pw, with_risk, logev, risk)
             return logev + ws.log_norm, risk
     # the world's log prior, in logs throughout (a prior 1e-400 times the
     # largest is not 0 here)
-    lpw = np.ascontiguousarray(ws.lp[wld] if want and ws.weighted else np.log(pw))
-    buf = np.empty((nw, K.BUF + 8))
+    lpw = np.ascontiguousarray(ws.lp[wld] if with_risk and ws.weighted else np.log(pw))
+    buf = np.empty((nw, evidence.BUF + 8))
     wc, Rc, c, k = _conditioned(ws, R, lam, gauss)
     with np.errstate(over="ignore"):  # (as the values: rescaled below where they overflow)
         fwk = np.ldexp(fw, k)
-    if not _direct(wc, Rc, c, gauss, fwk, lpw, want, logev, risk, buf):
+    if not _direct(wc, Rc, c, gauss, fwk, lpw, with_risk, log_risk, logev, risk, buf):
         ws.check_finite()  # raises, naming the first non-finite value
         # finite values whose distances overflow: scale them into range
         wc, Rc, c, k = _conditioned(ws, R, lam, gauss, vmax=float(np.abs(ws.f).max()))
-        _direct(wc, Rc, c, gauss, np.ldexp(fw, k), lpw, want, logev, risk, buf)
+        _direct(wc, Rc, c, gauss, np.ldexp(fw, k), lpw, with_risk, log_risk, logev, risk, buf)
     return logev + ws.log_norm, risk
 
 
-def _direct(ws, R, c, gauss, fw, lpw, want, logev, risk, buf):
+def _direct(ws, R, c, gauss, fw, lpw, with_risk, log_risk, logev, risk, buf):
     """The direct kernels; False if a distance was not finite."""
     n = R.size
     m = ws.n
@@ -96,23 +96,23 @@ def _direct(ws, R, c, gauss, fw, lpw, want, logev, risk, buf):
     fw = np.ascontiguousarray(fw)
     args = (ws.f, ws.lw, ws.weighted, gauss)
     if n * m < _PARALLEL_MIN or nw == 1:
-        K.direct_points(*args, R, c, fw, lpw, want, logev, risk, buf[:1])
+        evidence.direct_points(*args, R, c, fw, lpw, with_risk, log_risk, logev, risk, buf[:1])
     elif n >= 4 * nw:
-        K.direct_points_parallel(*args, R, c, fw, lpw, want, logev, risk, buf)
+        evidence.direct_points_parallel(*args, R, c, fw, lpw, with_risk, log_risk, logev, risk, buf)
     else:
         parts = np.empty((nw, 4))
         one_logev = np.empty(1)
         one_risk = np.empty(1)
         for k in range(n):
-            K.direct_one_point_parallel(*args, R[k:k + 1], c[k:k + 1], fw[k:k + 1], lpw[k:k + 1],
-                                        want, one_logev, one_risk, buf, parts)
+            evidence.direct_one_point_parallel(*args, R[k:k + 1], c[k:k + 1], fw[k:k + 1], lpw[k:k + 1],
+                                               with_risk, log_risk, one_logev, one_risk, buf, parts)
             logev[k] = one_logev[0]
-            if want:
+            if with_risk:
                 risk[k] = one_risk[0]
     return not np.isnan(logev).any()
 
 
-def _evaluate_sweep(ws, R, lam_u, inverse, fw, pw, want, logev, risk):
+def _evaluate_sweep(ws, R, lam_u, inverse, fw, pw, with_risk, logev, risk):
     fs, W, _ = ws.groups()
     # the sorted values give their magnitude for free: condition exactly
     vmax = max(abs(fs[0]), abs(fs[-1]), float(np.abs(R).max()))
@@ -126,7 +126,7 @@ def _evaluate_sweep(ws, R, lam_u, inverse, fw, pw, want, logev, risk):
         fs, R, fw = np.ldexp(fs, k), np.ldexp(R, k), np.ldexp(fw, k)
     inv_u = energy_factor(lam_u, k, False)
     # points by scale, then by response: each group is one sweep and a walk
-    order = _sort.argsort(R)
+    order = radix.argsort(R)
     if inv_u.size > 1:
         order = order[np.argsort(inverse[order], kind="stable")]
     starts = np.searchsorted(inverse[order], np.arange(inv_u.size + 1)).astype(np.int64)
@@ -137,14 +137,14 @@ def _evaluate_sweep(ws, R, lam_u, inverse, fw, pw, want, logev, risk):
     out_r = np.empty(R.size)
     u = fs.size
     A, B = np.empty(u), np.empty(u)
-    args = (fs, W, inv_u, starts, Ro, fwo, pwo, want, out_l, out_r, A, B) + K.sweep_work(u)
+    args = (fs, W, inv_u, starts, Ro, fwo, pwo, with_risk, out_l, out_r, A, B) + evidence.sweep_work(u)
     nw = numba.get_num_threads()
     if R.size >= 4096 and nw > 1:
-        K.sweep_points_parallel(*args, nw)
+        evidence.sweep_points_parallel(*args, nw)
     else:
-        K.sweep_points(*args)
+        evidence.sweep_points(*args)
     logev[order] = out_l - ws.log_shrink
-    if want:
+    if with_risk:
         risk[order] = out_r
 
 
@@ -213,7 +213,7 @@ def log_evidence(values, response, scale, *, counts=None, prior=None, noise="lap
     """
     ws, shape, (R, lam), gauss = _points(values, response, scale, counts, prior, noise)
     logev, _ = _evaluate(ws, R, lam, None, gauss)
-    return V.ret(logev.reshape(shape), len(shape) == 0)
+    return _validate.ret(logev.reshape(shape), len(shape) == 0)
 
 
 def log_posterior(values, response, scale, *, counts=None, prior=None, noise="laplace"):
@@ -271,15 +271,15 @@ def log_posterior(values, response, scale, *, counts=None, prior=None, noise="la
     n = R.size
     out = np.empty((n, ws.n))
     nw = numba.get_num_threads()
-    buf = np.empty((nw, K.BUF + 8))
+    buf = np.empty((nw, evidence.BUF + 8))
     vmax = None
     while True:
         wc, Rc, c, _ = _conditioned(ws, R, lam, gauss, vmax)
         args = (wc.f, wc.lw, wc.lp, wc.weighted, gauss, Rc, c, out)
         if n >= 2 * nw and n * ws.n >= _PARALLEL_MIN:
-            K.log_posterior_rows_parallel(*args, buf)
+            evidence.log_posterior_rows_parallel(*args, buf)
         else:
-            K.log_posterior_rows(*args, buf[:1])
+            evidence.log_posterior_rows(*args, buf[:1])
         if not (n and np.isnan(out[:, 0]).any()) or vmax is not None:
             break
         ws.check_finite()  # raises, naming the first non-finite value
@@ -399,4 +399,4 @@ def disclosure_risk(values, response, scale, *, world=0, counts=None, prior=None
     """
     ws, shape, (R, lam, w), gauss = _points(values, response, scale, counts, prior, noise, world=world)
     _, risk = _evaluate(ws, R, lam, w, gauss)
-    return V.ret(risk.reshape(shape), len(shape) == 0)
+    return _validate.ret(risk.reshape(shape), len(shape) == 0)

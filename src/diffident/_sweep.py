@@ -17,10 +17,16 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from . import _validate as V
+from . import _validate
 from ._closed_form import epsilon_for_rho, min_rho, scale_for_rho
 from ._neighbours import _Problem
-from ._possible import Domain, _Candidates, _Query, dataset_sensitive_range, world_values
+from ._possible import (
+    Domain,
+    _Candidates,
+    _Query,
+    dataset_sensitive_range,
+    world_values,
+)
 from ._worst_case import worst_case_risk
 
 __all__ = ["sweep", "SweepTable", "read_csv_columns"]
@@ -255,11 +261,11 @@ def _as_columns(data, columns):
             if name not in data:
                 raise ValueError(f"unknown column {name!r}; the data has {', '.join(map(str, data))}")
             try:
-                out[str(name)] = V.finite(f"data[{name!r}]", data[name])
+                out[str(name)] = _validate.finite(f"data[{name!r}]", data[name])
             except TypeError:
                 raise ValueError(f"column {name!r} is not numeric") from None
         return out
-    a = V.finite("data", data)
+    a = _validate.finite("data", data)
     if a.ndim == 1:
         a = a[:, None]
     if a.ndim != 2:
@@ -405,7 +411,7 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
         if c not in ("bound", "tight"):
             raise ValueError(f"calibrations must be 'bound' and/or 'tight', got {c!r}")
     if rho is not None:
-        rho_fixed = np.atleast_1d(V.in_range("rho", rho, 0.0, 1.0)).ravel()
+        rho_fixed = np.atleast_1d(_validate.in_range("rho", rho, 0.0, 1.0)).ravel()
     n_rho = int(n_rho)
     if rho is None and n_rho < 1:
         raise ValueError(f"n_rho must be at least 1, got {n_rho}")

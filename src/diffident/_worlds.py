@@ -3,9 +3,9 @@ and (computed once, on demand) the merged sorted groups of MATH.md s. 4."""
 
 import numpy as np
 
-from . import _validate as V
-from ._kernels import sort as _sort
-from ._kernels.worstcase import group_sorted, group_weights
+from . import _validate
+from ._grouping import group_weights, run_lengths, runs
+from ._kernels import sort as radix
 
 
 class Worlds:
@@ -22,13 +22,13 @@ class Worlds:
 
     def __init__(self, values, counts=None, prior=None, *, check_finite=True):
         if check_finite:
-            f = V.values_1d("values", values)
+            f = _validate.values_1d("values", values)
         else:  # the caller's kernel checks finiteness in its own pass
-            f = V.as_float("values", values)
-            V.shape_1d("values", f)
+            f = _validate.as_float("values", values)
+            _validate.shape_1d("values", f)
         n = f.size
-        c = None if counts is None else V.counts(counts, n)
-        p = None if prior is None else V.weights("prior", prior, n)
+        c = None if counts is None else _validate.counts(counts, n)
+        p = None if prior is None else _validate.weights("prior", prior, n)
         self.f = np.ascontiguousarray(f)
         self.n = n
         self.weighted = c is not None or p is not None
@@ -99,7 +99,7 @@ class Worlds:
 
     def check_finite(self):
         """Raise the ValueError of a non-finite value (after a kernel saw one)."""
-        V.values_1d("values", self.f)
+        _validate.values_1d("values", self.f)
 
     @property
     def linear_ok(self):
@@ -181,30 +181,20 @@ class Worlds:
             return self._groups + ((self._rep,) if need_rep else ())
         f = self.f
         if not self.weighted and not need_rep:
-            vs = _sort.sort(f)
-            fs = np.empty(self.n)
-            first = np.empty(self.n, np.int64)
-            u = group_sorted(vs, fs, first)
-            fs = fs[:u].copy()
-            W = np.diff(np.append(first[:u], self.n)).astype(np.float64)
-            invP = np.ones(u)
-            self._groups = (fs, W, invP)
+            fs, first = runs(radix.sort(f))
+            self._groups = (fs, run_lengths(first, self.n).astype(np.float64), np.ones(fs.size))
             return self._groups
         if self.weighted:
             live = np.flatnonzero(self._w > 0)
-            order = live[_sort.argsort(np.ascontiguousarray(f[live]))] if live.size < self.n else _sort.argsort(f)
+            order = live[radix.argsort(np.ascontiguousarray(f[live]))] if live.size < self.n else radix.argsort(f)
         else:
-            order = _sort.argsort(f)
+            order = radix.argsort(f)
         vs = f[order]
-        fs = np.empty(vs.size)
-        first = np.empty(vs.size, np.int64)
-        u = group_sorted(vs, fs, first)
-        fs = fs[:u].copy()
-        first = first[:u].copy()
+        fs, first = runs(vs)
+        u = fs.size
         if not self.weighted:
             # the stably first world of each group represents it
-            W = np.diff(np.append(first, vs.size)).astype(np.float64)
-            self._groups = (fs, W, np.ones(u))
+            self._groups = (fs, run_lengths(first, vs.size).astype(np.float64), np.ones(u))
             self._rep = order[first]
             return self._groups + ((self._rep,) if need_rep else ())
         cs = self._cw[order]

@@ -4,9 +4,8 @@ section 4) and the tight calibration that inverts it (section 5)."""
 import numba
 import numpy as np
 
-from . import _search as S
-from . import _validate as V
-from ._kernels import worstcase as K
+from . import _search, _validate
+from ._kernels import worstcase
 from ._worlds import Worlds, energy_factor
 
 __all__ = ["worst_case_risk", "tight_scale", "tight_epsilon"]
@@ -21,8 +20,8 @@ class _Evaluator:
         self.fs, self.W, self.invP = fs, W, invP
         u = fs.size
         self.nw = numba.get_num_threads()
-        self.nl = max(1, (u - 1) // K.K)  # links between sub-blocks
-        self.blocked_ok = self.nw * (u * 2 + self.nl * 3) * K.BLOCK * 8 <= _BLOCK_BYTES
+        self.nl = max(1, (u - 1) // worstcase.K)  # links between sub-blocks
+        self.blocked_ok = self.nw * (u * 2 + self.nl * 3) * worstcase.BLOCK * 8 <= _BLOCK_BYTES
         self._one = None
         self._blk = None
 
@@ -41,9 +40,9 @@ class _Evaluator:
         out = np.empty(k)
         arg = np.empty(k, np.int64)
         u = self.fs.size
-        if k >= K.BLOCK and self.blocked_ok:
-            nb = -(-k // K.BLOCK)
-            pad = np.empty(nb * K.BLOCK)
+        if k >= worstcase.BLOCK and self.blocked_ok:
+            nb = -(-k // worstcase.BLOCK)
+            pad = np.empty(nb * worstcase.BLOCK)
             pad[:k] = inv
             pad[k:] = inv[-1]
             o = np.empty(pad.size)
@@ -53,16 +52,16 @@ class _Evaluator:
                 # each worker's state row padded by a cache line: the rows are
                 # written at every step, and two workers sharing a line would
                 # stall each other (false sharing)
-                self._blk = (np.empty((nw, u, 2 * K.BLOCK)), np.empty((nw, self.nl, 3 * K.BLOCK)),
-                             np.empty((nw, 13 * K.BLOCK + 8)))
+                self._blk = (np.empty((nw, u, 2 * worstcase.BLOCK)), np.empty((nw, self.nl, 3 * worstcase.BLOCK)),
+                             np.empty((nw, 13 * worstcase.BLOCK + 8)))
             Z, LK, C = self._blk
-            K.worst_case_blocks_parallel(self.fs, self.W, invP, pad, o, a, Z[:nw], LK[:nw], C[:nw])
+            worstcase.worst_case_blocks_parallel(self.fs, self.W, invP, pad, o, a, Z[:nw], LK[:nw], C[:nw])
             out[:] = o[:k]
             arg[:] = a[:k]
         else:
             if self._one is None:
-                self._one = (np.empty((2, u)), np.empty((self.nl, 3)), np.empty(K.NF), np.empty(K.NB))
-            K.worst_case_scales(self.fs, self.W, invP, inv, out, arg, *self._one)
+                self._one = (np.empty((2, u)), np.empty((self.nl, 3)), np.empty(worstcase.NF), np.empty(worstcase.NB))
+            worstcase.worst_case_scales(self.fs, self.W, invP, inv, out, arg, *self._one)
         return out, arg
 
 
@@ -117,7 +116,7 @@ def _sweep_error(W):
     reference is about a fifth of it."""
     n = float(W.sum() / W.min())
     x = min(np.log(n) + 1.0, 745.0) if n > 1.0 else 1.0
-    return 2.0 * (3.0 * x + 4.0 * min(W.size, K.K) + 64.0) * _U
+    return 2.0 * (3.0 * x + 4.0 * min(W.size, worstcase.K) + 64.0) * _U
 
 
 def spread_exponent(lo, hi):
@@ -266,16 +265,16 @@ def worst_case_risk(values, scale, *, counts=None, prior=None, return_world=Fals
     array([1.   , 0.125])
     """
     ws = Worlds(values, counts, prior)
-    lam = V.scale_or_limit("scale", scale)
-    return_world = V.flag("return_world", return_world)
+    lam = _validate.scale_or_limit("scale", scale)
+    return_world = _validate.flag("return_world", return_world)
     risk = _Risk(ws, need_rep=return_world)
     rho, arg = risk(lam)
     rho = rho.reshape(lam.shape)
     scalar = lam.ndim == 0
     if not return_world:
-        return V.ret(rho, scalar)
+        return _validate.ret(rho, scalar)
     world = risk.rep[arg].reshape(lam.shape)
-    return V.ret(rho, scalar), (int(world) if scalar else world)
+    return _validate.ret(rho, scalar), (int(world) if scalar else world)
 
 
 def tight_scale(values, rho, *, counts=None, prior=None, rtol=0.0):
@@ -339,8 +338,8 @@ def tight_scale(values, rho, *, counts=None, prior=None, rtol=0.0):
     2.249596595
     """
     ws = Worlds(values, counts, prior)
-    r = V.in_range("rho", rho, 0.0, 1.0)
-    rtol = V.tolerance("rtol", rtol)
+    r = _validate.in_range("rho", rho, 0.0, 1.0)
+    rtol = _validate.tolerance("rtol", rtol)
     risk = _Risk(ws)
     flat = r.ravel()
     out = np.full(flat.shape, np.nan)
@@ -355,8 +354,8 @@ def tight_scale(values, rho, *, counts=None, prior=None, rtol=0.0):
         rho_t = flat[todo]
         lam, status = _smallest_scale(risk, rho_t, rtol)
         out[todo] = _no_more_than_the_bound(risk, rho_t, lam, exact_m=not ws.weighted)
-        S.warn_unconverged(status, "tight_scale")
-    return V.ret(out.reshape(r.shape), r.ndim == 0)
+        _search.warn_unconverged(status, "tight_scale")
+    return _validate.ret(out.reshape(r.shape), r.ndim == 0)
 
 
 def _no_more_than_the_bound(risk, rho, lam, exact_m):
@@ -394,9 +393,9 @@ def _no_more_than_the_bound(risk, rho, lam, exact_m):
         return lam
     lam = lam.copy()
     b = bound[better]
-    x, status = S.boundary(lambda i, x: risk(x, strict=False)[0] <= rho[better[i]], b, increasing=True,
+    x, status = _search.boundary(lambda i, x: risk(x, strict=False)[0] <= rho[better[i]], b, increasing=True,
                            lo=float(b.min()), hi=np.inf)
-    ok = (status == S.CONVERGED) & (x < lam[better])
+    ok = (status == _search.CONVERGED) & (x < lam[better])
     lam[better[ok]] = x[ok]
     return lam
 
@@ -432,7 +431,7 @@ def _smallest_scale(risk, rho, rtol):
         lo, hi = np.ldexp(lo, -risk.k), np.ldexp(hi, -risk.k)
     tiny = np.nextafter(0.0, 1.0)  # (a guess that underflowed: the search starts from the least scale)
     lo, hi = np.maximum(lo, tiny), np.maximum(hi, tiny)
-    return S.smallest(lambda i, x: risk(x, strict=False)[0], S.below(rho, risk.error), lo, hi, rtol=rtol)
+    return _search.smallest(lambda i, x: risk(x, strict=False)[0], _search.below(rho, risk.error), lo, hi, rtol=rtol)
 
 
 def tight_epsilon(values, rho, *, counts=None, prior=None, rtol=0.0):
@@ -489,4 +488,4 @@ def tight_epsilon(values, rho, *, counts=None, prior=None, rtol=0.0):
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         # the spread over the scale, halved first: values near +-1e308
         eps = np.where(fs[-1] == fs[0], 0.0, (0.5 * fs[-1] - 0.5 * fs[0]) / lam * 2.0)
-    return V.ret(eps, eps.ndim == 0)
+    return _validate.ret(eps, eps.ndim == 0)

@@ -17,10 +17,10 @@ summation order for the log-evidence; bit for bit for the worst case).
 
 import numpy as np
 
-from . import _validate as V
-from ._chunked import _chunk, _ends, _grid, _grouped, _Sums, _tie_plan, _work
-from ._kernels import evidence as KE
-from ._kernels import worstcase as KW
+from . import _validate
+from ._chunked import _chunk, _ends, _grid, _Sums, _tie_plan, _work
+from ._grouping import chunk_groups
+from ._kernels import evidence, worstcase
 from ._worst_case import inverse_scales, spread_exponent
 
 __all__ = ["log_evidence", "worst_case_risk", "sweep"]
@@ -42,7 +42,7 @@ def _values(values, da):
         if values.dtype.kind not in "iuf":
             raise TypeError(f"values must be a Dask array of numbers, got dtype {values.dtype}")
         return values
-    return da.asarray(V.as_float("values", values))
+    return da.asarray(_validate.as_float("values", values))
 
 
 def _block_sums(block, R, lam, gauss):
@@ -52,7 +52,7 @@ def _block_sums(block, R, lam, gauss):
     if np.size(block) == 0:  # an empty block (a legitimate chunking): the merge identity
         return st.stack()
     f, _ = _chunk(np.asarray(block, dtype=np.float64), "values")
-    st.fold(f, np.empty(0), False, False, np.empty((numba.get_num_threads(), KE.BUF + 8)))
+    st.fold(f, np.empty(0), False, False, np.empty((numba.get_num_threads(), evidence.BUF + 8)))
     return st.stack()
 
 
@@ -130,12 +130,12 @@ def log_evidence(values, response, scale, *, noise="laplace", compute=True):
         parts = [dask.delayed(_merge)(parts[i], parts[i + 1], Rf, lam, gauss) if i + 1 < len(parts) else parts[i]
                  for i in range(0, len(parts), 2)]
     result = dask.delayed(_finish)(parts[0], Rf, lam, gauss, shape)
-    return result.compute() if V.flag("compute", compute) else result
+    return result.compute() if _validate.flag("compute", compute) else result
 
 
 def _finish(t, R, lam, gauss, shape):
     logev, _ = _Sums.unstack(t, R, lam, gauss).finish()
-    return V.ret(logev.reshape(shape), len(shape) == 0)
+    return _validate.ret(logev.reshape(shape), len(shape) == 0)
 
 
 def _summary(block):
@@ -179,7 +179,7 @@ def _inverse(summaries, lam):
 def _block_groups(block, plan, i, k):
     if np.size(block) == 0:
         return np.empty(0), np.empty(0)
-    return _grouped(np.asarray(block, dtype=np.float64), None, plan[i], k)
+    return chunk_groups(np.asarray(block, dtype=np.float64), None, plan[i], k)
 
 
 def _forward(block, carry, scaling, plan, i):
@@ -191,7 +191,7 @@ def _forward(block, carry, scaling, plan, i):
         return carry, carry
     g0, F = carry
     F = F.copy()
-    KW.chunk_forward(fs, W, g0, inv, F, *_work(fs.size, g0))
+    worstcase.chunk_forward(fs, W, g0, inv, F, *_work(fs.size, g0))
     return carry, (g0 + fs.size, F)
 
 
@@ -205,7 +205,7 @@ def _backward(block, start, right, scaling, plan, i):
     Bs, last = right
     Bs = Bs.copy()
     best = np.full(inv.size, np.inf)
-    KW.chunk_worst(fs, W, np.ones(fs.size), g0, inv, F, Bs, last, best, *_work(fs.size, g0), np.empty(KW.NF))
+    worstcase.chunk_worst(fs, W, np.ones(fs.size), g0, inv, F, Bs, last, best, *_work(fs.size, g0), np.empty(worstcase.NF))
     return best, (Bs, False)
 
 
@@ -260,7 +260,7 @@ def worst_case_risk(values, scale, *, compute=True):
     True
     """
     dask, da = _dask()
-    lam = V.scale_or_limit("scale", scale)
+    lam = _validate.scale_or_limit("scale", scale)
     ns = lam.size
     x = _values(values, da)
     if x.ndim != 1 or x.size == 0:
@@ -269,13 +269,13 @@ def worst_case_risk(values, scale, *, compute=True):
     summaries = [dask.delayed(_summary)(b) for b in blocks]
     plan = dask.delayed(_plan)(summaries)
     scaling = dask.delayed(_inverse)(summaries, lam)
-    carry = (0, np.zeros((ns, KW.NF)))
+    carry = (0, np.zeros((ns, worstcase.NF)))
     starts = []
     for i, b in enumerate(blocks):  # the forward chain
         step = dask.delayed(_forward, nout=2)(b, carry, scaling, plan, i)
         starts.append(step[0])
         carry = step[1]
-    Bs = np.zeros((ns, KW.NB))
+    Bs = np.zeros((ns, worstcase.NB))
     Bs[:, 1] = 1.0
     right = (Bs, True)
     bests = []
@@ -284,13 +284,13 @@ def worst_case_risk(values, scale, *, compute=True):
         bests.append(step[0])
         right = step[1]
     result = dask.delayed(_reduce_best)(bests, lam.shape)
-    return result.compute() if V.flag("compute", compute) else result
+    return result.compute() if _validate.flag("compute", compute) else result
 
 
 def _reduce_best(bests, shape):
     q = np.min(np.stack(bests), axis=0)
     out = np.minimum(1.0 / q, 1.0)
-    return V.ret(out.reshape(shape), len(shape) == 0)
+    return _validate.ret(out.reshape(shape), len(shape) == 0)
 
 
 def sweep(data, *, client=None, **kwargs):
@@ -346,7 +346,8 @@ def sweep(data, *, client=None, **kwargs):
     True
     """
     dask, _ = _dask()
-    from ._sweep import SweepTable, _as_columns, sweep as _sweep
+    from ._sweep import SweepTable, _as_columns
+    from ._sweep import sweep as _sweep
 
     cols = _as_columns(data, kwargs.pop("columns", None))
     domains = kwargs.pop("domains", None) or {}

@@ -12,12 +12,8 @@
   exactly.  Distances ``|R - f|`` keep their full relative accuracy with it,
   even when the response lies many noise scales away from every world.
 
-No kernel in this package uses ``fastmath``.  Numba compiles a callee with its
-caller's flags, so one fastmath caller would let LLVM reassociate the
-two-part ln 2 of the range reduction and cancel TwoSum's error term; and
-without FMA contraction every kernel gives bit-identical results whether a
-loop ran vectorised or scalar, which is what lets a calibration promise that
-its answer passes the evaluator the user calls afterwards.
+Like every kernel, these are compiled under the one policy of
+:mod:`._jit` (no ``fastmath``: the range reduction and TwoSum depend on it).
 """
 
 import numba
@@ -25,6 +21,8 @@ import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
+
+from ._jit import kernel
 
 _LOG2E = 1.4426950408889634
 _LN2_HI = 6.93147180369123816490e-01  # low 21 bits zero: n * _LN2_HI is exact
@@ -58,7 +56,7 @@ def fma(typingctx, a, b, c):
     return sig, codegen
 
 
-@numba.njit(cache=True)
+@kernel
 def exp(x):
     """exp(x) for x <= 709, vectorisable; 0 for x < -708.3 (and -inf).
 
@@ -88,7 +86,7 @@ _SHIFT = 64.0 * 0.6931471805599453  # 64 ln 2 (its rounding: a relative 1e-17 of
 _TWO_M64 = 2.0 ** -64
 
 
-@numba.njit(cache=True)
+@kernel
 def exp_full(x):
     """:func:`exp` down to the subnormal range: below -708.3 the result is
     ``exp(x + 64 ln 2) 2**-64`` (one exponential either way, vectorisable),
@@ -99,7 +97,7 @@ def exp_full(x):
     return exp(x + _SHIFT if low else x) * (_TWO_M64 if low else 1.0)
 
 
-@numba.njit(cache=True)
+@kernel
 def two_diff(a, b):
     """Return (s, e) with s = fl(a - b) and a - b == s + e exactly."""
     s = a - b
@@ -108,7 +106,7 @@ def two_diff(a, b):
     return s, e
 
 
-@numba.njit(cache=True)
+@kernel
 def sum8(x):
     """Sum of a contiguous array with eight independent accumulators.
 

@@ -7,32 +7,32 @@ last bit in rare ties), so that two worlds with equal values give equal
 floats and group together, whatever order their elements were added in.
 """
 
-import numba
 
+from ._jit import kernel
 from ._math import fma
 
 
-@numba.njit(cache=True)
+@kernel
 def two_sum(a, b):
     s = a + b
     bb = s - a
     return s, (a - (s - bb)) + (b - bb)
 
 
-@numba.njit(cache=True)
+@kernel
 def fast_two_sum(a, b):
     """Requires |a| >= |b| (or a == 0)."""
     s = a + b
     return s, b - (s - a)
 
 
-@numba.njit(cache=True)
+@kernel
 def two_prod(a, b):
     p = a * b
     return p, fma(a, b, -p)
 
 
-@numba.njit(cache=True)
+@kernel
 def add(ah, al, bh, bl):
     s, e = two_sum(ah, bh)
     t, f = two_sum(al, bl)
@@ -42,28 +42,28 @@ def add(ah, al, bh, bl):
     return fast_two_sum(s, e)
 
 
-@numba.njit(cache=True)
+@kernel
 def add_d(ah, al, b):
     s, e = two_sum(ah, b)
     e += al
     return fast_two_sum(s, e)
 
 
-@numba.njit(cache=True)
+@kernel
 def mul_d(ah, al, b):
     p, e = two_prod(ah, b)
     e = fma(al, b, e)
     return fast_two_sum(p, e)
 
 
-@numba.njit(cache=True)
+@kernel
 def sqr(ah, al):
     p, e = two_prod(ah, ah)
     e = fma(2.0 * ah, al, e)
     return fast_two_sum(p, e)
 
 
-@numba.njit(cache=True)
+@kernel
 def div_d(ah, al, d):
     """(ah + al) / d rounded to a double (faithfully; correctly but for
     near-ties)."""

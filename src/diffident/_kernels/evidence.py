@@ -38,6 +38,7 @@ import math
 import numba
 import numpy as np
 
+from ._jit import kernel, parallel_kernel
 from ._math import exp, sum8, two_diff
 from .worstcase import NF, forward, n_links, neighbour_factors
 
@@ -48,7 +49,7 @@ BUF = 3 * CHUNK  # work floats per worker: distances as pairs and the terms (cal
 
 # ----------------------------------------------------------------- direct --
 
-@numba.njit(cache=True)
+@kernel
 def _min8(x):
     """Smallest element, and 0.0 (NaN if an element is inf or NaN), in one
     pass with independent chains."""
@@ -71,7 +72,7 @@ def _min8(x):
     return min(min(a0, a1), min(a2, a3)), z0 + z1
 
 
-@numba.njit(cache=True)
+@kernel
 def _max8(x):
     n = x.size
     a0 = a1 = a2 = a3 = -np.inf
@@ -88,7 +89,7 @@ def _max8(x):
     return max(max(a0, a1), max(a2, a3))
 
 
-@numba.njit(cache=True)
+@kernel
 def _low_at(hi, lo, dh):
     """The smallest lo[i] among the i with hi[i] == dh (inf if none)."""
     n = hi.size
@@ -104,14 +105,14 @@ def _low_at(hi, lo, dh):
     return min(a0, a1)
 
 
-@numba.njit(cache=True)
+@kernel
 def _before(ah, al, bh, bl):
     """Whether the distance ah + al is below bh + bl (pairs compared
     lexicographically: both are normalised)."""
     return ah < bh or (ah == bh and al < bl)
 
 
-@numba.njit(cache=True)
+@kernel
 def energy_diff(xh, xl, dh, dl, c, gauss):
     """e(x) - e(d) >= 0 for distances x = xh + xl >= d = dh + dl, given as
     pairs (hi, lo): Laplace e(x) = x c (c = 1 / scale), Gaussian
@@ -126,21 +127,21 @@ def energy_diff(xh, xl, dh, dl, c, gauss):
     return diff * c
 
 
-@numba.njit(cache=True)
+@kernel
 def energy(dh, dl, c, gauss):
     """e(d) for the distance dh + dl (inf beyond the float range)."""
     t = (dh + dl) * c
     return t * t if gauss else t
 
 
-@numba.njit(cache=True)
+@kernel
 def _pair(R, f):
     """|R - f| as an unevaluated pair (hi, lo), hi = fl(|R - f|)."""
     s, e = two_diff(R, f)
     return abs(s), (e if s >= 0.0 else -e)
 
 
-@numba.njit(cache=True)
+@kernel
 def _chunk_triple(f, lw, weighted, exact, gauss, R, c, buf, dh_run, dl_run):
     """One chunk of worlds summed relative to a shift: ``(dh, dl, g, S)``
     with ``sum_k w_k exp(-e(|R - f_k|)) = exp(g - e(dh + dl)) S``, where the
@@ -205,7 +206,7 @@ def _chunk_triple(f, lw, weighted, exact, gauss, R, c, buf, dh_run, dl_run):
     return dh, dl, 0.0, sum8(hi) + z
 
 
-@numba.njit(cache=True)
+@kernel
 def merge_triples(h1, l1, g1, s1, h2, l2, g2, s2, c, gauss):
     """Combine two shifted sums ``(dh, dl, g, S)`` of the same response and
     scale: the nearer shift is kept, the other sum re-expressed relative to
@@ -225,7 +226,7 @@ def merge_triples(h1, l1, g1, s1, h2, l2, g2, s2, c, gauss):
     return h1, l1, g, s1 * math.exp(g1 - g) + s2 * math.exp(e2 - g)
 
 
-@numba.njit(cache=True)
+@kernel
 def _point_triple(f, lw, weighted, exact, gauss, R, c, buf):
     m = f.size
     dh, dl, g, s = np.inf, 0.0, -np.inf, 0.0
@@ -237,29 +238,30 @@ def _point_triple(f, lw, weighted, exact, gauss, R, c, buf):
     return dh, dl, g, s
 
 
-@numba.njit(cache=True)
-def _finish(dh, dl, g, s, R, c, gauss, fw, lpw, want, k, out_logev, out_risk):
-    """want: 1 the risk of world fw (log prior lpw), 2 its logarithm (0:
-    neither).  The risk is at most 1, its logarithm at most 0."""
+@kernel
+def _finish(dh, dl, g, s, R, c, gauss, fw, lpw, with_risk, log_risk, k, out_logev, out_risk):
+    """The log-evidence at point k, and with ``with_risk`` the risk of world
+    fw (log prior lpw) there, or with ``log_risk`` its logarithm.  The risk
+    is at most 1, its logarithm at most 0."""
     out_logev[k] = g - energy(dh, dl, c, gauss) + math.log(s)
-    if want:
+    if with_risk:
         xh, xl = _pair(R, fw)
         x = lpw - energy_diff(xh, xl, dh, dl, c, gauss) - g
-        if want == 1:
+        if not log_risk:
             out_risk[k] = min(math.exp(x) / s, 1.0)
         else:
             out_risk[k] = min(x - math.log(s), 0.0)
 
 
-@numba.njit(cache=True)
-def direct_points(f, lw, weighted, gauss, R, c, fw, lpw, want, out_logev, out_risk, buf):
+@kernel
+def direct_points(f, lw, weighted, gauss, R, c, fw, lpw, with_risk, log_risk, out_logev, out_risk, buf):
     """Log-evidence (and risk of a given world) at each point, serially."""
     for k in range(R.size):
-        dh, dl, g, s = _point_triple(f, lw, weighted, want > 0, gauss, R[k], c[k], buf[0])
-        _finish(dh, dl, g, s, R[k], c[k], gauss, fw[k], lpw[k], want, k, out_logev, out_risk)
+        dh, dl, g, s = _point_triple(f, lw, weighted, with_risk, gauss, R[k], c[k], buf[0])
+        _finish(dh, dl, g, s, R[k], c[k], gauss, fw[k], lpw[k], with_risk, log_risk, k, out_logev, out_risk)
 
 
-@numba.njit(cache=True, parallel=True)
+@parallel_kernel
 def merge_chunk(f, lw, weighted, exact, gauss, R, c, D, DL, G, S, buf):
     """Fold one chunk of worlds into each point's running sum (D, DL, G, S),
     in place, points shared among workers: the out-of-core and distributed
@@ -272,7 +274,7 @@ def merge_chunk(f, lw, weighted, exact, gauss, R, c, D, DL, G, S, buf):
             D[k], DL[k], G[k], S[k] = merge_triples(D[k], DL[k], G[k], S[k], dh, dl, g, s, c[k], gauss)
 
 
-@numba.njit(cache=True, parallel=True)
+@parallel_kernel
 def merge_chunk_spans(f, lw, weighted, exact, gauss, R, c, D, DL, G, S, buf, parts):
     """As :func:`merge_chunk` for few points: the chunk split among workers."""
     nw = buf.shape[0]
@@ -293,7 +295,7 @@ def merge_chunk_spans(f, lw, weighted, exact, gauss, R, c, D, DL, G, S, buf, par
                                                     parts[t, 2], parts[t, 3], c[k], gauss)
 
 
-@numba.njit(cache=True)
+@kernel
 def merge_triple_arrays(D1, DL1, G1, S1, D2, DL2, G2, S2, c, gauss):
     """Element-wise merge of two arrays of shifted sums into the first."""
     for k in range(D1.size):
@@ -301,26 +303,28 @@ def merge_triple_arrays(D1, DL1, G1, S1, D2, DL2, G2, S2, c, gauss):
                                                     c[k], gauss)
 
 
-@numba.njit(cache=True)
-def finish_triples(D, DL, G, S, R, c, gauss, fw, lpw, want, out_logev, out_risk):
-    """Log-evidence (and risk of the world fw, when want) from merged sums."""
+@kernel
+def finish_triples(D, DL, G, S, R, c, gauss, fw, lpw, with_risk, log_risk, out_logev, out_risk):
+    """Log-evidence (and, with_risk, the risk of the world fw or its log) from merged sums."""
     for k in range(D.size):
-        _finish(D[k], DL[k], G[k], S[k], R[k], c[k], gauss, fw[k], lpw[k], want, k, out_logev, out_risk)
+        _finish(D[k], DL[k], G[k], S[k], R[k], c[k], gauss, fw[k], lpw[k], with_risk, log_risk, k, out_logev,
+                out_risk)
 
 
-@numba.njit(cache=True, parallel=True)
-def direct_points_parallel(f, lw, weighted, gauss, R, c, fw, lpw, want, out_logev, out_risk, buf):
+@parallel_kernel
+def direct_points_parallel(f, lw, weighted, gauss, R, c, fw, lpw, with_risk, log_risk, out_logev, out_risk, buf):
     """As :func:`direct_points`, points shared among ``buf.shape[0]`` workers."""
     nw = buf.shape[0]
     n = R.size
     for t in numba.prange(nw):
         for k in range(t, n, nw):
-            dh, dl, g, s = _point_triple(f, lw, weighted, want > 0, gauss, R[k], c[k], buf[t])
-            _finish(dh, dl, g, s, R[k], c[k], gauss, fw[k], lpw[k], want, k, out_logev, out_risk)
+            dh, dl, g, s = _point_triple(f, lw, weighted, with_risk, gauss, R[k], c[k], buf[t])
+            _finish(dh, dl, g, s, R[k], c[k], gauss, fw[k], lpw[k], with_risk, log_risk, k, out_logev, out_risk)
 
 
-@numba.njit(cache=True, parallel=True)
-def direct_one_point_parallel(f, lw, weighted, gauss, R, c, fw, lpw, want, out_logev, out_risk, buf, parts):
+@parallel_kernel
+def direct_one_point_parallel(f, lw, weighted, gauss, R, c, fw, lpw, with_risk, log_risk, out_logev, out_risk, buf,
+                              parts):
     """One point, the worlds split into contiguous spans, one per worker."""
     nw = buf.shape[0]
     m = f.size
@@ -328,7 +332,7 @@ def direct_one_point_parallel(f, lw, weighted, gauss, R, c, fw, lpw, want, out_l
     for t in numba.prange(nw):
         a = min(t * span, m)
         b = min(a + span, m)
-        dh, dl, g, s = _point_triple(f[a:b], lw[a:b] if weighted else lw, weighted, want > 0, gauss, R[0], c[0],
+        dh, dl, g, s = _point_triple(f[a:b], lw[a:b] if weighted else lw, weighted, with_risk, gauss, R[0], c[0],
                                      buf[t])
         parts[t, 0] = dh
         parts[t, 1] = dl
@@ -338,10 +342,10 @@ def direct_one_point_parallel(f, lw, weighted, gauss, R, c, fw, lpw, want, out_l
     for t in range(nw):
         dh, dl, g, s = merge_triples(dh, dl, g, s, parts[t, 0], parts[t, 1], parts[t, 2], parts[t, 3], c[0],
                                      gauss)
-    _finish(dh, dl, g, s, R[0], c[0], gauss, fw[0], lpw[0], want, 0, out_logev, out_risk)
+    _finish(dh, dl, g, s, R[0], c[0], gauss, fw[0], lpw[0], with_risk, log_risk, 0, out_logev, out_risk)
 
 
-@numba.njit(cache=True)
+@kernel
 def _posterior_row(f, lw, lp, weighted, gauss, R, c, row, buf):
     dh, dl, g, s = _point_triple(f, lw, weighted, True, gauss, R, c, buf)
     cst = g + math.log(s)
@@ -351,14 +355,14 @@ def _posterior_row(f, lw, lp, weighted, gauss, R, c, row, buf):
         row[i] = min(x, 0.0)
 
 
-@numba.njit(cache=True)
+@kernel
 def log_posterior_rows(f, lw, lp, weighted, gauss, R, c, out, buf):
     """out[k, i] = log posterior of world i at point k (serial)."""
     for k in range(R.size):
         _posterior_row(f, lw, lp, weighted, gauss, R[k], c[k], out[k], buf[0])
 
 
-@numba.njit(cache=True, parallel=True)
+@parallel_kernel
 def log_posterior_rows_parallel(f, lw, lp, weighted, gauss, R, c, out, buf):
     """As :func:`log_posterior_rows`, rows shared among workers."""
     nw = buf.shape[0]
@@ -375,7 +379,7 @@ def sweep_work(u):
     return np.empty((4, u)), np.empty((max(1, n_links(0, u)), 3)), np.empty(NF)
 
 
-@numba.njit(cache=True)
+@kernel
 def sweep_sums(fs, W, inv, A, B, Z, LK, F):
     """Inclusive left and right sums over sorted distinct values (MATH.md s.4).
 
@@ -411,28 +415,28 @@ def sweep_sums(fs, W, inv, A, B, Z, LK, F):
         B[g] += W[g]
 
 
-@numba.njit(cache=True)
+@kernel
 def _sweep_risk(pw, x, core):
     """pw exp(x) / core, x <= 0, at most 1; 0 for a world of no weight
     (whatever x: it may lie outside the worlds of positive weight)."""
     return min(pw * math.exp(x) / core, 1.0) if pw > 0.0 else 0.0
 
 
-@numba.njit(cache=True)
-def _sweep_point(fs, A, B, R, j, inv, fw, pw, want, k, out_logev, out_risk):
+@kernel
+def _sweep_point(fs, A, B, R, j, inv, fw, pw, with_risk, k, out_logev, out_risk):
     u = fs.size
     if j < 0:
         s, e = two_diff(fs[0], R)
         core = B[0]
         out_logev[k] = -(s + e) * inv + math.log(core)
-        if want:
+        if with_risk:
             out_risk[k] = _sweep_risk(pw, -(fw - fs[0]) * inv, core)
         return
     if j >= u - 1:
         s, e = two_diff(R, fs[u - 1])
         core = A[u - 1]
         out_logev[k] = -(s + e) * inv + math.log(core)
-        if want:
+        if with_risk:
             out_risk[k] = _sweep_risk(pw, -(fs[u - 1] - fw) * inv, core)
         return
     s1, e1 = two_diff(R, fs[j])
@@ -441,7 +445,7 @@ def _sweep_point(fs, A, B, R, j, inv, fw, pw, want, k, out_logev, out_risk):
     if delta <= 0.0:
         core = A[j] + B[j + 1] * math.exp(delta * inv)
         out_logev[k] = -(s1 + e1) * inv + math.log(core)
-        if want:
+        if with_risk:
             if fw <= fs[j]:
                 x = -(fs[j] - fw) * inv
             else:
@@ -450,7 +454,7 @@ def _sweep_point(fs, A, B, R, j, inv, fw, pw, want, k, out_logev, out_risk):
     else:
         core = B[j + 1] + A[j] * math.exp(-delta * inv)
         out_logev[k] = -(s2 + e2) * inv + math.log(core)
-        if want:
+        if with_risk:
             if fw >= fs[j + 1]:
                 x = -(fw - fs[j + 1]) * inv
             else:
@@ -458,8 +462,8 @@ def _sweep_point(fs, A, B, R, j, inv, fw, pw, want, k, out_logev, out_risk):
             out_risk[k] = _sweep_risk(pw, x, core)
 
 
-@numba.njit(cache=True)
-def _walk(fs, A, B, R, inv, fw, pw, want, out_logev, out_risk, a, b):
+@kernel
+def _walk(fs, A, B, R, inv, fw, pw, with_risk, out_logev, out_risk, a, b):
     """Points a:b, sorted by response, share one scale: find each one's
     position by a binary search for the first, then walking forward."""
     u = fs.size
@@ -470,11 +474,11 @@ def _walk(fs, A, B, R, inv, fw, pw, want, out_logev, out_risk, a, b):
         r = R[k]
         while j + 1 < u and fs[j + 1] <= r:
             j += 1
-        _sweep_point(fs, A, B, r, j, inv, fw[k], pw[k], want, k, out_logev, out_risk)
+        _sweep_point(fs, A, B, r, j, inv, fw[k], pw[k], with_risk, k, out_logev, out_risk)
 
 
-@numba.njit(cache=True)
-def sweep_points(fs, W, inv_unique, starts, R, fw, pw, want, out_logev, out_risk, A, B, Z, LK, F):
+@kernel
+def sweep_points(fs, W, inv_unique, starts, R, fw, pw, with_risk, out_logev, out_risk, A, B, Z, LK, F):
     """Points grouped by scale, sorted by response within a group: one O(u)
     sweep per scale, then an O(u + points) walk.
 
@@ -483,11 +487,11 @@ def sweep_points(fs, W, inv_unique, starts, R, fw, pw, want, out_logev, out_risk
     for q in range(inv_unique.size):
         inv = inv_unique[q]
         sweep_sums(fs, W, inv, A, B, Z, LK, F)
-        _walk(fs, A, B, R, inv, fw, pw, want, out_logev, out_risk, starts[q], starts[q + 1])
+        _walk(fs, A, B, R, inv, fw, pw, with_risk, out_logev, out_risk, starts[q], starts[q + 1])
 
 
-@numba.njit(cache=True, parallel=True)
-def sweep_points_parallel(fs, W, inv_unique, starts, R, fw, pw, want, out_logev, out_risk, A, B, Z, LK, F, nw):
+@parallel_kernel
+def sweep_points_parallel(fs, W, inv_unique, starts, R, fw, pw, with_risk, out_logev, out_risk, A, B, Z, LK, F, nw):
     """As :func:`sweep_points`, each group's walk split among ``nw`` workers."""
     for q in range(inv_unique.size):
         inv = inv_unique[q]
@@ -498,4 +502,4 @@ def sweep_points_parallel(fs, W, inv_unique, starts, R, fw, pw, want, out_logev,
         for t in numba.prange(nw):
             lo = a + min(t * span, n)
             hi = a + min((t + 1) * span, n)
-            _walk(fs, A, B, R, inv, fw, pw, want, out_logev, out_risk, lo, hi)
+            _walk(fs, A, B, R, inv, fw, pw, with_risk, out_logev, out_risk, lo, hi)

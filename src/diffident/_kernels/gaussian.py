@@ -45,9 +45,9 @@ Plain loops, ``njit(cache=True)``, no fastmath (see ``_math``).
 
 import math
 
-import numba
 import numpy as np
 
+from ._jit import kernel
 from ._math import exp, fma, sum8, two_diff
 from .dd import add, fast_two_sum, two_prod, two_sum
 
@@ -68,7 +68,7 @@ _PHI = (0.5, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040, 1.0 / 40320, 1
         1.0 / 6402373705728000, 1.0 / 121645100408832000, 1.0 / 2432902008176640000)
 
 
-@numba.njit(cache=True)
+@kernel
 def _phi_p(x):
     """(exp(-x) - 1 + x) / x^2 for |x| <= 1: the series of y = -x from its
     y^2 term divided by y^2 (its terms from y^21 on are below 3e-20 of the
@@ -80,13 +80,13 @@ def _phi_p(x):
     return p
 
 
-@numba.njit(cache=True)
+@kernel
 def phi(x):
     """exp(-x) - 1 + x for |x| <= 1, to a few ulps."""
     return (x * x) * _phi_p(x)
 
 
-@numba.njit(cache=True)
+@kernel
 def _limit_branch(par, t, zi, n, srho, sd, serr, out_h, out_dh, out_tau, i, log):
     """h, h' and tau from the sums of the limit's expansion (module
     docstring): rho S - 1 = E - z D1 - D2 / 2 + STS sum_g G_g phi(x_g), in
@@ -110,7 +110,7 @@ def _limit_branch(par, t, zi, n, srho, sd, serr, out_h, out_dh, out_tau, i, log)
         out_tau[i] = tau_u + abs(uu) * 2.0**-90  # log1p(u) - u, u < 2^-100
 
 
-@numba.njit(cache=True)
+@kernel
 def _ds(fs, lo, hi, f0, s, db):
     """d_g = (f0 - f_g) / s for g in [lo, hi) into db[:hi - lo]; a
     difference that overflows is halved first (exactly, for such values)."""
@@ -122,7 +122,7 @@ def _ds(fs, lo, hi, f0, s, db):
         db[k] = d if abs(diff) < np.inf else d2
 
 
-@numba.njit(cache=True)
+@kernel
 def _pow2(k):
     """2^k for 0 <= k <= 2100 as three factors, each finite."""
     k1 = k // 3
@@ -130,7 +130,7 @@ def _pow2(k):
     return math.ldexp(1.0, k1), math.ldexp(1.0, k2), math.ldexp(1.0, k - k1 - k2)
 
 
-@numba.njit(cache=True)
+@kernel
 def _ds_scaled(fs, f0, s, k, db):
     """d_g 2^k for every group (far regime: the differences are far below
     sigma, so neither the scaling nor the difference overflows)."""
@@ -139,23 +139,7 @@ def _ds_scaled(fs, f0, s, k, db):
         db[g] = ((((f0 - fs[g]) * a) * b) * c) / s
 
 
-@numba.njit(cache=True)
-def group_sums(cs, ps, starts, n, Gh, Gl):
-    """Double-double sums of count x prior over each group: the entries
-    starts[g] .. starts[g+1]-1 of the value-sorted arrays (n entries)."""
-    u = starts.size
-    for g in range(u):
-        end = starts[g + 1] if g + 1 < u else n
-        sh = 0.0
-        sl = 0.0
-        for k in range(starts[g], end):
-            ph, pl = two_prod(cs[k], ps[k])
-            sh, sl = add(sh, sl, ph, pl)
-        Gh[g] = sh
-        Gl[g] = sl
-
-
-@numba.njit(cache=True)
+@kernel
 def moments(fs, Gh, Gl, c, scale):
     """Double-double (T, F) = (sum G_g, sum G_g (scale f_g - c)) and
     sum G_g |scale f_g - c|, with ``scale`` 1 or 1/2 (values near the
@@ -176,7 +160,7 @@ def moments(fs, Gh, Gl, c, scale):
     return th, tl, fh, fl, fa
 
 
-@numba.njit(cache=True)
+@kernel
 def _dd_div_scale(nh, nl, m, k):
     """(nh + nl) / m * 2^k as a double-double (m in [0.5, 1))."""
     q1 = nh / m
@@ -185,7 +169,7 @@ def _dd_div_scale(nh, nl, m, k):
     return math.ldexp(q1, k), math.ldexp(q2, k)
 
 
-@numba.njit(cache=True)
+@kernel
 def excess(rho, m, k, th, tl):
     """rho (th + tl) / (m 2^-k) - 1 as a double-double (E of the module
     docstring for the total weight, or the own group's analogue)."""
@@ -197,13 +181,13 @@ def excess(rho, m, k, th, tl):
     return fast_two_sum(eh, el + ql)
 
 
-@numba.njit(cache=True)
+@kernel
 def excess_many(rho, m, k, th, tl, eh, el):
     for i in range(rho.size):
         eh[i], el[i] = excess(rho[i], m[i], k[i], th[i], tl[i])
 
 
-@numba.njit(cache=True)
+@kernel
 def centred_d1(a_h, a_l, th, tl, fh, fl):
     """K = (a_h + a_l) T - F, double-double: sum_g G_g (f_j - f_g) in the
     scaled, centred units of :func:`moments` (a = scale f_j - c, exact as a
@@ -214,7 +198,7 @@ def centred_d1(a_h, a_l, th, tl, fh, fl):
     return kh + kl
 
 
-@numba.njit(cache=True)
+@kernel
 def second_moments(fs, G, f0, sig, ksc, out, db):
     """sum_g G_g (d_g 2^k)^2 for each target (f0, sigma, k): D2 / (st 2^2k)."""
     u = fs.size
@@ -228,7 +212,7 @@ def second_moments(fs, G, f0, sig, ksc, out, db):
         out[i] = sum8(db[:u])
 
 
-@numba.njit(cache=True)
+@kernel
 def evaluate(fs, G, lG, lg_max, par, tgt, z, out_h, out_dh, out_tau, xb, db, ab):
     """h(z), h'(z) and the error bound tau for each (tgt[i], z[i]); xb, db,
     ab are work arrays of length u."""
@@ -334,7 +318,7 @@ def evaluate(fs, G, lG, lg_max, par, tgt, z, out_h, out_dh, out_tau, xb, db, ab)
                                   + abs(lS) + abs(ml) + abs(h) + 2.0 * abs(ls))
 
 
-@numba.njit(cache=True)
+@kernel
 def first_moments(a_h, a_l, th, tl, fh, fl, out):
     """:func:`centred_d1` for each target."""
     for i in range(a_h.size):

@@ -10,10 +10,11 @@ shift.
 import numba
 import numpy as np
 
+from ._jit import kernel, parallel_kernel
 from ._math import exp, sum8
 
 
-@numba.njit(cache=True)
+@kernel
 def _row_sum(F, w, inv, j, buf):
     q, m = F.shape
     for k in range(m):
@@ -30,7 +31,7 @@ def _row_sum(F, w, inv, j, buf):
     return sum8(buf)
 
 
-@numba.njit(cache=True, parallel=True)
+@parallel_kernel
 def multi_worst_case(F, w, invP, inv, out, arg, buf):
     """rho* and its argmax entry for each scale vector inv[s] (rows of inv);
     ``buf`` is (workers, m)."""

@@ -21,10 +21,11 @@ import numba
 import numpy as np
 
 from . import dd
-from .worlds import remove_stats
+from ._jit import kernel, parallel_kernel
+from .queries import remove_stats
 
 
-@numba.njit(cache=True)
+@kernel
 def world_offsets(Xs, Ys, A, slack, sp, sc, out):
     """out[a] = max(out[a], B_a + slack): B_a the smallest B with
     ``|Y_a - Y_b| <= A |X_a - X_b| + B`` for every b != a.
@@ -58,7 +59,7 @@ def world_offsets(Xs, Ys, A, slack, sp, sc, out):
             hi_chi = c
 
 
-@numba.njit(cache=True)
+@kernel
 def var_worlds(vals, mu, q, w, denom, std, out):
     """Approximate var (or std) of the known part plus each value:
     ``(q + w (v - mu)^2) / denom``, every term non-negative."""
@@ -68,13 +69,13 @@ def var_worlds(vals, mu, q, w, denom, std, out):
         out[a] = math.sqrt(v) if std else v
 
 
-@numba.njit(cache=True)
+@kernel
 def _var_offsets_one(Xs, vals, mu, q, w, denom, std, A, slack, yv, sp, sc, out):
     var_worlds(vals, mu, q, w, denom, std, yv)
     world_offsets(Xs, yv, A, slack, sp, sc, out)
 
 
-@numba.njit(cache=True)
+@kernel
 def var_offsets(Xs, vals, mu, q, w, denom, std, A, slack, yv, sp, sc, out):
     """:func:`world_offsets` for the var/std worlds of every removal j
     (known-part mean ``mu[j]`` and centred sum of squares ``q[j]``),
@@ -83,7 +84,7 @@ def var_offsets(Xs, vals, mu, q, w, denom, std, A, slack, yv, sp, sc, out):
         _var_offsets_one(Xs, vals, mu[j], q[j], w, denom, std, A, slack[j], yv, sp, sc, out)
 
 
-@numba.njit(cache=True, parallel=True)
+@parallel_kernel
 def var_offsets_parallel(Xs, vals, mu, q, w, denom, std, A, slack, yv, sp, sc, out):
     """:func:`var_offsets` with the removals shared among ``out.shape[0]``
     workers; row t of each 2-d work array and of ``out`` is worker t's (the
@@ -94,7 +95,7 @@ def var_offsets_parallel(Xs, vals, mu, q, w, denom, std, A, slack, yv, sp, sc, o
             _var_offsets_one(Xs, vals, mu[j], q[j], w, denom, std, A, slack[j], yv[t], sp[t], sc[t], out[t])
 
 
-@numba.njit(cache=True)
+@kernel
 def removed_moments(st, c, x, n0, mu, q, s2, tmp):
     """Mean ``mu[j]`` and centred sum of squares ``q[j]`` of the known part
     after removing ``x[j]`` from a data set with statistics ``st`` (see

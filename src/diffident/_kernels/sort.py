@@ -18,8 +18,9 @@ this radix sort (0.10 s against 0.43 s for 1e7 doubles on such a Xeon), and
 keeps the radix sort, which is also the stable one.
 """
 
-import numba
 import numpy as np
+
+from ._jit import kernel
 
 _DIGIT = 8
 _PASSES = 8
@@ -28,21 +29,21 @@ _MASK = _BUCKETS - 1
 _SIGN = np.int64(-9223372036854775808)
 
 
-@numba.njit(cache=True)
+@kernel
 def _to_keys(bits, keys):
     for i in range(bits.size):
         b = bits[i]
         keys[i] = b ^ ((b >> 63) | _SIGN)
 
 
-@numba.njit(cache=True)
+@kernel
 def _from_keys(keys, bits):
     for i in range(keys.size):
         k = keys[i]
         bits[i] = k ^ (((~k) >> 63) | _SIGN)
 
 
-@numba.njit(cache=True)
+@kernel
 def _histograms(keys, hist):
     for i in range(keys.size):
         k = keys[i]
@@ -50,7 +51,7 @@ def _histograms(keys, hist):
             hist[p, (k >> (_DIGIT * p)) & _MASK] += 1
 
 
-@numba.njit(cache=True)
+@kernel
 def _radix(keys, tmp, idx, tmp_idx, with_idx, hist):
     """Sort keys (and carry idx); return True if the result is in tmp."""
     n = keys.size

@@ -9,10 +9,10 @@ whose rounding would cost more), and a count beyond 1e308 is reported as
 an overflow by the caller.
 """
 
-import numba
+from ._jit import kernel
 
 
-@numba.njit(cache=True)
+@kernel
 def subset_sums(vals, binom, k, out):
     """k-subsets without repetition: vals are distinct non-negative integer
     offsets (as float64), ``binom[i, a]`` = C(n_i, a); out is (k+1, S+1),
@@ -35,7 +35,7 @@ def subset_sums(vals, binom, k, out):
                     dst[s + shift] += c * src[s]
 
 
-@numba.njit(cache=True)
+@kernel
 def multiset_sums(vals, k, out):
     """k-multisets (repetition allowed) of the distinct offsets vals."""
     out[0, 0] = 1.0

@@ -61,7 +61,10 @@ evaluates it, and so does any chunking.
 import numba
 import numpy as np
 
-from ._math import exp_full as exp  # factors down to subnormals: weights span up to 2**1000
+from ._jit import kernel, parallel_kernel
+from ._math import (
+    exp_full as exp,  # factors down to subnormals: weights span up to 2**1000
+)
 from ._math import fma
 
 BLOCK = 8
@@ -74,7 +77,7 @@ NF = 8  # forward: previous value and weight, L, R, C, anchor, T (hi, lo)
 NB = 7  # backward: LR, RR, CR, U (hi, lo), next weight and factor
 
 
-@numba.njit(cache=True)
+@kernel
 def neighbour_factors(fs, inv, E):
     """E[g] = exp(-(fs[g] - fs[g-1]) inv) for g >= 1, vectorised over g."""
     u = fs.size
@@ -87,7 +90,7 @@ def neighbour_factors(fs, inv, E):
 
 # ------------------------------------------------------------ building blocks --
 
-@numba.njit(cache=True)
+@kernel
 def _two_sum(a, b):
     """(s, e) with s = fl(a + b) and a + b == s + e exactly (Knuth)."""
     s = a + b
@@ -95,7 +98,7 @@ def _two_sum(a, b):
     return s, (a - (s - bb)) + (b - bb)
 
 
-@numba.njit(cache=True)
+@kernel
 def _link_forward(fprev, wprev, L, R, C, fa, thi, tlo, f, e, inv):
     """At the first value ``f`` of a sub-block (``e``: its neighbour factor),
     from the state at the previous value: the carry C into the sub-block, the
@@ -119,7 +122,7 @@ def _link_forward(fprev, wprev, L, R, C, fa, thi, tlo, f, e, inv):
             ps, (0.0 if wide else qe), kind)
 
 
-@numba.njit(cache=True)
+@kernel
 def _link_backward(b, w, LR, uhi, ulo, ps, qe, kind, e):
     """At the first value of a sub-block (``b``: B' there, ``w``: its weight,
     ``LR``: the local right sum there, ``e``: its neighbour factor), with the
@@ -135,7 +138,7 @@ def _link_backward(b, w, LR, uhi, ulo, ps, qe, kind, e):
 
 # ------------------------------------------------------------ one scale --
 
-@numba.njit(cache=True)
+@kernel
 def n_links(g0, n):
     """How many links (sub-block starts after the data's first value) lie at
     global indices g0 .. g0 + n - 1."""
@@ -144,7 +147,7 @@ def n_links(g0, n):
     return (g0 + n - 1) // K - (max(g0, 1) - 1) // K
 
 
-@numba.njit(cache=True)
+@kernel
 def forward(fs, W, E, A, LK, g0, F, inv):
     """Left sweep over sorted distinct values ``fs`` whose global indices
     start at ``g0``: A' of each value into ``A``, the data of each link (a
@@ -205,7 +208,7 @@ def forward(fs, W, E, A, LK, g0, F, inv):
     F[7] = tlo
 
 
-@numba.njit(cache=True)
+@kernel
 def backward(W, E, A, invP, LK, g0, Bs, last):
     """Right sweep over the values of a :func:`forward` call, backwards, with
     its ``A``, ``E`` and ``LK``; ``Bs`` is the backward state, updated in
@@ -267,7 +270,7 @@ def backward(W, E, A, invP, LK, g0, Bs, last):
     return best, arg
 
 
-@numba.njit(cache=True)
+@kernel
 def worst_case_one(fs, W, invP, inv, Z, LK, F, Bs):
     """(rho*, argmax group) for one scale.  Work arrays: ``Z`` (2, u),
     ``LK`` (>= (u - 1) // K, 3), ``F`` (NF,), ``Bs`` (NB,)."""
@@ -283,7 +286,7 @@ def worst_case_one(fs, W, invP, inv, Z, LK, F, Bs):
     return min(1.0 / best, 1.0), arg
 
 
-@numba.njit(cache=True)
+@kernel
 def worst_case_scales(fs, W, invP, inv, out, arg, Z, LK, F, Bs):
     """:func:`worst_case_one` for each scale in turn (few scales)."""
     for k in range(inv.size):
@@ -294,7 +297,7 @@ def worst_case_scales(fs, W, invP, inv, out, arg, Z, LK, F, Bs):
 
 # ------------------------------------------------------------ chunks --
 
-@numba.njit(cache=True)
+@kernel
 def chunk_factors(fs, fprev, inv, E):
     """The neighbour factors of a chunk, ``E[0]`` the one to the previous
     chunk's last value ``fprev`` (the same operations as
@@ -303,7 +306,7 @@ def chunk_factors(fs, fprev, inv, E):
     E[0] = exp(-(fs[0] - fprev) * inv)
 
 
-@numba.njit(cache=True)
+@kernel
 def chunk_forward(fs, W, g0, inv, F, E, A, LK):
     """:func:`forward` over one chunk for each scale: ``F`` (scales, NF) holds
     the forward states, updated in place.  Work arrays E, A (>= n,), LK."""
@@ -313,7 +316,7 @@ def chunk_forward(fs, W, g0, inv, F, E, A, LK):
         forward(fs, W, E[:n], A[:n], LK, g0, F[s], inv[s])
 
 
-@numba.njit(cache=True)
+@kernel
 def chunk_worst(fs, W, invP, g0, inv, F, Bs, last, best, E, A, LK, Fs):
     """The smallest S/P of one chunk for each scale, folded into ``best``,
     given the forward states before the chunk ``F`` (left as they are) and
@@ -341,7 +344,7 @@ def chunk_worst(fs, W, invP, g0, inv, F, Bs, last, best, E, A, LK, Fs):
 # 2 C / CR, 3 anchor, 4 T / U hi, 5 lo, 6 inv, 7 smallest S/P, 9-11 the new
 # link, 12 the position of the smallest S/P.
 
-@numba.njit(cache=True)
+@kernel
 def _block_link(g, fs, W, Z, LK, C, n8):
     """The link at value g (a sub-block's first value, g > 0) for the lanes."""
     B = BLOCK
@@ -371,7 +374,7 @@ def _block_link(g, fs, W, Z, LK, C, n8):
         LK[k, s] = C[9 * B + s]
 
 
-@numba.njit(cache=True)
+@kernel
 def _block_forward(fs, W, Z, LK, C, n8):
     """:func:`forward` for the lanes, a sub-block at a time; Z (u, 2 BLOCK):
     factors | A'."""
@@ -403,7 +406,7 @@ def _block_forward(fs, W, Z, LK, C, n8):
                 Z[g, B + s] = fma(C[2 * B + s], R, L)
 
 
-@numba.njit(cache=True)
+@kernel
 def _block_q(g, w, ip, Z, C, n8):
     """S/P at value g for the lanes (LR, RR in C), and the running minimum."""
     B = BLOCK
@@ -416,7 +419,7 @@ def _block_q(g, w, ip, Z, C, n8):
         C[12 * B + s] = gf if take else C[12 * B + s]
 
 
-@numba.njit(cache=True)
+@kernel
 def _block_backward(W, invP, Z, LK, C, n8):
     """:func:`backward` for the lanes, a sub-block at a time."""
     B = BLOCK
@@ -462,7 +465,7 @@ def _block_backward(W, invP, Z, LK, C, n8):
                 C[5 * B + s] = lo
 
 
-@numba.njit(cache=True)
+@kernel
 def _worst_case_block(fs, W, invP, inv8, out8, arg8, Z, LK, C):
     """BLOCK scales at once.  ``Z`` is (u, 2 BLOCK), ``LK`` (>= (u - 1) // K,
     3 BLOCK), ``C`` (13 BLOCK,).  Arithmetic identical to
@@ -479,7 +482,7 @@ def _worst_case_block(fs, W, invP, inv8, out8, arg8, Z, LK, C):
         arg8[s] = int(C[12 * B + s])
 
 
-@numba.njit(cache=True, parallel=True)
+@parallel_kernel
 def worst_case_blocks_parallel(fs, W, invP, inv, out, arg, Z, LK, C):
     """Many scales: blocks of BLOCK shared among ``Z.shape[0]`` workers.
 
@@ -494,40 +497,3 @@ def worst_case_blocks_parallel(fs, W, invP, inv, out, arg, Z, LK, C):
             s0 = b * BLOCK
             _worst_case_block(fs, W, invP, inv[s0:s0 + BLOCK], out[s0:s0 + BLOCK],
                               arg[s0:s0 + BLOCK], Z[t], LK[t], C[t])
-
-
-# ------------------------------------------------------------- grouping --
-
-@numba.njit(cache=True)
-def group_sorted(vs, out_values, out_first):
-    """Run-length encode sorted values: distinct values and the index of the
-    first element of each run.  Returns the number of runs."""
-    n = vs.size
-    u = 0
-    for i in range(n):
-        if i == 0 or vs[i] != vs[i - 1]:
-            out_values[u] = vs[i]
-            out_first[u] = i
-            u += 1
-    return u
-
-
-@numba.njit(cache=True)
-def group_weights(first, n, cs, ps, order, out_W, out_P, out_rep):
-    """Per run: the sum of count x prior, the largest per-world prior, and the
-    original index of the world that holds it (the first such world)."""
-    u = first.size
-    for g in range(u):
-        a = first[g]
-        b = first[g + 1] if g + 1 < u else n
-        w = 0.0
-        p = -1.0
-        rep = order[a]
-        for i in range(a, b):
-            w += cs[i] * ps[i]
-            if ps[i] > p or (ps[i] == p and order[i] < rep):
-                p = ps[i]
-                rep = order[i]
-        out_W[g] = w
-        out_P[g] = p
-        out_rep[g] = rep

@@ -1,4 +1,4 @@
-"""Kernels for query values over possible worlds (MATH.md sections 1 and 6).
+"""Kernels that evaluate a query on each possible world (MATH.md sections 1 and 6).
 
 A batch of worlds is ``known + S`` for the rows ``S[w]`` of a (W, k) matrix,
 each row sorted ascending.  Named queries are evaluated from statistics of
@@ -18,15 +18,15 @@ to a shift ``c``), so a world costs O(k), not O(n):
 
 import math
 
-import numba
 import numpy as np
 
 from . import dd
+from ._jit import kernel, uncached_kernel
 
 SUM, MEAN, MEDIAN, QUANTILE, MIN, MAX, VAR, STD, COUNT = range(9)
 
 
-@numba.njit(cache=True)
+@kernel
 def known_stats(ks, c, out):
     """out = [sum hi, sum lo, S1 hi, S1 lo, Q hi, Q lo] of the known part."""
     sh = sl = 0.0
@@ -41,7 +41,7 @@ def known_stats(ks, c, out):
     out[0], out[1], out[2], out[3], out[4], out[5] = sh, sl, h1, l1, h2, l2
 
 
-@numba.njit(cache=True)
+@kernel
 def kth(ks, p, row, r):
     """The r-th smallest (0-based) of the union of the sorted known values
     (without the one at index p, if p >= 0) and a sorted row: O(k)."""
@@ -61,7 +61,7 @@ def kth(ks, p, row, r):
     return best
 
 
-@numba.njit(cache=True)
+@kernel
 def _lerp(a, b, t):
     """numpy's _lerp, operation for operation; where b - a overflows (values
     near +-1.8e308), the same on the halves, doubled (exact)."""
@@ -73,7 +73,7 @@ def _lerp(a, b, t):
     return a + diff * t
 
 
-@numba.njit(cache=True)
+@kernel
 def _middle(a, b):
     """(a + b) / 2 as numpy's median forms it; where a + b overflows, the
     halves summed (exact there: no half is subnormal)."""
@@ -83,7 +83,7 @@ def _middle(a, b):
     return s / 2.0
 
 
-@numba.njit(cache=True)
+@kernel
 def evaluate_row(code, row, ks, p, st, c, ddof, q):
     """query(known + row): known = ks without index p (p < 0: all of ks),
     ``st`` its statistics (see :func:`known_stats`)."""
@@ -127,14 +127,14 @@ def evaluate_row(code, row, ks, p, st, c, ddof, q):
     return float(N)  # COUNT
 
 
-@numba.njit(cache=True)
+@kernel
 def evaluate(code, S, ks, st, c, ddof, q, out):
     """out[w] = query(known + S[w]) for each row of S (rows sorted)."""
     for w in range(S.shape[0]):
         out[w] = evaluate_row(code, S[w], ks, -1, st, c, ddof, q)
 
 
-@numba.njit(cache=True)
+@kernel
 def evaluate_removed(code, S, ks, rem, st, c, ddof, q, out):
     """out[w] = query(ks without index rem[w], plus S[w]); st[w] are the
     statistics of that known part."""
@@ -142,7 +142,7 @@ def evaluate_removed(code, S, ks, rem, st, c, ddof, q, out):
         out[w] = evaluate_row(code, S[w], ks, rem[w], st[w], c, ddof, q)
 
 
-@numba.njit(cache=True)
+@kernel
 def fill_combinations(vals, state, repeat, S):
     """Write the next worlds' unknown parts into the rows of S.
 
@@ -173,7 +173,7 @@ def fill_combinations(vals, state, repeat, S):
     return w
 
 
-@numba.njit
+@uncached_kernel
 def evaluate_jitted_callable(f, known, S, out):
     """A numba-jitted query over each world known + S[w] (not cached: it is
     compiled anew for each query function)."""
@@ -186,7 +186,7 @@ def evaluate_jitted_callable(f, known, S, out):
         out[w] = f(buf)
 
 
-@numba.njit(cache=True)
+@kernel
 def remove_stats(st, x, c, out):
     """Statistics of a known part after removing one value x."""
     out[0], out[1] = dd.add_d(st[0], st[1], -x)

@@ -107,9 +107,9 @@ def _doc(path):
 def test_enumeration_finds_the_public_api():
     for path in (
         "diffident._closed_form.min_rho",
-        "diffident._possible.Domain",
-        "diffident._possible.Domain.values",
-        "diffident._possible.Domain.size",
+        "diffident._world_sets.Domain",
+        "diffident._world_sets.Domain.values",
+        "diffident._world_sets.Domain.size",
         "diffident._sweep.SweepTable.to_csv",
         "diffident._sweep.SweepTable.rows",
         "diffident._dp.ClassicGaussianWarning",

@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import diffident as di
-from diffident._neighbours import _Problem, _var_errors
-from diffident._possible import _Candidates, _Known, _Query
+from diffident._neighbours import Problem, var_errors
+from diffident._world_sets import Candidates, Known, Query
 
 QUERIES = ["sum", "mean", "median", "quantile", "min", "max", "var", "std", "count"]
 
@@ -180,7 +180,7 @@ def test_bad_input(kwargs, exc, match):
 
 
 def _problem(query, data, dom, ddof=1):
-    return _Problem(_Query(query, 0.5, ddof), 1, np.asarray(data, float), _Candidates(dom), 10**8)
+    return Problem(Query(query, 0.5, ddof), 1, np.asarray(data, float), Candidates(dom), 10**8)
 
 
 def test_certificate_against_exact(monkeypatch):
@@ -242,7 +242,7 @@ def test_binding_removal_is_searched():
 @pytest.mark.parametrize("query, ddof", [("var", 0), ("std", 1), ("std", 0)])
 @pytest.mark.parametrize("offset, spread", [(0.0, 50.0), (1e6, 3.0), (-7.5, 0.25), ("bimodal", 1e5)])
 def test_var_approximation_within_bound(query, ddof, offset, spread):
-    """The certificate's float64 var/std worlds lie within `_var_errors` of
+    """The certificate's float64 var/std worlds lie within `var_errors` of
     the values `world_values` computes (also when the known parts' medians,
     the library's shifts, lie far apart)."""
     if offset == "bimodal":
@@ -253,9 +253,9 @@ def test_var_approximation_within_bound(query, ddof, offset, spread):
         data = offset + np.round(rng.standard_normal(60) * spread)
     lo, hi = float(np.floor(data.min())) - 20, float(np.ceil(data.max())) + 20
     dom = di.Domain(lo, hi)
-    qy = _Query(query, 0.5, ddof)
+    qy = Query(query, 0.5, ddof)
     xs = np.sort(data)
-    full = _Known(xs, 0.0)
+    full = Known(xs, 0.0)
     n = xs.size
     from diffident._kernels import neighbours as NK
 
@@ -263,10 +263,10 @@ def test_var_approximation_within_bound(query, ddof, offset, spread):
     mu, qc, s2 = (np.empty(x.size) for _ in range(3))
     NK.removed_moments(full.st, full.c, x, n - 1, mu, qc, s2, np.empty(6))
     gap = xs[n // 2 + 1] - xs[n // 2 - 1]
-    err, top = _var_errors(mu, qc, s2, full.c, n, (n - 1) / n, float(n - ddof), lo, hi, query == "std", gap)
+    err, top = var_errors(mu, qc, s2, full.c, n, (n - 1) / n, float(n - ddof), lo, hi, query == "std", gap)
     V = dom.values()
     for j, xv in enumerate(x):
-        exact = _Known(np.delete(xs, np.searchsorted(xs, xv)), lo).values(qy, V[:, None])
+        exact = Known(np.delete(xs, np.searchsorted(xs, xv)), lo).values(qy, V[:, None])
         approx = np.empty(V.size)
         NK.var_worlds(V, mu[j], qc[j], (n - 1) / n, float(n - ddof), query == "std", approx)
         assert np.max(np.abs(approx - exact)) <= err[j]

@@ -498,7 +498,7 @@ def test_tight_scale_conservative_and_tight(kind):
     assert np.all(w[fin] <= rho[fin])
     # tight to the evaluation's error bound: one float lower fails rho
     # lowered by that bound (the margin that makes the exact risk pass)
-    err = WC._Risk(Worlds(values, counts, prior)).error
+    err = WC.Risk(Worlds(values, counts, prior)).error
     below = np.asarray(di.worst_case_risk(values, np.nextafter(ts[fin], 0), counts=counts, prior=prior))
     assert np.all(below > np.nextafter(rho[fin] * (1 - err), 0))
     # against the reference: rho*(ts) <= rho exactly (60 digits); the float

@@ -124,7 +124,7 @@ def test_tight_scale_is_conservative_and_tight():
         assert np.all(di.worst_case_risk(v, lam, counts=c, prior=p) <= rho)
         # tight to the evaluation's error bound: the float below fails rho
         # lowered by that bound (the margin that makes the exact risk pass)
-        err = WC._Risk(Worlds(v, c, p)).error
+        err = WC.Risk(Worlds(v, c, p)).error
         assert 0 < err < 1e-11
         assert np.all(di.worst_case_risk(v, np.nextafter(lam, 0), counts=c, prior=p) > np.nextafter(rho * (1 - err), 0))
         loose = di.tight_scale(v, rho, counts=c, prior=p, rtol=1e-6)
@@ -162,13 +162,13 @@ def test_fewer_passes_than_bisection(monkeypatch):
     rng = np.random.default_rng(0)
     v = rng.random(2000)
     calls = []
-    orig = WC._Evaluator.__call__
+    orig = WC.Evaluator.__call__
 
     def counting(self, inv):
         calls.append(inv.size)
         return orig(self, inv)
 
-    monkeypatch.setattr(WC._Evaluator, "__call__", counting)
+    monkeypatch.setattr(WC.Evaluator, "__call__", counting)
     di.tight_scale(v, np.linspace(0.01, 0.5, 50))
     assert sum(calls) / 50 < 30  # bisection to adjacent floats needs ~55
 

@@ -243,7 +243,7 @@ def test_tight_scale_passes_whichever_path_checks_it():
     assert np.all(di.chunked_worst_case_risk(parts, lam) <= rho)
     # tight to the evaluation's error bound (the margin that makes the exact
     # risk, not only the computed one, meet rho)
-    err = WC._Risk(Worlds(v)).error
+    err = WC.Risk(Worlds(v)).error
     assert np.all(di.worst_case_risk(v, np.nextafter(lam, 0)) > np.nextafter(rho * (1 - err), 0))
 
 

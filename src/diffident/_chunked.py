@@ -21,7 +21,7 @@ from ._worlds import (
     too_small,
     weight_shrink,
 )
-from ._worst_case import _RISK_SHIFT, inverse_scales, scale_down_up, spread_exponent
+from ._worst_case import RISK_SHIFT, inverse_scales, scale_down_up, spread_exponent
 
 __all__ = ["chunked_log_evidence", "chunked_disclosure_risk", "chunked_worst_case_risk", "iter_chunks"]
 
@@ -77,7 +77,7 @@ def iter_chunks(values, chunk_size=1 << 20, counts=None):
         yield (values[a:a + size], None if counts is None else counts[a:a + size])
 
 
-def _chunk(item, name):
+def validated_chunk(item, name):
     v, c = (item if isinstance(item, tuple) else (item, None))
     f = _validate.values_1d(name, v)
     if c is None:
@@ -85,7 +85,7 @@ def _chunk(item, name):
     return np.ascontiguousarray(f), _validate.counts(c, f.size)
 
 
-def _grid(response, scale, noise):
+def points(response, scale, noise):
     """Validated, broadcast points: (shape, responses, scales, gauss)."""
     gauss = _validate.check_noise(noise)
     R = _validate.finite("response", response)
@@ -94,7 +94,7 @@ def _grid(response, scale, noise):
     return shape, _validate.flat(R, shape), _validate.flat(lam, shape), gauss
 
 
-class _Sums:
+class EvidenceSums:
     """Per-point shifted sums ``(D, DL, G, S)`` of the log-evidence (see
     `diffident._kernels.evidence`), folded chunk by chunk and merged across
     blocks, for the problem scaled by ``2**k`` (`Worlds.scaled`): values,
@@ -204,12 +204,12 @@ class _Sums:
 
 def _fold_all(chunks, response, scale, noise, exact=False):
     """Validate, broadcast, and fold every chunk into per-point sums."""
-    shape, Rf, lam, gauss = _grid(response, scale, noise)
-    st = _Sums(Rf, lam, gauss)
+    shape, Rf, lam, gauss = points(response, scale, noise)
+    st = EvidenceSums(Rf, lam, gauss)
     buf = np.empty((numba.get_num_threads(), evidence.BUF + 8))
     seen = False
     for i, item in enumerate(chunks):
-        f, c = _chunk(item, f"values (chunk {i})")
+        f, c = validated_chunk(item, f"values (chunk {i})")
         lw = np.log(c, where=c > 0, out=np.full(c.size, -np.inf)) if c is not None else np.empty(0)
         st.fold(f, lw, c is not None, exact, buf)
         seen = True
@@ -382,14 +382,14 @@ def chunked_worst_case_risk(chunks, scale):
     groups = []
     last = -np.inf
     for i, item in enumerate(chunks):
-        f, c = _chunk(item, f"values (chunk {i})")
+        f, c = validated_chunk(item, f"values (chunk {i})")
         if f[0] < last or np.any(f[1:] < f[:-1]):
             raise ValueError(f"values must be sorted ascending across the chunks (chunk {i} is not)")
         last = f[-1]
         groups.append((f, c))
     if not groups:
         raise ValueError("chunks must hold at least one value")
-    plan = _tie_plan([_ends(f, c) for f, c in groups])
+    plan = tie_plan([chunk_ends(f, c) for f, c in groups])
     # scaled by the power of two of the in-memory path (its spread: the
     # first and last values of positive weight), so as to agree bit for bit
     ends = [e for e in (_live_ends(f, c) for f, c in groups) if e is not None]
@@ -406,7 +406,7 @@ def chunked_worst_case_risk(chunks, scale):
     shrink = weight_shrink(cmax, nlive)
     # huge totals: S / P formed 2**t times smaller, as in memory where a
     # risk falls below the normal range (the same bits)
-    t = _RISK_SHIFT if shrink < 1.0 else 0
+    t = RISK_SHIFT if shrink < 1.0 else 0
     best = _worst_chunks([(f, c, p) for (f, c), p in zip(groups, plan)], inv, k, shrink, t)
     if best is None:
         raise ValueError("counts give every world zero weight")
@@ -415,7 +415,7 @@ def chunked_worst_case_risk(chunks, scale):
     return _validate.ret(out.reshape(lam.shape), lam.ndim == 0)
 
 
-def _ends(f, c):
+def chunk_ends(f, c):
     """A sorted chunk's (first value, weight of its first run, last value,
     weight of its last run, whether it is one run), or None when empty."""
     if f.size == 0:
@@ -427,7 +427,7 @@ def _ends(f, c):
     return f[0], float(c[:a].sum()), f[-1], float(c[b:].sum()), a == f.size
 
 
-def _tie_plan(ends):
+def tie_plan(ends):
     """Per chunk (drop its first group, weight to add to its last group):
     a value repeated across chunk boundaries is one group, held by the first
     chunk it appears in, as in memory (whole-number counts: the sums are
@@ -474,7 +474,7 @@ def _worst_chunks(items, inv, k=0, shrink=1.0, t=0):
         W = W * shrink
         starts.append((g0, F.copy()))
         if fs.size:
-            E, A, LK = _work(fs.size, g0)
+            E, A, LK = worst_case_work(fs.size, g0)
             worstcase.chunk_forward(fs, W, g0, inv, F, E, A, LK)
             g0 += fs.size
     best = np.full(ns, np.inf)
@@ -486,12 +486,12 @@ def _worst_chunks(items, inv, k=0, shrink=1.0, t=0):
         if fs.size == 0:
             continue
         W = W * shrink
-        E, A, LK = _work(fs.size, g0)
+        E, A, LK = worst_case_work(fs.size, g0)
         worstcase.chunk_worst(fs, W, np.full(fs.size, np.ldexp(1.0 / shrink, -t)), g0, inv, Fi, Bs, last, best, E, A, LK,
                        np.empty(worstcase.NF))
         last = False
     return None if last else best
 
 
-def _work(n, g0):
+def worst_case_work(n, g0):
     return np.empty(n), np.empty(n), np.empty((max(1, worstcase.n_links(g0, n)), 3))

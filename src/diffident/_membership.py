@@ -23,17 +23,11 @@ import numpy as np
 from . import _grouping, _search, _validate
 from ._kernels import subsets
 from ._kernels.evidence import sweep_sums, sweep_work
-from ._possible import (
-    _Candidates,
-    _check_k,
-    _Known,
-    _Query,
-    _sum_grid,
-    check_magnitudes,
-)
+from ._possible import sum_grid
 from ._posterior import log_evidence, posterior
+from ._world_sets import Candidates, Known, Query, check_k, check_magnitudes
 from ._worlds import energy_factor
-from ._worst_case import _sweep_error, spread_exponent
+from ._worst_case import sweep_error, spread_exponent
 
 __all__ = ["membership_risk", "membership_tight_scale"]
 
@@ -46,15 +40,15 @@ class _Membership:
     contain one given candidate of that value."""
 
     def __init__(self, query, known, candidates, k):
-        qy = _Query(query, 0.5, 0)
+        qy = Query(query, 0.5, 0)
         if qy.name not in ("sum", "mean"):
             raise ValueError(f"query must be 'sum' or 'mean' for membership risks, got {query!r}")
-        k = _check_k(k)
-        cands = _Candidates(candidates)
+        k = check_k(k)
+        cands = Candidates(candidates)
         if cands.domain is not None:
             raise ValueError("candidates must be explicit individuals (an array), not a Domain")
         cands.check_k(k)
-        grid = _sum_grid(cands)
+        grid = sum_grid(cands)
         if grid is None:
             raise ValueError("candidates must lie on a grid (integers, halves, cents, ...) within 2**52 steps "
                              "of 0, for exact counts")
@@ -77,7 +71,7 @@ class _Membership:
             h = self._table(distinct, fewer, k - 1, width)[k - 1]
             self.contain[g, v:] = h[: width - v]
         live = np.flatnonzero(total > 0)
-        kn = _Known(known, cands.lo)
+        kn = Known(known, cands.lo)
         check_magnitudes(qy, kn.n + k, ("known", kn.ks), ("candidates", cands))
         rows = np.zeros((live.size, k))
         rows[:, 0] = (base * k + live.astype(np.float64)) / scale
@@ -89,8 +83,8 @@ class _Membership:
             self.cand_group[cands.order[first[g]:first[g] + mult[g]]] = g
         self.prior = k / self.N
         # error bound of worst(): a ratio of two sweeps, each within the
-        # sweep's bound over the world values' weights (see _sweep_error)
-        self.error = 2.0 * _sweep_error(self.total[self.total > 0]) + 2.0 ** -52
+        # sweep's bound over the world values' weights (see sweep_error)
+        self.error = 2.0 * sweep_error(self.total[self.total > 0]) + 2.0 ** -52
 
     @staticmethod
     def _table(distinct, mult, k, width):

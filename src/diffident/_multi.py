@@ -6,7 +6,7 @@ import numpy as np
 from . import _search, _validate
 from ._kernels import multi
 from ._worlds import Worlds
-from ._worst_case import _Risk, below_normal_again, inverse_scales, spread_exponent
+from ._worst_case import Risk, below_normal_again, inverse_scales, spread_exponent
 
 __all__ = ["multi_worst_case_risk", "multi_tight_scale"]
 
@@ -63,13 +63,13 @@ class _Releases:
         self.rows = Worlds(rows.ravel().astype(np.float64), counts, prior)
         if self.q == 1:
             self.ws = Worlds(self.FT[0], counts, prior)
-            self.one = _Risk(self.ws)
+            self.one = Risk(self.ws)
             self.error = self.one.error
         else:
             # the dense kernel's error bound: a term's argument (q rounded
             # products summed) within (q + 1) units of roundoff of its size,
             # whose average over the terms, relative to S_j, is at most
-            # ln(N) + 1 (see _worst_case._sweep_error), the exponential 2,
+            # ln(N) + 1 (see _worst_case.sweep_error), the exponential 2,
             # the weight 1, and the sum of m positive terms in eight chains
             live = self.w[self.w > 0]
             x = min(np.log(live.sum() / live.min()) + 1.0, 745.0)
@@ -83,7 +83,7 @@ class _Releases:
 
     def __call__(self, lam, strict=True):
         """rho* and a worst world's index for each row of ``lam`` (n, q)
-        (``strict``: see `_Risk`; a search passes False)."""
+        (``strict``: see `Risk`; a search passes False)."""
         if self.q == 1:
             return self.one(lam[:, 0], strict)
         cols, unknown = [], np.zeros(lam.shape[0], bool)

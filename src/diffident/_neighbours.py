@@ -50,10 +50,10 @@ narrower ones (`_BATCH_RATIO`) for what failed.
 
 Rounding.  As for `tight_scale`, a scale passes a world set when its
 computed risk meets rho lowered by the evaluation's error bound
-(``_Risk.error``, `_search.below`): the exact risk then meets rho, and the
+(``Risk.error``, `_search.below`): the exact risk then meets rho, and the
 result is at least every removal's own `tight_scale`.  Every certificate
 offset B_i carries the error bound of the values it was computed from
-(`_var_errors`, `_shift_offset`); a certified bound carries X's
+(`var_errors`, `_shift_offset`); a certified bound carries X's
 evaluation error and a few roundings of its own (`_OWN_ROUNDING`), and is
 held to rho lowered by the largest error bound the evaluation of any
 removal's worlds can have (`_set_error`).
@@ -67,22 +67,21 @@ import numpy as np
 from . import _grouping, _search, _validate
 from ._kernels import neighbours, queries
 from ._possible import (
-    _count,
-    _dataset_k1,
-    _index_rows,
-    _Known,
-    _value_multisets,
+    dataset_k1,
+    index_rows,
+    value_multisets,
     dataset_setup,
     world_values,
 )
+from ._world_sets import Known, count_text
 from ._worlds import Worlds
 from ._worst_case import (
-    _Evaluator,
-    _guesses,
-    _no_more_than_the_bound,
-    _Risk,
-    _smallest_scale,
-    _sweep_error,
+    Evaluator,
+    guesses,
+    no_more_than_the_bound,
+    Risk,
+    smallest_scale,
+    sweep_error,
 )
 
 __all__ = ["dataset_tight_scale"]
@@ -216,7 +215,7 @@ def dataset_tight_scale(query, data, candidates, rho, *, k=1, ddof=0, q=0.5, rto
         raise ValueError("a real interval has infinitely many worlds: give an integer Domain or explicit candidates")
     r = _validate.in_range("rho", rho, 0.0, 1.0)
     rtol = _validate.tolerance("rtol", rtol)
-    prob = _Problem(qy, k, x, cands, max_worlds)
+    prob = Problem(qy, k, x, cands, max_worlds)
     lam, who = prob.solve(r.ravel(), rtol)
     scale = _validate.ret(lam.reshape(r.shape), r.ndim == 0)
     if not return_removed:
@@ -228,7 +227,7 @@ def dataset_tight_scale(query, data, candidates, rho, *, k=1, ddof=0, q=0.5, rto
     return scale, idx.reshape(r.shape + (k,))
 
 
-class _Problem:
+class Problem:
     """The distinct removals of a data set, their world sets, and the
     every-neighbour search over them."""
 
@@ -241,13 +240,13 @@ class _Problem:
         if k == 1:
             self.combos = [(g,) for g in range(self.fsd.size)]
         else:
-            self.combos = _value_multisets(self.counts, k, max_worlds)
+            self.combos = value_multisets(self.counts, k, max_worlds)
         self.shift = qy.code in (queries.SUM, queries.MEAN) and cands.domain is not None
         self.matched = k == 1 and not self.shift
         if k == 1:  # enumerated here (k > 1: by world_values, which checks)
             m = cands.count + (0 if cands.repeat else 1)
             if m > max_worlds:
-                raise ValueError(f"{_count(m)} possible worlds exceed max_worlds={max_worlds}: raise max_worlds to "
+                raise ValueError(f"{count_text(m)} possible worlds exceed max_worlds={max_worlds}: raise max_worlds to "
                                  "enumerate them")
         self._cache = {}  # removal -> (fs, counts) of its worlds
         self._matched = {}  # removal -> matched values (the reference's)
@@ -279,7 +278,7 @@ class _Problem:
         if i in self._matched:
             return self._matched[i]
         cand = self._world_cands(i)
-        kn = _Known(self.known(i), cand.lo)
+        kn = Known(self.known(i), cand.lo)
         if self.cands.domain is not None:
             rows = self.cands.vals
         else:
@@ -303,7 +302,7 @@ class _Problem:
         return self._cache[i]
 
     def risk(self, s):
-        """The worst-case evaluator (`_Risk`) of world set s."""
+        """The worst-case evaluator (`Risk`) of world set s."""
         return self._risk_worlds(s)[0]
 
     def worlds(self, s):
@@ -314,7 +313,7 @@ class _Problem:
         if s not in self._risks:
             fs, c = self.grouped(self.sets[s][0])
             ws = Worlds(fs, c)
-            self._risks[s] = (_Risk(ws), ws)
+            self._risks[s] = (Risk(ws), ws)
         return self._risks[s]
 
     # -------------------------------------------------------------- sets --
@@ -385,7 +384,7 @@ class _Problem:
         """The sensitive range of each world set."""
         empty = self.cands.domain is None and self.cands.vals.size == 0
         if self.k == 1 and self.qy.named and self.qy.code != queries.COUNT and not empty:
-            S_by = _dataset_k1(self.qy, self.xs, self.cands)[0]
+            S_by = dataset_k1(self.qy, self.xs, self.cands)[0]
             return np.array([S_by[self.sets[s][0]] for s in range(len(self.sets))])
         out = np.empty(len(self.sets))
         for s, members in enumerate(self.sets):
@@ -403,7 +402,7 @@ class _Problem:
             if self.k == 1:
                 reps[s] = [self.order[self.first[combo[0]]]]
             else:
-                reps[s] = list(_index_rows(combo, self.first, self.counts, self.order)[0])
+                reps[s] = list(index_rows(combo, self.first, self.counts, self.order)[0])
         return np.array([reps[s] for s in who], dtype=np.int64).reshape(who.size, self.k)
 
     # ------------------------------------------------------------ search --
@@ -428,14 +427,14 @@ class _Problem:
             todo = np.flatnonzero(~inf & (rho < 1.0))
             if todo.size:
                 bound = _ShiftBound(X, _shift_offset(self), _set_error(X))
-                lam[todo], status = _smallest_scale(bound, rho[todo], rtol)
-                lam[todo] = _no_more_than_the_bound(bound, rho[todo], lam[todo], exact_m=False)
+                lam[todo], status = smallest_scale(bound, rho[todo], rtol)
+                lam[todo] = no_more_than_the_bound(bound, rho[todo], lam[todo], exact_m=False)
                 _search.warn_unconverged(status, "dataset_tight_scale")
             return lam, who
         todo = np.flatnonzero(~inf & ~zero)
         if todo.size:
-            lam[todo], status = _smallest_scale(X, rho[todo], rtol)
-            lam[todo] = _no_more_than_the_bound(X, rho[todo], lam[todo], exact_m=False)
+            lam[todo], status = smallest_scale(X, rho[todo], rtol)
+            lam[todo] = no_more_than_the_bound(X, rho[todo], lam[todo], exact_m=False)
             _search.warn_unconverged(status, "dataset_tight_scale")
         if len(self.sets) == 1:
             return lam, who
@@ -486,12 +485,12 @@ class _Problem:
             ok[at0] = self.worlds(s).share_at_most(rho[sel[at0]], "zero")
             r, _ = risk(lam[sel[~at0]])
             ok[~at0] = r <= _search.below(rho[sel[~at0]], risk.error)
-            # or where tight_scale's closed-form bound (`_no_more_than_the_bound`)
+            # or where tight_scale's closed-form bound (`no_more_than_the_bound`)
             # certifies a scale at most lam: the set's own tight_scale is at most lam
             maybe = np.flatnonzero(~at0)[~ok[~at0] & (r <= rho[sel[~at0]])]
             if maybe.size:
                 t = sel[maybe]
-                ok[maybe] = _no_more_than_the_bound(risk, rho[t], np.full(t.size, np.inf), exact_m=False) <= lam[t]
+                ok[maybe] = no_more_than_the_bound(risk, rho[t], np.full(t.size, np.inf), exact_m=False) <= lam[t]
             bad = sel[~ok]
             if bad.size:
                 fails.append((s, bad))
@@ -511,7 +510,7 @@ class _Problem:
         """`_search_above` where rho is attainable: the search, then
         tight_scale's closed-form bound where it is smaller."""
         target = _search.below(rho, risk.error)  # as tight_scale tests a scale
-        _, hi = _guesses(risk.fs, risk.W, rho)
+        _, hi = guesses(risk.fs, risk.W, rho)
         with np.errstate(over="ignore", under="ignore"):  # beyond the float range: the search grows it
             hi = np.maximum(np.ldexp(hi, -risk.k), 2.0 * lo)
         x, status = _search.smallest(lambda i, t: risk(t)[0], target, lo, hi, rtol=rtol)
@@ -520,20 +519,20 @@ class _Problem:
         if low.any():
             j = np.flatnonzero(low)
             x[j], _ = _search.boundary(lambda i, t: risk(t)[0] <= target[j[i]], lo[j], increasing=True)
-        return _no_more_than_the_bound(risk, rho, x, exact_m=False)
+        return no_more_than_the_bound(risk, rho, x, exact_m=False)
 
 
 def _set_error(X):
     """An error bound for the evaluation of any removal's worlds: at most
     one group per world of X's (64 more for rounding ties), all weights
-    whole counts (the bound of `_Risk.error`, which grows with the groups
+    whole counts (the bound of `Risk.error`, which grows with the groups
     and with the total weight over the smallest)."""
-    return _sweep_error(np.append(X.W, np.ones(64)))
+    return sweep_error(np.append(X.W, np.ones(64)))
 
 
 class _ShiftBound:
     """A bound on the computed risk of every D' for sum and mean over a
-    Domain, in `_Risk`'s interface (``fs``, ``W``, ``k``, ``error``, called
+    Domain, in `Risk`'s interface (``fs``, ``W``, ``k``, ``error``, called
     on scales).
 
     The exact world values of every D' are X's plus a constant, so the
@@ -618,7 +617,7 @@ class _Certificate:
         qy = prob.qy
         members = np.array([prob.sets[s][0] for s in others], dtype=np.int64)
         g = np.array([prob.combos[i][0] for i in members], dtype=np.int64)
-        full = _Known(prob.xs, 0.0)
+        full = Known(prob.xs, 0.0)
         n, n0 = prob.n, prob.n - 1
         mu, qc, s2 = (np.empty(g.size) for _ in range(3))
         neighbours.removed_moments(full.st, full.c, prob.fsd[g], n0, mu, qc, s2, np.empty(6))
@@ -628,7 +627,7 @@ class _Certificate:
         lo, hi = prob.cands.lo, prob.cands.hi
         xs = prob.xs  # the known parts' medians lie between these
         gap = float(xs[min(n // 2 + 1, n - 1)] - xs[max(n // 2 - 1, 0)])
-        err_y, ymax = _var_errors(mu, qc, s2, full.c, n, w, denom, lo, hi, std, gap)
+        err_y, ymax = var_errors(mu, qc, s2, full.c, n, w, denom, lo, hi, std, gap)
         xmax = float(np.abs(self.Xs).max())
         slack = 4.0 * _ULP * (ymax + self.A * xmax) + 2.0 * err_y
         vals = np.ascontiguousarray(prob.cands.vals[perm])
@@ -675,7 +674,7 @@ class _Certificate:
             # floored: the evaluator needs S P > 0; a floored group's bound,
             # 1 / (S 2**-600), is still far above 1 (no certificate there)
             weight = np.maximum(np.exp(-s_b * self.Bp), 2.0 ** -600)
-        ev = _Evaluator(self.risk.fs, self.risk.W, self.risk.invP * weight)
+        ev = Evaluator(self.risk.fs, self.risk.W, self.risk.invP * weight)
         # X at scales no larger than lam / A (a larger risk, by monotonicity):
         # 1 / scale at least A / lam (lam / A may pass the float range)
         r, _ = ev(np.nextafter(self.risk.inverse(lam[sel]) * self.A, np.inf))
@@ -683,7 +682,7 @@ class _Certificate:
         return bound * (1.0 + self.err_y) <= _search.below(rho[sel], self.err_y)
 
 
-def _var_errors(mu, qc, s2, c, n, w, denom, lo, hi, std, gap=0.0):
+def var_errors(mu, qc, s2, c, n, w, denom, lo, hi, std, gap=0.0):
     """Per removal: a bound on |approximate - library| world value (var or
     std of the known part plus one value in [lo, hi]) and on the values'
     size.  The approximation is ``(qc + w (v - mu)^2) / denom`` in float64

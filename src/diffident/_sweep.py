@@ -19,14 +19,9 @@ import numpy as np
 
 from . import _validate
 from ._closed_form import epsilon_for_rho, min_rho, scale_for_rho
-from ._neighbours import _Problem
-from ._possible import (
-    Domain,
-    _Candidates,
-    _Query,
-    dataset_sensitive_range,
-    world_values,
-)
+from ._neighbours import Problem
+from ._possible import dataset_sensitive_range, world_values
+from ._world_sets import Candidates, Domain, Query
 from ._worst_case import worst_case_risk
 
 __all__ = ["sweep", "SweepTable", "read_csv_columns"]
@@ -251,7 +246,7 @@ def read_csv_columns(path, columns=None):
     return out
 
 
-def _as_columns(data, columns):
+def as_columns(data, columns):
     if isinstance(data, (str, os.PathLike)):
         return read_csv_columns(data, columns)
     if isinstance(data, Mapping):
@@ -271,7 +266,7 @@ def _as_columns(data, columns):
     if a.ndim != 2:
         raise ValueError(f"data must be a CSV path, a mapping of columns or a 2-d array, got shape {a.shape}")
     cols = {str(j): a[:, j] for j in range(a.shape[1])}
-    return _as_columns(cols, columns)
+    return as_columns(cols, columns)
 
 
 def _domain(name, col, domains):
@@ -405,7 +400,7 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
     >>> t["m"][0], bool(np.all(t["tight_scale"] < t["bound_scale"]))
     (np.float64(99.0), True)
     """
-    cols = _as_columns(data, columns)
+    cols = as_columns(data, columns)
     cals = tuple(calibrations)
     for c in cals:
         if c not in ("bound", "tight"):
@@ -445,7 +440,7 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
             nan = np.full(k, np.nan)
             row.update(bound_scale=nan, bound_epsilon=nan, tight_scale=nan, tight_epsilon=nan,
                        risk_at_bound=nan)
-            prob = _Problem(_Query(q, 0.5, ddof), 1, d, _Candidates(dom), 10**8) if "tight" in cals else None
+            prob = Problem(Query(q, 0.5, ddof), 1, d, Candidates(dom), 10**8) if "tight" in cals else None
             if "bound" in cals:
                 lam = scale_for_rho(grid, m, S)
                 row["bound_scale"] = lam

@@ -13,7 +13,7 @@ __all__ = ["worst_case_risk", "tight_scale", "tight_epsilon"]
 _BLOCK_BYTES = 1 << 28  # work memory allowed for the blocked kernel
 
 
-class _Evaluator:
+class Evaluator:
     """rho*(scale) over one merged world set, for batches of 1/scale."""
 
     def __init__(self, fs, W, invP):
@@ -31,7 +31,7 @@ class _Evaluator:
         Where the risk falls below the normal range (counts whose total
         nears or passes the float maximum; 0 where every ``S_g invP_g``
         overflows) those scales are evaluated again with ``invP`` scaled by
-        ``2**-_RISK_SHIFT`` (exact) and their risk scaled back, rounded up
+        ``2**-RISK_SHIFT`` (exact) and their risk scaled back, rounded up
         (`scale_down_up`; the chunked path forms it the same way)."""
         return below_normal_again(self._evaluate, inv, self.invP)
 
@@ -65,21 +65,21 @@ class _Evaluator:
         return out, arg
 
 
-_RISK_SHIFT = 64  # risks below the normal range are formed 2**64 times larger
+RISK_SHIFT = 64  # risks below the normal range are formed 2**64 times larger
 _TINY = float(np.finfo(np.float64).tiny)
 
 
 def below_normal_again(evaluate, inv, invP):
     """``evaluate(inv, invP)`` (rho* and argmax for rows of 1/scale), with
     the rows whose risk falls below the normal range evaluated again with
-    ``invP`` scaled by ``2**-_RISK_SHIFT`` (exact) and scaled back, rounded
+    ``invP`` scaled by ``2**-RISK_SHIFT`` (exact) and scaled back, rounded
     up: there ``S_g invP_g`` nears or passes the float maximum (counts whose
     total does) and ``1 / min`` loses digits or is 0."""
     out, arg = evaluate(inv, invP)
     z = np.flatnonzero(out < _TINY)
     if z.size:
-        r, arg[z] = evaluate(np.ascontiguousarray(inv[z]), np.ldexp(invP, -_RISK_SHIFT))
-        out[z] = scale_down_up(r, _RISK_SHIFT)
+        r, arg[z] = evaluate(np.ascontiguousarray(inv[z]), np.ldexp(invP, -RISK_SHIFT))
+        out[z] = scale_down_up(r, RISK_SHIFT)
     return out, arg
 
 
@@ -95,7 +95,7 @@ def scale_down_up(r, t):
 _U = 2.0 ** -53  # the unit roundoff
 
 
-def _sweep_error(W):
+def sweep_error(W):
     """A bound on the relative error of the sweep's rho* over the groups of
     weights W (see `diffident._kernels.worstcase`).
 
@@ -161,7 +161,7 @@ def inverse_scales(lam, k, min_gap, strict=True):
     return c if strict else (c, unknown)
 
 
-class _Risk:
+class Risk:
     """rho*(scale) of one world set, for batches of scales (0 and inf
     allowed): the groups, scaled by the power of two of `spread_exponent`
     where their spread is out of range, and the evaluator.  rho* depends on
@@ -181,8 +181,8 @@ class _Risk:
         self.k = spread_exponent(fs[0], fs[-1])
         self.fs = np.ldexp(fs, self.k) if self.k else fs
         self.W, self.invP = W, invP
-        self.ev = _Evaluator(self.fs, W, invP)
-        self.error = _sweep_error(W)
+        self.ev = Evaluator(self.fs, W, invP)
+        self.error = sweep_error(W)
 
     def inverse(self, lam, strict=True):
         """The evaluator's 1 / scale, in the scaled units (inf for 0)."""
@@ -267,7 +267,7 @@ def worst_case_risk(values, scale, *, counts=None, prior=None, return_world=Fals
     ws = Worlds(values, counts, prior)
     lam = _validate.scale_or_limit("scale", scale)
     return_world = _validate.flag("return_world", return_world)
-    risk = _Risk(ws, need_rep=return_world)
+    risk = Risk(ws, need_rep=return_world)
     rho, arg = risk(lam)
     rho = rho.reshape(lam.shape)
     scalar = lam.ndim == 0
@@ -340,7 +340,7 @@ def tight_scale(values, rho, *, counts=None, prior=None, rtol=0.0):
     ws = Worlds(values, counts, prior)
     r = _validate.in_range("rho", rho, 0.0, 1.0)
     rtol = _validate.tolerance("rtol", rtol)
-    risk = _Risk(ws)
+    risk = Risk(ws)
     flat = r.ravel()
     out = np.full(flat.shape, np.nan)
     # the limits decided exactly: no noise where rho is at least every
@@ -352,13 +352,13 @@ def tight_scale(values, rho, *, counts=None, prior=None, rtol=0.0):
     todo = np.flatnonzero(np.isnan(out))
     if todo.size:
         rho_t = flat[todo]
-        lam, status = _smallest_scale(risk, rho_t, rtol)
-        out[todo] = _no_more_than_the_bound(risk, rho_t, lam, exact_m=not ws.weighted)
+        lam, status = smallest_scale(risk, rho_t, rtol)
+        out[todo] = no_more_than_the_bound(risk, rho_t, lam, exact_m=not ws.weighted)
         _search.warn_unconverged(status, "tight_scale")
     return _validate.ret(out.reshape(r.shape), r.ndim == 0)
 
 
-def _no_more_than_the_bound(risk, rho, lam, exact_m):
+def no_more_than_the_bound(risk, rho, lam, exact_m):
     """The searched scales, or the paper's closed-form scale where it is
     smaller (and passes the evaluation).
 
@@ -400,7 +400,7 @@ def _no_more_than_the_bound(risk, rho, lam, exact_m):
     return lam
 
 
-def _guesses(fs, W, rho):
+def guesses(fs, W, rho):
     """Starting scales lo < hi for the search, either side of the answer as
     a rule (the search checks them and grows them if not)."""
     spread = fs[-1] - fs[0]
@@ -421,10 +421,10 @@ def _guesses(fs, W, rho):
     return lo, hi
 
 
-def _smallest_scale(risk, rho, rtol):
-    """The smallest scale with rho*(scale) <= rho as ``risk`` (a `_Risk`)
+def smallest_scale(risk, rho, rtol):
+    """The smallest scale with rho*(scale) <= rho as ``risk`` (a `Risk`)
     evaluates it, for 1/m_eff < rho < rho*(0); and the search status."""
-    lo, hi = _guesses(risk.fs, risk.W, rho)  # in the scaled units
+    lo, hi = guesses(risk.fs, risk.W, rho)  # in the scaled units
     # a scale passes when its computed risk is below rho by the evaluation's
     # error bound: its exact risk then meets rho too (not only the float)
     with np.errstate(over="ignore", under="ignore"):  # guesses beyond the float range: the search grows them

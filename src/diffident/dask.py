@@ -18,7 +18,7 @@ summation order for the log-evidence; bit for bit for the worst case).
 import numpy as np
 
 from . import _validate
-from ._chunked import _chunk, _ends, _grid, _Sums, _tie_plan, _work
+from ._chunked import validated_chunk, chunk_ends, points, EvidenceSums, tie_plan, worst_case_work
 from ._grouping import chunk_groups
 from ._kernels import evidence, worstcase
 from ._worst_case import inverse_scales, spread_exponent
@@ -48,17 +48,17 @@ def _values(values, da):
 def _block_sums(block, R, lam, gauss):
     import numba
 
-    st = _Sums(R, lam, gauss)
+    st = EvidenceSums(R, lam, gauss)
     if np.size(block) == 0:  # an empty block (a legitimate chunking): the merge identity
         return st.stack()
-    f, _ = _chunk(np.asarray(block, dtype=np.float64), "values")
+    f, _ = validated_chunk(np.asarray(block, dtype=np.float64), "values")
     st.fold(f, np.empty(0), False, False, np.empty((numba.get_num_threads(), evidence.BUF + 8)))
     return st.stack()
 
 
 def _merge(a, b, R, lam, gauss):
-    st = _Sums.unstack(a, R, lam, gauss)
-    st.merge(_Sums.unstack(b, R, lam, gauss))
+    st = EvidenceSums.unstack(a, R, lam, gauss)
+    st.merge(EvidenceSums.unstack(b, R, lam, gauss))
     return st.stack()
 
 
@@ -120,8 +120,8 @@ def log_evidence(values, response, scale, *, noise="laplace", compute=True):
     True
     """
     dask, da = _dask()
-    shape, Rf, lam, gauss = _grid(response, scale, noise)
-    _Sums(Rf, lam, gauss)  # a scale too small for the responses fails here, at the call
+    shape, Rf, lam, gauss = points(response, scale, noise)
+    EvidenceSums(Rf, lam, gauss)  # a scale too small for the responses fails here, at the call
     x = _values(values, da)
     if x.ndim != 1 or x.size == 0:
         raise ValueError(f"values must be a non-empty one-dimensional array, got shape {x.shape}")
@@ -134,7 +134,7 @@ def log_evidence(values, response, scale, *, noise="laplace", compute=True):
 
 
 def _finish(t, R, lam, gauss, shape):
-    logev, _ = _Sums.unstack(t, R, lam, gauss).finish()
+    logev, _ = EvidenceSums.unstack(t, R, lam, gauss).finish()
     return _validate.ret(logev.reshape(shape), len(shape) == 0)
 
 
@@ -143,16 +143,16 @@ def _summary(block):
     gap between distinct values; checks its order."""
     if np.size(block) == 0:
         return None, np.inf
-    f, _ = _chunk(np.asarray(block, dtype=np.float64), "values")
+    f, _ = validated_chunk(np.asarray(block, dtype=np.float64), "values")
     d = np.diff(f)
     if np.any(d < 0):
         raise ValueError("values must be sorted ascending across the blocks")
     d = d[d > 0]
-    return _ends(f, None), (float(d.min()) if d.size else np.inf)
+    return chunk_ends(f, None), (float(d.min()) if d.size else np.inf)
 
 
 def _plan(summaries):
-    """The tie plan of the blocks (see ``_chunked._tie_plan``); checks their order."""
+    """The tie plan of the blocks (see ``_chunked.tie_plan``); checks their order."""
     ends = [s[0] for s in summaries]
     prev = -np.inf
     for e in ends:
@@ -160,7 +160,7 @@ def _plan(summaries):
             if e[0] < prev:
                 raise ValueError("values must be sorted ascending across the blocks")
             prev = e[2]
-    return _tie_plan(ends)
+    return tie_plan(ends)
 
 
 def _inverse(summaries, lam):
@@ -191,7 +191,7 @@ def _forward(block, carry, scaling, plan, i):
         return carry, carry
     g0, F = carry
     F = F.copy()
-    worstcase.chunk_forward(fs, W, g0, inv, F, *_work(fs.size, g0))
+    worstcase.chunk_forward(fs, W, g0, inv, F, *worst_case_work(fs.size, g0))
     return carry, (g0 + fs.size, F)
 
 
@@ -205,7 +205,7 @@ def _backward(block, start, right, scaling, plan, i):
     Bs, last = right
     Bs = Bs.copy()
     best = np.full(inv.size, np.inf)
-    worstcase.chunk_worst(fs, W, np.ones(fs.size), g0, inv, F, Bs, last, best, *_work(fs.size, g0), np.empty(worstcase.NF))
+    worstcase.chunk_worst(fs, W, np.ones(fs.size), g0, inv, F, Bs, last, best, *worst_case_work(fs.size, g0), np.empty(worstcase.NF))
     return best, (Bs, False)
 
 
@@ -346,10 +346,10 @@ def sweep(data, *, client=None, **kwargs):
     True
     """
     dask, _ = _dask()
-    from ._sweep import SweepTable, _as_columns
+    from ._sweep import SweepTable, as_columns
     from ._sweep import sweep as _sweep
 
-    cols = _as_columns(data, kwargs.pop("columns", None))
+    cols = as_columns(data, kwargs.pop("columns", None))
     domains = kwargs.pop("domains", None) or {}
     tasks = [dask.delayed(_sweep)({name: col}, domains={name: domains[name]} if name in domains else None,
                                   column_seed=i, **kwargs)

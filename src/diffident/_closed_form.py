@@ -51,20 +51,7 @@ MARGIN = 2.0**-88
 TINY_EPS = 2.0**-200
 
 
-def _m(m):
-    a = _validate.finite("m", m)
-    bad = a < 1
-    if bad.any():
-        raise ValueError(f"m (the number of possible worlds) must be >= 1; {_validate._where(a, bad)}")
-    return a
-
-
-def _rho(rho):
-    return _validate.in_range("rho", rho, 0.0, 1.0)
-
-
-def _sensitive_range(s):
-    return _validate.non_negative("sensitive_range", s)
+_m = _validate.worlds  # (the name _dp imports)
 
 
 # ------------------------------------------------------------------ the bound --
@@ -328,7 +315,11 @@ def epsilon_for_rho(rho, m):
     array([ 0., inf])
     """
     scalar = _validate.is_scalar(rho, m)
-    r, mm = _rho(rho), _m(m)
+    return _validate.ret(laplace_epsilon(_validate.rho(rho), _validate.worlds(m)), scalar)
+
+
+def laplace_epsilon(r, mm):
+    """`epsilon_for_rho` on validated float64 arrays that broadcast (rho in [0, 1], m >= 1)."""
     shape, (r, mm, lh, ll) = _flat(r, mm, *log_m1(mm))
     eps = np.where(r >= 1.0, np.inf, 0.0)
     live = _feasible(r, mm)
@@ -340,7 +331,7 @@ def epsilon_for_rho(rho, m):
             return bound(x, np.zeros_like(x), lh[i], ll[i], 1.0 / ml[i]) <= rl[i]
 
         eps[live] = largest_below(check, h, l, "epsilon_for_rho")
-    return _validate.ret(eps.reshape(shape), scalar)
+    return eps.reshape(shape)
 
 
 def _feasible(r, mm):
@@ -399,7 +390,12 @@ def scale_for_rho(rho, m, sensitive_range):
     0.0008403207231434117
     """
     scalar = _validate.is_scalar(rho, m, sensitive_range)
-    r, mm, s = _rho(rho), _m(m), _sensitive_range(sensitive_range)
+    r, mm, s = _validate.rho(rho), _validate.worlds(m), _validate.sensitive_range(sensitive_range)
+    return _validate.ret(laplace_scale(r, mm, s), scalar)
+
+
+def laplace_scale(r, mm, s):
+    """`scale_for_rho` on validated float64 arrays that broadcast (rho in [0, 1], m >= 1, S >= 0)."""
     shape, (r, mm, s, lh, ll) = _flat(r, mm, s, *log_m1(mm))
     lam = np.where(r >= 1.0, 0.0, np.inf)
     with np.errstate(all="ignore"):
@@ -420,7 +416,7 @@ def scale_for_rho(rho, m, sensitive_range):
             return _risk(x, ml[i], sl[i], lh[i], ll[i]) <= rl[i]
 
         lam[live] = smallest_above(check, qh, ql, se, "scale_for_rho")
-    return _validate.ret(lam.reshape(shape), scalar)
+    return lam.reshape(shape)
 
 
 def rho_for_epsilon(epsilon, m):
@@ -464,7 +460,7 @@ def rho_for_epsilon(epsilon, m):
     0.333333333333
     """
     scalar = _validate.is_scalar(epsilon, m)
-    return _validate.ret(_rho_of_eps(_validate.in_range("epsilon", epsilon, 0.0, np.inf), _m(m)), scalar)
+    return _validate.ret(_rho_of_eps(_validate.in_range("epsilon", epsilon, 0.0, np.inf), _validate.worlds(m)), scalar)
 
 
 def risk_bound(scale, m, sensitive_range):
@@ -510,10 +506,14 @@ def risk_bound(scale, m, sensitive_range):
     0.333333333333
     """
     scalar = _validate.is_scalar(scale, m, sensitive_range)
-    lam, mm, s = _validate.scale_or_limit("scale", scale), _m(m), _sensitive_range(sensitive_range)
-    lh, ll = log_m1(mm)
-    shape, (lam, mm, s, lh, ll) = _flat(lam, mm, s, lh, ll)
-    return _validate.ret(_risk(lam, mm, s, lh, ll).reshape(shape), scalar)
+    lam, mm = _validate.scale_or_limit("scale", scale), _validate.worlds(m)
+    return _validate.ret(laplace_risk(lam, mm, _validate.sensitive_range(sensitive_range)), scalar)
+
+
+def laplace_risk(lam, mm, s):
+    """`risk_bound` on validated float64 arrays that broadcast (scale in [0, inf], m >= 1, S >= 0)."""
+    shape, (lam, mm, s, lh, ll) = _flat(lam, mm, s, *log_m1(mm))
+    return _risk(lam, mm, s, lh, ll).reshape(shape)
 
 
 def min_rho(m):
@@ -554,7 +554,7 @@ def min_rho(m):
     array([0.5  , 0.125])
     """
     scalar = _validate.is_scalar(m)
-    return _validate.ret(1.0 / _m(m), scalar)
+    return _validate.ret(1.0 / _validate.worlds(m), scalar)
 
 
 def effective_worlds(prior, axis=-1):

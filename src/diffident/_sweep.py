@@ -18,11 +18,12 @@ from collections.abc import Mapping
 import numpy as np
 
 from . import _validate
-from ._closed_form import epsilon_for_rho, min_rho, scale_for_rho
+from ._closed_form import laplace_epsilon, laplace_scale
 from ._neighbours import Problem
 from ._possible import dataset_sensitive_range, world_values
 from ._world_sets import Candidates, Domain, Query
-from ._worst_case import worst_case_risk
+from ._worlds import Worlds
+from ._worst_case import Risk
 
 __all__ = ["sweep", "SweepTable", "read_csv_columns"]
 
@@ -406,7 +407,7 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
         if c not in ("bound", "tight"):
             raise ValueError(f"calibrations must be 'bound' and/or 'tight', got {c!r}")
     if rho is not None:
-        rho_fixed = np.atleast_1d(_validate.in_range("rho", rho, 0.0, 1.0)).ravel()
+        rho_fixed = np.atleast_1d(_validate.rho(rho)).ravel()
     n_rho = int(n_rho)
     if rho is None and n_rho < 1:
         raise ValueError(f"n_rho must be at least 1, got {n_rho}")
@@ -442,15 +443,15 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
                        risk_at_bound=nan)
             prob = Problem(Query(q, 0.5, ddof), 1, d, Candidates(dom), 10**8) if "tight" in cals else None
             if "bound" in cals:
-                lam = scale_for_rho(grid, m, S)
+                lam = laplace_scale(grid, np.float64(m), np.float64(S))
                 row["bound_scale"] = lam
-                row["bound_epsilon"] = epsilon_for_rho(grid, m)
+                row["bound_epsilon"] = laplace_epsilon(grid, np.float64(m))
                 # the exact risk of the D' that attains S (the first such individual)
                 if prob is not None and d[removed[0]] == prob.removed(prob.sets[prob.ref][0])[0]:
-                    values, counts = prob.grouped(prob.sets[prob.ref][0])  # the same worlds
+                    risk = prob.risk(prob.ref)  # the same worlds, grouped and sorted once
                 else:
-                    values, counts = world_values(q, np.delete(d, removed[0]), dom, ddof=ddof)
-                row["risk_at_bound"] = worst_case_risk(values, lam, counts=counts)
+                    risk = Risk(Worlds(*world_values(q, np.delete(d, removed[0]), dom, ddof=ddof)))
+                row["risk_at_bound"] = risk(lam)[0]
             if "tight" in cals:
                 # every D' = D - i, not only the one attaining S
                 t, _ = prob.solve(np.ascontiguousarray(grid, dtype=np.float64), rtol)
@@ -465,7 +466,7 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
 
 def _default_rho(m, n):
     """n log-spaced rho from just above 1/m to 0.5."""
-    lo = float(min_rho(m)) * (1.0 + 1e-3)
+    lo = (1.0 / m) * (1.0 + 1e-3)  # just above min_rho(m)
     hi = 0.5
     if lo >= hi:
         return np.array([hi])

@@ -147,6 +147,25 @@ def in_range(name, x, lo, hi, *, lo_open=False, hi_open=False, allow_nan=False):
     return a
 
 
+def rho(x, name="rho"):
+    """Risk bounds: elements in [0, 1]."""
+    return in_range(name, x, 0.0, 1.0)
+
+
+def worlds(x, name="m"):
+    """Numbers of possible worlds: finite elements >= 1."""
+    a = finite(name, x)
+    bad = a < 1
+    if bad.any():
+        raise ValueError(f"{name} (the number of possible worlds) must be >= 1; {_where(a, bad)}")
+    return a
+
+
+def sensitive_range(x, name="sensitive_range"):
+    """Sensitive ranges: finite elements >= 0."""
+    return non_negative(name, x)
+
+
 def tolerance(name, x):
     """A relative tolerance: one finite number >= 0."""
     t = scalar(name, x)

@@ -5,6 +5,7 @@ import numba
 import numpy as np
 
 from . import _search, _validate
+from ._closed_form import laplace_scale
 from ._kernels import worstcase
 from ._worlds import Worlds, energy_factor
 
@@ -338,10 +339,14 @@ def tight_scale(values, rho, *, counts=None, prior=None, rtol=0.0):
     2.249596595
     """
     ws = Worlds(values, counts, prior)
-    r = _validate.in_range("rho", rho, 0.0, 1.0)
+    r = _validate.rho(rho)
     rtol = _validate.tolerance("rtol", rtol)
+    return _validate.ret(smallest_private_scale(ws, r.ravel(), rtol).reshape(r.shape), r.ndim == 0)
+
+
+def smallest_private_scale(ws, flat, rtol):
+    """`tight_scale` of a `Worlds` for a validated 1-d array of rho."""
     risk = Risk(ws)
-    flat = r.ravel()
     out = np.full(flat.shape, np.nan)
     # the limits decided exactly: no noise where rho is at least every
     # world's share of its group, none enough where rho is at most the
@@ -355,7 +360,7 @@ def tight_scale(values, rho, *, counts=None, prior=None, rtol=0.0):
         lam, status = smallest_scale(risk, rho_t, rtol)
         out[todo] = no_more_than_the_bound(risk, rho_t, lam, exact_m=not ws.weighted)
         _search.warn_unconverged(status, "tight_scale")
-    return _validate.ret(out.reshape(r.shape), r.ndim == 0)
+    return out
 
 
 def no_more_than_the_bound(risk, rho, lam, exact_m):
@@ -372,7 +377,6 @@ def no_more_than_the_bound(risk, rho, lam, exact_m):
     it an upper bound; ``exact_m``: the weights are whole counts, summed
     exactly).  Its scale is taken where it also passes the computed risk,
     or the least scale above it that does."""
-    from ._closed_form import scale_for_rho  # (imported here: no cycle at import time)
 
     fs = risk.fs
     if fs.size < 2:
@@ -387,7 +391,7 @@ def no_more_than_the_bound(risk, rho, lam, exact_m):
         spread = np.nextafter(float(np.ldexp(fs[-1] - fs[0], -risk.k)) + risk.pad, np.inf)
     if not (m_eff >= 1.0 and np.isfinite(spread)):
         return lam
-    bound = np.asarray(scale_for_rho(rho, m_eff, spread), dtype=np.float64).reshape(-1)
+    bound = laplace_scale(rho, np.float64(m_eff), np.float64(spread))
     better = np.flatnonzero(np.isfinite(bound) & (bound > 0.0) & (bound < lam))
     if better.size == 0:
         return lam
@@ -483,8 +487,10 @@ def tight_epsilon(values, rho, *, counts=None, prior=None, rtol=0.0):
     2.249596595
     """
     ws = Worlds(values, counts, prior)
+    r = _validate.rho(rho)
+    rtol = _validate.tolerance("rtol", rtol)
+    lam = smallest_private_scale(ws, r.ravel(), rtol).reshape(r.shape)
     fs = ws.groups()[0]
-    lam = np.asarray(tight_scale(values, rho, counts=counts, prior=prior, rtol=rtol))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         # the spread over the scale, halved first: values near +-1e308
         eps = np.where(fs[-1] == fs[0], 0.0, (0.5 * fs[-1] - 0.5 * fs[0]) / lam * 2.0)

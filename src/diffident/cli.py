@@ -20,8 +20,8 @@ import sys
 
 import numpy as np
 
-from . import __version__
-from ._closed_form import epsilon_for_rho, min_rho, risk_bound, scale_for_rho
+from . import __version__, _validate
+from ._closed_form import laplace_epsilon, laplace_risk, laplace_scale
 
 # The paper's Adult example (Table 3 domain of hours-per-week, n = 48,842).
 _ADULT_N = 48842
@@ -68,17 +68,19 @@ def _table(headers, rows):
 
 
 def _calibrate(args, out):
-    rho = np.asarray(args.rho, dtype=float)
-    m, s = args.worlds, args.range
-    eps = np.atleast_1d(epsilon_for_rho(rho, m))
-    lam = np.atleast_1d(scale_for_rho(rho, m, s))
-    bound = np.atleast_1d(risk_bound(lam, m, s))
+    # validated here, once, under the options' names; the cores take them as they are
+    rho = _validate.rho(args.rho, "rho")
+    m = _validate.worlds(args.worlds, "worlds").item()
+    s = _validate.sensitive_range(args.range, "range").item()
+    eps = laplace_epsilon(rho, np.float64(m))
+    lam = laplace_scale(rho, np.float64(m), np.float64(s))
+    bound = laplace_risk(lam, np.float64(m), np.float64(s))
     rows = [
         (_fmt(r), _fmt(e, _DOWN), _fmt(l, _UP), _fmt(b, _UP), "unattainable" if math.isinf(l) else ("no noise" if l == 0 else ""))
         for r, e, l, b in zip(rho, eps, lam, bound)
     ]
     print("Laplace calibration for differential identifiability (Lee and Clifton, KDD 2012, Theorem 1)", file=out)
-    print(f"worlds m = {_fmt(m)}, sensitive range S = {_fmt(s)}, lowest reachable risk 1/m = {_fmt(min_rho(m))}", file=out)
+    print(f"worlds m = {_fmt(m)}, sensitive range S = {_fmt(s)}, lowest reachable risk 1/m = {_fmt(1.0 / m)}", file=out)
     print(file=out)
     print(_table(["rho", "epsilon", "scale", "risk bound", "note"], rows), file=out)
     print(file=out)
@@ -127,24 +129,17 @@ def _replicate(args, out):
     return 0
 
 
-def _number(name, ok, want):
-    """An argparse type: a float for which ok(x) holds, else a one-line error."""
+def _number(name):
+    """An argparse type: a float, else a one-line error (its range is checked
+    once, where the numbers are used)."""
 
     def parse(text):
         try:
-            x = float(text)
+            return float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
-        if not ok(x):
-            raise argparse.ArgumentTypeError(f"{name} must be {want}, got {text}")
-        return x
 
     return parse
-
-
-_rho_arg = _number("rho", lambda x: 0.0 <= x <= 1.0, "in [0, 1]")
-_worlds_arg = _number("worlds", lambda x: math.isfinite(x) and x >= 1, "a finite number >= 1")
-_range_arg = _number("range", lambda x: math.isfinite(x) and x >= 0, "a finite number >= 0")
 
 
 def build_parser():
@@ -157,9 +152,9 @@ def build_parser():
         description="The paper's Laplace calibration (Theorem 1). Defaults: the Adult hours-per-week example "
         f"(m = {_HOURS_WORLDS}, S = 98/{_ADULT_N}) at rho = {', '.join(map(str, _DEFAULT_RHO))}.",
     )
-    c.add_argument("--rho", type=_rho_arg, nargs="+", default=list(_DEFAULT_RHO), help="risk bound(s) in [0, 1]")
-    c.add_argument("--worlds", "-m", type=_worlds_arg, default=float(_HOURS_WORLDS), help="number of possible worlds m (>= 1)")
-    c.add_argument("--range", "-s", type=_range_arg, default=_HOURS_RANGE, help="sensitive range S of the query (>= 0)")
+    c.add_argument("--rho", type=_number("rho"), nargs="+", default=list(_DEFAULT_RHO), help="risk bound(s) in [0, 1]")
+    c.add_argument("--worlds", "-m", type=_number("worlds"), default=float(_HOURS_WORLDS), help="number of possible worlds m (>= 1)")
+    c.add_argument("--range", "-s", type=_number("range"), default=_HOURS_RANGE, help="sensitive range S of the query (>= 0)")
     c.set_defaults(func=_calibrate)
 
     w = sub.add_parser(
@@ -174,7 +169,7 @@ def build_parser():
     w.add_argument("--columns", nargs="+", default=None, help="columns (default: every numeric column)")
     w.add_argument("--queries", nargs="+", default=["mean", "median", "std"],
                    choices=["sum", "mean", "median", "min", "max", "var", "std", "count"])
-    w.add_argument("--rho", type=_rho_arg, nargs="+", default=None,
+    w.add_argument("--rho", type=_number("rho"), nargs="+", default=None,
                    help="risk bounds (default: --n-rho log-spaced values from just above 1/m to 0.5)")
     w.add_argument("--n-rho", type=int, default=50, help="size of the default rho grid (default 50)")
     w.add_argument("--sizes", type=int, nargs="+", default=None, help="dataset sizes (seeded samples of rows)")

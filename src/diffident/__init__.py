@@ -6,6 +6,13 @@ Implements J. Lee and C. Clifton, "Differential Identifiability" (KDD 2012)
 and goes beyond it with the exact worst-case risk and tight calibration.
 """
 
+from . import rr
+from ._chunked import (
+    chunked_disclosure_risk,
+    chunked_log_evidence,
+    chunked_worst_case_risk,
+    iter_chunks,
+)
 from ._closed_form import (
     effective_worlds,
     epsilon_for_rho,
@@ -14,12 +21,6 @@ from ._closed_form import (
     risk_bound,
     scale_for_rho,
 )
-from ._posterior import disclosure_risk, log_evidence, log_posterior, posterior
-from ._possible import Domain, contributions, dataset_sensitive_range, sensitive_range, world_values
-from ._neighbours import dataset_tight_scale
-from ._sweep import SweepTable, sweep
-from ._multi import multi_tight_scale, multi_worst_case_risk
-from ._gaussian import gaussian_delta, gaussian_sigma_for
 from ._dp import (
     ClassicGaussianWarning,
     analytic_gaussian_delta,
@@ -32,11 +33,21 @@ from ._dp import (
     posterior_bound,
     rho_after_composition,
 )
+from ._gaussian import gaussian_delta, gaussian_sigma_for
 from ._membership import membership_risk, membership_tight_scale
-from ._chunked import chunked_disclosure_risk, chunked_log_evidence, chunked_worst_case_risk, iter_chunks
-from . import rr
-from ._worst_case import tight_epsilon, tight_scale, worst_case_risk
+from ._multi import multi_tight_scale, multi_worst_case_risk
+from ._neighbours import dataset_tight_scale
+from ._possible import (
+    Domain,
+    contributions,
+    dataset_sensitive_range,
+    sensitive_range,
+    world_values,
+)
+from ._posterior import disclosure_risk, log_evidence, log_posterior, posterior
 from ._search import ConvergenceWarning
+from ._sweep import SweepTable, sweep
+from ._worst_case import tight_epsilon, tight_scale, worst_case_risk
 
 __version__ = "0.1.0"
 

@@ -24,10 +24,10 @@ from . import _grouping, _search, _validate
 from ._kernels import subsets
 from ._kernels.evidence import sweep_sums, sweep_work
 from ._possible import sum_grid
-from ._posterior import log_evidence, posterior
+from ._posterior import log_evidence_of, log_posterior_rows
 from ._world_sets import Candidates, Known, Query, check_k, check_magnitudes
-from ._worlds import energy_factor
-from ._worst_case import sweep_error, spread_exponent
+from ._worlds import Worlds, energy_factor
+from ._worst_case import spread_exponent, sweep_error
 
 __all__ = ["membership_risk", "membership_tight_scale"]
 
@@ -189,10 +189,16 @@ def membership_risk(query, known, candidates, scale, *, k=1, individual=None, re
         R = _validate.finite("response", response)
         lam = _validate.positive_scale("scale", scale)
         shape = np.broadcast_shapes(R.shape, lam.shape)
-        den = np.broadcast_to(log_evidence(mb.values, R, lam, counts=mb.total), shape)
+        Rf, Lf = _validate.flat(R, shape), _validate.flat(lam, shape)
+
+        def evidence(counts):
+            ws = Worlds(mb.values, counts, check_finite=False)
+            return log_evidence_of(ws, Rf, Lf, False).reshape(shape)
+
+        den = evidence(mb.total)
         with np.errstate(invalid="ignore"):
-            cols = [np.exp(np.asarray(log_evidence(mb.values, R, lam, counts=mb.contain[g]) - den)) for g in groups]
-        out = np.stack([np.broadcast_to(c, shape) for c in cols], axis=-1)
+            cols = [np.exp(evidence(mb.contain[g]) - den) for g in groups]
+        out = np.stack(cols, axis=-1)
         # where the log-evidences are large their difference loses digits
         # (ulp(den) of the ratio's log; below the float range, all of them):
         # there the posterior-weighted share of the worlds holding the
@@ -200,13 +206,13 @@ def membership_risk(query, known, candidates, scale, *, k=1, individual=None, re
         # weights (`posterior` gives one world's P(t | R) / total_t)
         far = np.flatnonzero(~(np.abs(den.ravel()) <= _EXACT_LOG_EVIDENCE))
         if far.size:
-            Rf = np.broadcast_to(R, shape).ravel()[far]
-            Lf = np.broadcast_to(lam, shape).ravel()[far]
+            Rfar, Lfar = Rf[far], Lf[far]
             share = np.ascontiguousarray(mb.contain[groups].T)  # (worlds, individuals)
             flat = out.reshape(-1, groups.size)
             step = max(1, _TABLE_CELLS // (4 * mb.values.size))  # posteriors in batches of points
+            ws = Worlds(mb.values, mb.total, check_finite=False)
             for a in range(0, far.size, step):
-                post = posterior(mb.values, Rf[a:a + step], Lf[a:a + step], counts=mb.total)
+                post = np.exp(log_posterior_rows(ws, Rfar[a:a + step], Lfar[a:a + step], False))
                 flat[far[a:a + step]] = post @ share
             out = flat.reshape(out.shape)
         out = np.minimum(out, 1.0)

@@ -68,18 +68,18 @@ from . import _grouping, _search, _validate
 from ._kernels import neighbours, queries
 from ._possible import (
     dataset_k1,
+    dataset_setup,
     index_rows,
     value_multisets,
-    dataset_setup,
-    world_values,
+    world_values_of,
 )
 from ._world_sets import Known, count_text
 from ._worlds import Worlds
 from ._worst_case import (
     Evaluator,
+    Risk,
     guesses,
     no_more_than_the_bound,
-    Risk,
     smallest_scale,
     sweep_error,
 )
@@ -294,11 +294,9 @@ class Problem:
             if self.k == 1:
                 self._cache[i] = _grouping.group_counts(self.matched_values(i))
             else:
-                dom = self.cands.domain
-                cand = dom if dom is not None else np.append(self.cands.vals, self.removed(i))
-                self._cache[i] = world_values(self.qy.func if not self.qy.named else self.qy.name, self.known(i),
-                                              cand, k=self.k, ddof=self.qy.ddof, q=self.qy.q,
-                                              max_worlds=self.max_worlds)
+                cand = self._world_cands(i)  # (validated with the data, by dataset_setup)
+                kn = Known(self.known(i), cand.lo)
+                self._cache[i] = world_values_of(self.qy, self.k, cand, kn, self.max_worlds)
         return self._cache[i]
 
     def risk(self, s):

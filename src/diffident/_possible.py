@@ -146,6 +146,11 @@ def world_values(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=10*
     """
     qy, k, cands, kn = setup(query, known, candidates, k, ddof, q)
     max_worlds = _validate.integer("max_worlds", max_worlds)
+    return world_values_of(qy, k, cands, kn, max_worlds)
+
+
+def world_values_of(qy, k, cands, kn, max_worlds):
+    """`world_values` of validated world-set parts (`setup`)."""
     if qy.code in (queries.SUM, queries.MEAN) and k > 1:
         grid = sum_grid(cands)
         if grid is not None and (grid[1] in _BINARY_STEPS or cands.n_worlds(k) > max_worlds):
@@ -518,6 +523,11 @@ def dataset_sensitive_range(query, data, candidates, *, k=1, ddof=0, q=0.5, retu
     """
     qy, k, x, cands, return_removed, max_worlds = dataset_setup(query, data, candidates, k, ddof, q,
                                                                 return_removed, max_worlds)
+    return dataset_sensitive_range_of(qy, k, x, cands, return_removed, max_worlds)
+
+
+def dataset_sensitive_range_of(qy, k, x, cands, return_removed, max_worlds):
+    """`dataset_sensitive_range` of validated parts (`dataset_setup`)."""
     order = np.argsort(x, kind="stable")
     xs = np.ascontiguousarray(x[order])
     if k == 1 and qy.named:

@@ -212,8 +212,12 @@ def log_evidence(values, response, scale, *, counts=None, prior=None, noise="lap
     0.313261687518
     """
     ws, shape, (R, lam), gauss = _points(values, response, scale, counts, prior, noise)
-    logev, _ = _evaluate(ws, R, lam, None, gauss)
-    return _validate.ret(logev.reshape(shape), len(shape) == 0)
+    return _validate.ret(log_evidence_of(ws, R, lam, gauss).reshape(shape), len(shape) == 0)
+
+
+def log_evidence_of(ws, R, lam, gauss):
+    """`log_evidence` of a `Worlds` at validated flat responses and scales."""
+    return _evaluate(ws, R, lam, None, gauss)[0]
 
 
 def log_posterior(values, response, scale, *, counts=None, prior=None, noise="laplace"):
@@ -268,6 +272,11 @@ def log_posterior(values, response, scale, *, counts=None, prior=None, noise="la
     [-0.313262, -1.313262]
     """
     ws, shape, (R, lam), gauss = _points(values, response, scale, counts, prior, noise)
+    return log_posterior_rows(ws, R, lam, gauss).reshape(shape + (ws.n,))
+
+
+def log_posterior_rows(ws, R, lam, gauss):
+    """`log_posterior` of a `Worlds` at validated flat responses and scales: (points, worlds)."""
     n = R.size
     out = np.empty((n, ws.n))
     nw = numba.get_num_threads()
@@ -284,7 +293,7 @@ def log_posterior(values, response, scale, *, counts=None, prior=None, noise="la
             break
         ws.check_finite()  # raises, naming the first non-finite value
         vmax = float(np.abs(ws.f).max())  # finite values whose distances overflow
-    return out.reshape(shape + (ws.n,))
+    return out
 
 
 def posterior(values, response, scale, *, counts=None, prior=None, noise="laplace"):
@@ -341,7 +350,8 @@ def posterior(values, response, scale, *, counts=None, prior=None, noise="laplac
     >>> round(float(p.sum()), 12)
     1.0
     """
-    return np.exp(log_posterior(values, response, scale, counts=counts, prior=prior, noise=noise))
+    ws, shape, (R, lam), gauss = _points(values, response, scale, counts, prior, noise)
+    return np.exp(log_posterior_rows(ws, R, lam, gauss)).reshape(shape + (ws.n,))
 
 
 def disclosure_risk(values, response, scale, *, world=0, counts=None, prior=None, noise="laplace"):

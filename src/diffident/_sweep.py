@@ -20,8 +20,8 @@ import numpy as np
 from . import _validate
 from ._closed_form import laplace_epsilon, laplace_scale
 from ._neighbours import Problem
-from ._possible import dataset_sensitive_range, world_values
-from ._world_sets import Candidates, Domain, Query
+from ._possible import dataset_sensitive_range_of, dataset_setup, world_values_of
+from ._world_sets import Domain, Known
 from ._worlds import Worlds
 from ._worst_case import Risk
 
@@ -433,7 +433,9 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
         grid = rho_fixed if rho is not None else _default_rho(m, n_rho)
         for q in queries:
             bar.step(f"{name} {q} n={n}")
-            S, removed = dataset_sensitive_range(q, d, dom, ddof=ddof, return_removed=True)
+            # the cell's query, data and domain validated once, for every computation below
+            qy, _, d, cands, _, _ = dataset_setup(q, d, dom, 1, ddof, 0.5, True, 10**8)
+            S, removed = dataset_sensitive_range_of(qy, 1, d, cands, True, 10**8)
             k = grid.size
             row = dict(column=np.full(k, name, dtype=object), query=np.full(k, q, dtype=object),
                        n=np.full(k, n, dtype=np.int64), m=np.full(k, m), rho=grid,
@@ -441,7 +443,7 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
             nan = np.full(k, np.nan)
             row.update(bound_scale=nan, bound_epsilon=nan, tight_scale=nan, tight_epsilon=nan,
                        risk_at_bound=nan)
-            prob = Problem(Query(q, 0.5, ddof), 1, d, Candidates(dom), 10**8) if "tight" in cals else None
+            prob = Problem(qy, 1, d, cands, 10**8) if "tight" in cals else None
             if "bound" in cals:
                 lam = laplace_scale(grid, np.float64(m), np.float64(S))
                 row["bound_scale"] = lam
@@ -450,7 +452,8 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
                 if prob is not None and d[removed[0]] == prob.removed(prob.sets[prob.ref][0])[0]:
                     risk = prob.risk(prob.ref)  # the same worlds, grouped and sorted once
                 else:
-                    risk = Risk(Worlds(*world_values(q, np.delete(d, removed[0]), dom, ddof=ddof)))
+                    known = Known(np.delete(d, removed[0]), cands.lo)
+                    risk = Risk(Worlds(*world_values_of(qy, 1, cands, known, 10**8)))
                 row["risk_at_bound"] = risk(lam)[0]
             if "tight" in cals:
                 # every D' = D - i, not only the one attaining S

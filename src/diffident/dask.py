@@ -18,7 +18,14 @@ summation order for the log-evidence; bit for bit for the worst case).
 import numpy as np
 
 from . import _validate
-from ._chunked import validated_chunk, chunk_ends, points, EvidenceSums, tie_plan, worst_case_work
+from ._chunked import (
+    EvidenceSums,
+    chunk_ends,
+    points,
+    tie_plan,
+    validated_chunk,
+    worst_case_work,
+)
 from ._grouping import chunk_groups
 from ._kernels import evidence, worstcase
 from ._worst_case import inverse_scales, spread_exponent

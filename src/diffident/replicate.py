@@ -25,8 +25,8 @@ import numpy as np
 
 from . import __version__
 from ._closed_form import epsilon_for_rho, min_rho, risk_bound, scale_for_rho
-from ._posterior import disclosure_risk, log_evidence, posterior
 from ._possible import Domain, dataset_sensitive_range, sensitive_range, world_values
+from ._posterior import disclosure_risk, log_evidence, posterior
 from ._worst_case import tight_epsilon, tight_scale, worst_case_risk
 
 __all__ = ["run", "load_adult", "synthetic_rows", "ATTRIBUTES"]

@@ -232,17 +232,7 @@ def largest_below(check, h, l, what):
     nothing passes."""
     lm = l - MARGIN * h
     x0 = np.maximum(np.where(lm >= 0.0, h, np.nextafter(h, -np.inf)), 0.0)
-
-    def passes(i, x):
-        ok = _dd.le(x, h[i], lm[i])
-        j = np.flatnonzero(ok)
-        if j.size:
-            ok[j] = check(i[j], x[j])
-        return ok
-
-    x, status = _search.boundary(passes, x0, increasing=False, lo=0.0, hi=np.inf)
-    _search.warn_unconverged(status, what)
-    return np.where(status == _search.NOT_REACHED, 0.0, x)
+    return _certified(check, lambda i, x: _dd.le(x, h[i], lm[i]), x0, False, what)
 
 
 def smallest_above(check, h, l, k, what):
@@ -254,17 +244,29 @@ def smallest_above(check, h, l, k, what):
     with np.errstate(over="ignore", under="ignore"):
         x0 = np.ldexp(np.where(lu <= 0.0, h, np.nextafter(h, np.inf)), k)
 
-    def passes(i, x):
+    def beyond(i, x):
         with np.errstate(over="ignore", under="ignore"):
-            ok = _dd.ge(np.ldexp(x, -k[i]), h[i], lu[i])
+            return _dd.ge(np.ldexp(x, -k[i]), h[i], lu[i])
+
+    return _certified(check, beyond, x0, True, what)
+
+
+def _certified(check, first, x0, increasing, what):
+    """The boundary search of `largest_below` (``increasing`` False: 0 where
+    nothing passes) and `smallest_above` (True: inf), from ``x0``: a float
+    passes where ``first(idx, x)`` (the double-double test against the
+    exact value) holds and then ``check(idx, x)``."""
+
+    def passes(i, x):
+        ok = first(i, x)
         j = np.flatnonzero(ok)
         if j.size:
             ok[j] = check(i[j], x[j])
         return ok
 
-    x, status = _search.boundary(passes, x0, increasing=True, lo=0.0, hi=np.inf)
+    x, status = _search.boundary(passes, x0, increasing=increasing, lo=0.0, hi=np.inf)
     _search.warn_unconverged(status, what)
-    return np.where(status == _search.NOT_REACHED, np.inf, x)
+    return np.where(status == _search.NOT_REACHED, np.inf if increasing else 0.0, x)
 
 
 def epsilon_for_rho(rho, m):

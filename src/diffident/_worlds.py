@@ -1,6 +1,8 @@
 """The world set behind every risk computation: validated values, weights,
 and (computed once, on demand) the merged sorted groups of MATH.md s. 4."""
 
+import functools
+
 import numpy as np
 
 from . import _validate
@@ -34,7 +36,6 @@ class Worlds:
         self.weighted = c is not None or p is not None
         self._groups = None
         self._rep = None
-        self._lw = self._lp = None
         self.log_shrink = 0.0  # log of the factor taken out of the groups' weights
         if not self.weighted:
             self.log_norm = 0.0
@@ -57,31 +58,25 @@ class Worlds:
             self._pw = np.where(live, pr / pmax, 0.0)
         self._cw = cw
         self._w = cw * self._pw
-        self._lw = None
-        self._lp = None
 
-    @property
+    @functools.cached_property
     def lw(self):
-        if self._lw is None:
-            if not self.weighted:
-                self._lw = np.empty(0)
-            else:
-                with np.errstate(divide="ignore"):
-                    self._lw = np.log(self._raw_counts) + self.lp
-        return self._lw
+        """log(count x prior / max prior) per entry (empty when unweighted)."""
+        if not self.weighted:
+            return np.empty(0)
+        with np.errstate(divide="ignore"):
+            return np.log(self._raw_counts) + self.lp
 
-    @property
+    @functools.cached_property
     def lp(self):
-        if self._lp is None:
-            if not self.weighted:
-                self._lp = np.empty(0)
-            else:
-                # in logs: a prior 1e-400 times the largest is not 0 here
-                c, p = self._raw_counts, self._raw_prior
-                live = (c > 0) & (p > 0)
-                with np.errstate(divide="ignore"):
-                    self._lp = np.where(live, np.log(p) - self.log_norm, -np.inf)
-        return self._lp
+        """log(prior / max prior) per entry, -inf where the count is 0 (empty when unweighted)."""
+        if not self.weighted:
+            return np.empty(0)
+        # in logs: a prior 1e-400 times the largest is not 0 here
+        c, p = self._raw_counts, self._raw_prior
+        live = (c > 0) & (p > 0)
+        with np.errstate(divide="ignore"):
+            return np.where(live, np.log(p) - self.log_norm, -np.inf)
 
     def scaled(self, k):
         """The same worlds with their values multiplied by 2**k (exact for

@@ -50,43 +50,27 @@ BUF = 3 * CHUNK  # work floats per worker: distances as pairs and the terms (cal
 # ----------------------------------------------------------------- direct --
 
 @kernel
-def _min8(x):
-    """Smallest element, and 0.0 (NaN if an element is inf or NaN), in one
-    pass with independent chains."""
+def _min8(x, sign):
+    """Smallest element of ``sign * x`` (sign = +-1: negation is exact), and
+    0.0 (NaN if an element is inf or NaN), in one pass with independent
+    chains."""
     n = x.size
     a0 = a1 = a2 = a3 = np.inf
     z0 = z1 = 0.0
     j = 0
     while j + 4 <= n:
-        a0 = min(a0, x[j])
-        a1 = min(a1, x[j + 1])
-        a2 = min(a2, x[j + 2])
-        a3 = min(a3, x[j + 3])
+        a0 = min(a0, sign * x[j])
+        a1 = min(a1, sign * x[j + 1])
+        a2 = min(a2, sign * x[j + 2])
+        a3 = min(a3, sign * x[j + 3])
         z0 += x[j] * 0.0 + x[j + 1] * 0.0
         z1 += x[j + 2] * 0.0 + x[j + 3] * 0.0
         j += 4
     while j < n:
-        a0 = min(a0, x[j])
+        a0 = min(a0, sign * x[j])
         z0 += x[j] * 0.0
         j += 1
     return min(min(a0, a1), min(a2, a3)), z0 + z1
-
-
-@kernel
-def _max8(x):
-    n = x.size
-    a0 = a1 = a2 = a3 = -np.inf
-    j = 0
-    while j + 4 <= n:
-        a0 = max(a0, x[j])
-        a1 = max(a1, x[j + 1])
-        a2 = max(a2, x[j + 2])
-        a3 = max(a3, x[j + 3])
-        j += 4
-    while j < n:
-        a0 = max(a0, x[j])
-        j += 1
-    return max(max(a0, a1), max(a2, a3))
 
 
 @kernel
@@ -161,7 +145,7 @@ def _chunk_triple(f, lw, weighted, exact, gauss, R, c, buf, dh_run, dl_run):
         x = buf[:n]
         for i in range(n):
             x[i] = abs(R - f[i])
-        d, z = _min8(x)  # z: NaN if a value is not finite
+        d, z = _min8(x, 1.0)  # z: NaN if a value is not finite
         d = min(d, dh_run)
         # energy_diff(x, 0, d, 0, c, gauss) for x >= d, written out: x - d is
         # then >= 0 exactly, and a clamped product keeps 0 * inf out
@@ -183,21 +167,21 @@ def _chunk_triple(f, lw, weighted, exact, gauss, R, c, buf, dh_run, dl_run):
     if weighted:
         for i in range(n):  # worlds of no weight never set the shift
             t[i] = hi[i] if lw[i] > -np.inf else np.inf
-        dh, _ = _min8(t)
+        dh, _ = _min8(t, 1.0)
         if dh == np.inf:
             return np.inf, 0.0, -np.inf, z
         for i in range(n):
             t[i] = lo[i] if lw[i] > -np.inf else np.inf
         dl = _low_at(hi, t, dh)
     else:
-        dh, _ = _min8(hi)
+        dh, _ = _min8(hi, 1.0)
         dl = _low_at(hi, lo, dh)
         if _before(dh_run, dl_run, dh, dl):
             dh, dl = dh_run, dl_run
     if weighted:
         for i in range(n):
             t[i] = lw[i] - energy_diff(hi[i], lo[i], dh, dl, c, gauss)
-        g = _max8(t)
+        g = -_min8(t, -1.0)[0]
         for i in range(n):
             t[i] = exp(t[i] - g)
         return dh, dl, g, sum8(t) + z

@@ -66,6 +66,7 @@ from ._math import (
     exp_full as exp,  # factors down to subnormals: weights span up to 2**1000
 )
 from ._math import fma
+from .dd import two_sum
 
 BLOCK = 8
 K = 64  # values per sub-block
@@ -91,14 +92,6 @@ def neighbour_factors(fs, inv, E):
 # ------------------------------------------------------------ building blocks --
 
 @kernel
-def _two_sum(a, b):
-    """(s, e) with s = fl(a + b) and a + b == s + e exactly (Knuth)."""
-    s = a + b
-    bb = s - a
-    return s, (a - (s - bb)) + (b - bb)
-
-
-@kernel
 def _link_forward(fprev, wprev, L, R, C, fa, thi, tlo, f, e, inv):
     """At the first value ``f`` of a sub-block (``e``: its neighbour factor),
     from the state at the previous value: the carry C into the sub-block, the
@@ -110,7 +103,7 @@ def _link_forward(fprev, wprev, L, R, C, fa, thi, tlo, f, e, inv):
     yS = (f - fa) * inv
     wide = not (yE <= XB)
     qe = exp(0.0 if wide else yE)
-    s, err = _two_sum(thi, qe * (L + wprev))
+    s, err = two_sum(thi, qe * (L + wprev))
     lo = tlo + err
     ps = exp(-(yS if yS <= 800.0 else 800.0))  # 0 for a far value, inf and NaN
     anch = ps * (s + lo)
@@ -128,7 +121,7 @@ def _link_backward(b, w, LR, uhi, ulo, ps, qe, kind, e):
     ``LR``: the local right sum there, ``e``: its neighbour factor), with the
     link's data from the forward sweep: the right carry into the previous
     sub-block and the anchored right sum after the link.  Branch-free."""
-    s, err = _two_sum(uhi, ps * (LR + w))
+    s, err = two_sum(uhi, ps * (LR + w))
     same = kind == 0.0
     hi = s if same else ps * (b + w)
     lo = (ulo + err) if same else 0.0
@@ -155,14 +148,7 @@ def forward(fs, W, E, A, LK, g0, F, inv):
     order; ``F`` is the forward state, updated in place.  ``E`` holds the
     neighbour factors, ``E[0]`` the one to the previous chunk's last value
     (unused when g0 = 0)."""
-    fprev = F[0]
-    wprev = F[1]
-    L = F[2]
-    R = F[3]
-    C = F[4]
-    fa = F[5]
-    thi = F[6]
-    tlo = F[7]
+    fprev, wprev, L, R, C, fa, thi, tlo = F[0], F[1], F[2], F[3], F[4], F[5], F[6], F[7]
     n = fs.size
     k = 0
     i = 0
@@ -198,14 +184,7 @@ def forward(fs, W, E, A, LK, g0, F, inv):
             wprev = W[j]
         fprev = fs[end - 1]
         i = end
-    F[0] = fprev
-    F[1] = wprev
-    F[2] = L
-    F[3] = R
-    F[4] = C
-    F[5] = fa
-    F[6] = thi
-    F[7] = tlo
+    F[0], F[1], F[2], F[3], F[4], F[5], F[6], F[7] = fprev, wprev, L, R, C, fa, thi, tlo
 
 
 @kernel
@@ -215,13 +194,7 @@ def backward(W, E, A, invP, LK, g0, Bs, last):
     place (``last``: these are the data's last values).  Returns the smallest
     S/P and its position (the first of equal ones)."""
     n = W.size
-    LR = Bs[0]
-    RR = Bs[1]
-    CR = Bs[2]
-    uhi = Bs[3]
-    ulo = Bs[4]
-    wnext = Bs[5]
-    enext = Bs[6]
+    LR, RR, CR, uhi, ulo, wnext, enext = Bs[0], Bs[1], Bs[2], Bs[3], Bs[4], Bs[5], Bs[6]
     k = n_links(g0, n) - 1
     best = np.inf
     arg = 0
@@ -260,13 +233,7 @@ def backward(W, E, A, invP, LK, g0, Bs, last):
         wnext = w
         enext = e
         i = start - 1
-    Bs[0] = LR
-    Bs[1] = RR
-    Bs[2] = CR
-    Bs[3] = uhi
-    Bs[4] = ulo
-    Bs[5] = wnext
-    Bs[6] = enext
+    Bs[0], Bs[1], Bs[2], Bs[3], Bs[4], Bs[5], Bs[6] = LR, RR, CR, uhi, ulo, wnext, enext
     return best, arg
 
 

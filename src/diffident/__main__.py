@@ -1,3 +1,5 @@
+"""``python -m diffident``: the ``diffident`` command."""
+
 import sys
 
 from .cli import main

@@ -102,7 +102,8 @@ class EvidenceSums:
     unchanged, and bring them into the kernels' range.  ``k`` starts from
     the responses and scales; a chunk whose distances overflow lowers it,
     and the sums already folded are rescaled with it (exactly: a power of
-    two), so that chunked and in-memory evaluations agree in every regime."""
+    two), so that chunked and in-memory evaluations agree in every regime.
+    """
 
     def __init__(self, R, lam, gauss, k=None):
         if k is None:
@@ -175,7 +176,8 @@ class EvidenceSums:
 
     def finish(self, fw=None, pw=None):
         """The log-evidence at each point, and (given a world's value and
-        weight) that world's posterior."""
+        weight) that world's posterior.
+        """
         if not np.all(self.S > 0):
             raise ValueError("counts give every world zero weight")
         n = self.R.size
@@ -396,7 +398,7 @@ def chunked_worst_case_risk(chunks, scale):
     k = spread_exponent(ends[0][0], ends[-1][1]) if ends else 0
 
     def min_gap():  # the smallest gap between values of positive weight, scaled
-        fs = np.concatenate([chunk_groups(f, c, p)[0] for (f, c), p in zip(groups, plan)])
+        fs = np.concatenate([chunk_groups(f, c, p)[0] for (f, c), p in zip(groups, plan, strict=True)])
         return np.diff(np.ldexp(fs, k)).min() if fs.size > 1 else np.inf
 
     inv = inverse_scales(lam, k, min_gap)
@@ -407,7 +409,7 @@ def chunked_worst_case_risk(chunks, scale):
     # huge totals: S / P formed 2**t times smaller, as in memory where a
     # risk falls below the normal range (the same bits)
     t = RISK_SHIFT if shrink < 1.0 else 0
-    best = _worst_chunks([(f, c, p) for (f, c), p in zip(groups, plan)], inv, k, shrink, t)
+    best = _worst_chunks([(f, c, p) for (f, c), p in zip(groups, plan, strict=True)], inv, k, shrink, t)
     if best is None:
         raise ValueError("counts give every world zero weight")
     with np.errstate(divide="ignore"):
@@ -417,7 +419,8 @@ def chunked_worst_case_risk(chunks, scale):
 
 def chunk_ends(f, c):
     """A sorted chunk's (first value, weight of its first run, last value,
-    weight of its last run, whether it is one run), or None when empty."""
+    weight of its last run, whether it is one run), or None when empty.
+    """
     if f.size == 0:
         return None
     a = int(np.searchsorted(f, f[0], "right"))
@@ -431,7 +434,8 @@ def tie_plan(ends):
     """Per chunk (drop its first group, weight to add to its last group):
     a value repeated across chunk boundaries is one group, held by the first
     chunk it appears in, as in memory (whole-number counts: the sums are
-    exact, whatever their order)."""
+    exact, whatever their order).
+    """
     plan = [[False, 0.0] for _ in ends]
     owner = None
     value = None
@@ -464,7 +468,8 @@ def _worst_chunks(items, inv, k=0, shrink=1.0, t=0):
     the values scaled by 2**k (``inv`` in those units), the weights by
     ``shrink`` and S/P by ``2**-t``: the sweep's forward states run through the chunks, then its
     backward states back, with the same kernels (and so the same bits) as
-    in memory.  None if no value has a positive weight."""
+    in memory.  None if no value has a positive weight.
+    """
     ns = inv.size
     F = np.zeros((ns, worstcase.NF))
     starts = []
@@ -481,14 +486,14 @@ def _worst_chunks(items, inv, k=0, shrink=1.0, t=0):
     Bs = np.zeros((ns, worstcase.NB))
     Bs[:, 1] = 1.0
     last = True
-    for (f, c, p), (g0, Fi) in zip(reversed(items), reversed(starts)):
+    for (f, c, p), (g0, Fi) in zip(reversed(items), reversed(starts), strict=True):
         fs, W = chunk_groups(f, c, p, k)
         if fs.size == 0:
             continue
         W = W * shrink
         E, A, LK = worst_case_work(fs.size, g0)
-        worstcase.chunk_worst(fs, W, np.full(fs.size, np.ldexp(1.0 / shrink, -t)), g0, inv, Fi, Bs, last, best, E, A, LK,
-                       np.empty(worstcase.NF))
+        invP = np.full(fs.size, np.ldexp(1.0 / shrink, -t))
+        worstcase.chunk_worst(fs, W, invP, g0, inv, Fi, Bs, last, best, E, A, LK, np.empty(worstcase.NF))
         last = False
     return None if last else best
 

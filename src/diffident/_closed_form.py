@@ -73,7 +73,8 @@ def bound(eh, el, lh, ll, floor):
     allowed), ``L = lh + ll`` (``-inf`` allowed: the bound is 1), ``floor``
     the value at eps = 0 (1/m, or the prior), returned as it is where eps is
     below `TINY_EPS`.  Elsewhere in double-double (`bound_dd`), rounded to
-    nearest."""
+    nearest.
+    """
     out = np.where(eh < TINY_EPS, floor, 1.0)
     live = np.flatnonzero((eh >= TINY_EPS) & np.isfinite(eh) & (lh > -np.inf))
     if live.size:
@@ -89,7 +90,8 @@ def bound_dd(th, tl):
     """``1 / (1 + e^t)`` for a finite double-double t, as ``(h + l) 2^q``
     (h + l in the normal range, so that a subnormal result is rounded once):
     ``1 / (1 + v)`` with ``v = e^t`` for ``t <= 0``, and ``v / (1 + v)`` with
-    ``v = e^-t`` for ``t > 0`` (v carried as ``(vh + vl) 2^q``)."""
+    ``v = e^-t`` for ``t > 0`` (v carried as ``(vh + vl) 2^q``).
+    """
     pos = th > 0.0
     ah, al = np.where(pos, -th, th), np.where(pos, -tl, tl)  # -|t|
     vh, vl, q = _dd.exp_parts(ah, al)  # e^-|t| = (vh + vl) 2^q, q <= 0
@@ -104,7 +106,8 @@ def bound_dd(th, tl):
 def ratio(s, lam):
     """``s / lam`` as a double-double for 1-d arrays ``s, lam >= 0``:
     ``(inf, 0)`` at ``lam = 0 < s`` or beyond the float range, ``(0, 0)``
-    at ``s = 0`` or ``lam = inf``."""
+    at ``s = 0`` or ``lam = inf``.
+    """
     sf, se = np.frexp(s)
     lf, le = np.frexp(lam)
     with np.errstate(all="ignore"):
@@ -140,7 +143,8 @@ def rho_up(e, m):
     `diffident._search.boundary`.  Deciding through the inverse keeps it
     exact where the bound is flat in epsilon (near 1/m), where a margin on
     the bound itself would cost many ulps of epsilon.  ``ceil(1/m)`` at
-    e = 0, 1 at e = inf or m = 1."""
+    e = 0, 1 at e = inf or m = 1.
+    """
     lh, ll = log_m1(m)
     shape, (e, m, lh, ll) = _flat(e, m, lh, ll)
     out = np.where(e == 0.0, _inv_up(m), 1.0)
@@ -167,7 +171,8 @@ def rho_up(e, m):
 
 def _inv_up(m):
     """``1/m`` rounded upward (1-d, m >= 1): ``fl(1/m)``, moved up one float
-    where ``fl(1/m) m < 1`` exactly."""
+    where ``fl(1/m) m < 1`` exactly.
+    """
     r = 1.0 / m
     mf, me = np.frexp(m)
     rf, re = np.frexp(r)
@@ -186,7 +191,8 @@ def _risk(lam, m, s, lh, ll):
 
 def m_rho_minus_one(m, rho):
     """``m rho - 1`` as a double-double (exact: frexp-scaled two-product),
-    for 1-d arrays with ``m rho >= 1/2``; negative where rho < 1/m."""
+    for 1-d arrays with ``m rho >= 1/2``; negative where rho < 1/m.
+    """
     mf, me = np.frexp(m)
     rf, re = np.frexp(rho)
     p, e = _dd.two_prod(mf, rf)
@@ -199,7 +205,8 @@ def log_ratio(nh, nl, dh, dl, logs=None):
     """``ln(1 + n/d)`` as a double-double for positive double-doubles n and
     d (1-d arrays): ``log1p`` of the quotient, or, where the quotient would
     overflow (there the answer is above 690: no cancellation),
-    ``logs(idx)`` (default ``ln n - ln d``)."""
+    ``logs(idx)`` (default ``ln n - ln d``).
+    """
     with np.errstate(all="ignore"):
         xh, xl = _dd.div(nh, nl, dh, dl)
         big = ~(xh < 2.0**1000)
@@ -217,7 +224,8 @@ def log_ratio(nh, nl, dh, dl, logs=None):
 
 def _eps_star(rho, m):
     """The exact ``ln((m - 1) rho / (1 - rho)) = log1p((m rho - 1) / (1 -
-    rho))`` as a double-double, for 1-d arrays with ``1/m < rho < 1``."""
+    rho))`` as a double-double, for 1-d arrays with ``1/m < rho < 1``.
+    """
     nh, nl = m_rho_minus_one(m, rho)
     dh, dl = _dd.two_sum(1.0, -rho)  # 1 - rho exactly
     return log_ratio(nh, nl, dh, dl)
@@ -229,7 +237,8 @@ def largest_below(check, h, l, what):
     calibration; ``check`` the float check of its bound, monotone): started
     at the float below, certified by `diffident._search.boundary` (the
     float check is evaluated only where the first test passes).  0 where
-    nothing passes."""
+    nothing passes.
+    """
     lm = l - MARGIN * h
     x0 = np.maximum(np.where(lm >= 0.0, h, np.nextafter(h, -np.inf)), 0.0)
     return _certified(check, lambda i, x: _dd.le(x, h[i], lm[i]), x0, False, what)
@@ -239,7 +248,8 @@ def smallest_above(check, h, l, k, what):
     """The smallest float ``x`` with ``x >= (h + l)(1 + MARGIN) 2^k`` and
     ``check(idx, x)`` (1-d double-double ``h + l > 0`` in the normal range,
     integer k: the exact value of a calibration, scaled); as
-    `largest_below`, inf where nothing passes."""
+    `largest_below`, inf where nothing passes.
+    """
     lu = l + MARGIN * h
     with np.errstate(over="ignore", under="ignore"):
         x0 = np.ldexp(np.where(lu <= 0.0, h, np.nextafter(h, np.inf)), k)
@@ -255,7 +265,8 @@ def _certified(check, first, x0, increasing, what):
     """The boundary search of `largest_below` (``increasing`` False: 0 where
     nothing passes) and `smallest_above` (True: inf), from ``x0``: a float
     passes where ``first(idx, x)`` (the double-double test against the
-    exact value) holds and then ``check(idx, x)``."""
+    exact value) holds and then ``check(idx, x)``.
+    """
 
     def passes(i, x):
         ok = first(i, x)
@@ -338,7 +349,8 @@ def laplace_epsilon(r, mm):
 
 def _feasible(r, mm):
     """Indices of the 1-d entries with ``1/m < rho < 1``, rho above 1/m both
-    exactly and as rounded (``rho = fl(1/m)`` is the documented edge)."""
+    exactly and as rounded (``rho = fl(1/m)`` is the documented edge).
+    """
     with np.errstate(all="ignore"):
         cand = np.flatnonzero((r < 1.0) & (r > 1.0 / mm))
     if cand.size:
@@ -625,7 +637,8 @@ def _quotient_down(w, mx):
     (`diffident._dd.pairwise_sum`), and the float below the quotient
     certified by `diffident._search.boundary` with the exact product
     ``x * mx``; where the bound leaves the comparison open, the exact sign
-    from ``math.fsum``."""
+    from ``math.fsum``.
+    """
     shape = mx.shape
     mx = np.ascontiguousarray(mx).reshape(-1)
     w = np.ascontiguousarray(w).reshape(mx.size, -1)
@@ -639,7 +652,7 @@ def _quotient_down(w, mx):
         p, e = _dd.two_prod(x, ms[i])  # x * ms exactly (x <= 2n, ms < 1)
         gap = (h[i] - p) + (l[i] - e)  # h - p exact where it matters
         ok = gap >= bound[i]
-        unsure = np.flatnonzero((np.abs(gap) < bound[i]))
+        unsure = np.flatnonzero(np.abs(gap) < bound[i])
         if unsure.size:
             j = i[unsure]
             rows = np.concatenate([ws[j], -p[unsure, None], -e[unsure, None]], axis=1)

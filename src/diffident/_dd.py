@@ -153,7 +153,8 @@ def _split(a):
 def two_prod(a, b):
     """``(p, e)`` with ``p = fl(a b)`` and ``a b == p + e`` exactly
     (Dekker), for ``|a|, |b| < 2^995`` and an error term that does not
-    underflow."""
+    underflow.
+    """
     p = a * b
     ah, al = _split(a)
     bh, bl = _split(b)
@@ -209,7 +210,8 @@ def pairwise_sum(x):
     are exact and collected, their own float sum is off by at most
     ``(2 levels + 4) 2^-53`` of the sum of their magnitudes (the bound),
     and ``h + l`` is their total with the pairwise sum, normalised.  The
-    bound is 0 where no addition rounded."""
+    bound is 0 where no addition rounded.
+    """
     x = np.asarray(x, dtype=np.float64)
     err = np.zeros(x.shape[:-1])
     mag = np.zeros(x.shape[:-1])
@@ -230,14 +232,16 @@ def exact_sign(rows):
     """The sign (-1, 0, 1) of the exact sum of each row of the 2-d array
     ``rows`` (finite floats): ``math.fsum`` is the exact sum correctly
     rounded, so its sign is exact.  A Python loop: for the few rows where
-    `pairwise_sum`'s bound leaves the answer open."""
+    `pairwise_sum`'s bound leaves the answer open.
+    """
     return np.array([np.sign(math.fsum(r)) for r in rows], dtype=np.float64).reshape(len(rows))
 
 
 def le(x, h, l):
     """Whether the double ``x <= h + l`` (``h - x`` is exact where ``l``
     can change the answer, within a factor 2 of h; elsewhere its sign
-    decides).  False for NaN."""
+    decides).  False for NaN.
+    """
     return (h - x) + l >= 0.0
 
 
@@ -250,7 +254,8 @@ def ge(x, h, l):
 
 def _expm1_reduced(rh, rl):
     """``expm1(r)`` for ``|r| <= ln(2)/128`` (plus a little): Taylor series,
-    the terms from r^6 on in doubles (they are below 2^-40 of the result)."""
+    the terms from r^6 on in doubles (they are below 2^-40 of the result).
+    """
     t = _INV_FACT[11]
     for n in range(10, 5, -1):
         t = _INV_FACT[n] + rh * t
@@ -277,7 +282,8 @@ def _reduce(xh, xl):
 def _exp_table(xh, xl):
     """The pieces of ``exp(x) = 2^q T (1 + e)``: ``(T hi, T lo, (T e) hi,
     (T e) lo, q)``, T = 2^(j/64) from the table, e = expm1 of the reduced
-    argument (both double-doubles)."""
+    argument (both double-doubles).
+    """
     k, rh, rl = _reduce(xh, xl)
     eh, el = _expm1_reduced(rh, rl)
     ki = k.astype(np.int64)
@@ -291,7 +297,8 @@ def _exp_table(xh, xl):
 def exp_parts(xh, xl):
     """``exp(x) = (h + l) 2^q`` with ``h + l`` in [1, 2) (to rounding);
     returns ``(h, l, q)`` (q an integer array).  Arguments are clipped to
-    +-1e4: the caller decides what an over- or underflow means."""
+    +-1e4: the caller decides what an over- or underflow means.
+    """
     big = np.abs(xh) > _EXP_ARG_MAX
     xh = np.clip(xh, -_EXP_ARG_MAX, _EXP_ARG_MAX)
     xl = np.where(big, 0.0, xl)
@@ -302,14 +309,16 @@ def exp_parts(xh, xl):
 
 def exp(xh, xl):
     """``exp(x)`` as a double-double (results in the normal range; beyond,
-    the parts over- or underflow like ``np.ldexp``)."""
+    the parts over- or underflow like ``np.ldexp``).
+    """
     h, l, q = exp_parts(xh, xl)
     return np.ldexp(h, q), np.ldexp(l, q)
 
 
 def exp_round(xh, xl):
     """``exp(x)`` rounded to the nearest double, subnormal results included
-    (rounded from the double-double, not twice)."""
+    (rounded from the double-double, not twice).
+    """
     h, l, q = exp_parts(xh, xl)
     return ldexp_round(h, l, q)
 
@@ -318,7 +327,8 @@ def ldexp_round(h, l, q):
     """``(h + l) 2^q`` rounded to the nearest double, for a normalised
     double-double in the normal range and integers q: ``np.ldexp`` of h,
     corrected by the remainder where the result is subnormal (there
-    ``np.ldexp`` rounds h alone)."""
+    ``np.ldexp`` rounds h alone).
+    """
     r = np.ldexp(h, q)
     sub = np.abs(r) < 2.2250738585072014e-308
     if sub.any():
@@ -334,13 +344,14 @@ def blockwise(fn, *arrays, block=4096):
     """``fn(*arrays)`` on 1-d arrays of one length, a block of entries at a
     time (the many temporaries of the double-double functions then stay in
     the cache: about 4x faster on large arrays); ``fn`` returns an array or
-    a tuple of arrays, concatenated likewise."""
+    a tuple of arrays, concatenated likewise.
+    """
     n = arrays[0].size if arrays else 0
     if n <= block:
         return fn(*arrays)
     parts = [fn(*(a[i:i + block] for a in arrays)) for i in range(0, n, block)]
     if isinstance(parts[0], tuple):
-        return tuple(np.concatenate(p) for p in zip(*parts))
+        return tuple(np.concatenate(p) for p in zip(*parts, strict=True))
     return np.concatenate(parts)
 
 
@@ -359,7 +370,8 @@ def expm1(xh, xl):
 def log(xh, xl):
     """``ln(x)`` for ``x > 0``: ``x = f 2^k`` with f in [sqrt(1/2), sqrt(2)),
     ``ln f`` by one Newton step from ``np.log`` (``ln f = y + ln(f e^-y)``,
-    ``f e^-y - 1`` about 1e-16, its logarithm its own value to 2^-106)."""
+    ``f e^-y - 1`` about 1e-16, its logarithm its own value to 2^-106).
+    """
     f, k = np.frexp(xh)
     low = f < 0.7071067811865476
     f = np.where(low, 2.0 * f, f)
@@ -382,7 +394,8 @@ def log(xh, xl):
 def log1p(xh, xl):
     """``ln(1 + x)`` for ``x > -1``, with a relative error near 0: one
     Newton step from ``np.log1p`` (``y + (x - expm1 y) / (1 + expm1 y)``)
-    where ``|x| < 1/4``, `log` of the exact ``1 + x`` elsewhere."""
+    where ``|x| < 1/4``, `log` of the exact ``1 + x`` elsewhere.
+    """
     xh, xl = np.asarray(xh, dtype=np.float64), np.asarray(xl, dtype=np.float64)
     small = np.abs(xh) < 0.25
     if small.all():
@@ -405,7 +418,8 @@ def _log1p_small(xh, xl):
 
 def log1p_exp(th, tl):
     """``ln(1 + e^t)`` (softplus), for finite t: ``max(t, 0) +
-    log1p(e^-|t|)``."""
+    log1p(e^-|t|)``.
+    """
     neg = th < 0.0
     ah, al = np.where(neg, th, -th), np.where(neg, tl, -tl)  # -|t|
     vh, vl = exp(ah, al)

@@ -44,7 +44,8 @@ class _Model:
     ``fs`` of the worlds of positive weight, their group weights (count x
     prior, the prior scaled by 2^-pshift so that the total is below 2^1021)
     as double-doubles ``Gh + Gl`` with error bounds, the total ``T`` and the
-    centred first moment that gives D1 without cancellation."""
+    centred first moment that gives D1 without cancellation.
+    """
 
     def __init__(self, ws, counts, prior):
         n = ws.n
@@ -126,7 +127,8 @@ class _Model:
     def _sorted(self):
         """The value order of the live worlds and the first of each group
         (made on demand for equal weights: only the rational fallbacks use
-        them)."""
+        them).
+        """
         if self.order is None:
             self.order = radix.argsort(self.f)
             self.starts = np.flatnonzero(np.r_[True, self.f[self.order][1:] != self.f[self.order][:-1]])
@@ -139,7 +141,8 @@ class _Model:
 
     def _fraction_sign(self, rho, j, group):
         """sign(rho sum c_k p_k - p_j) in exact rational arithmetic, the sum
-        over every live world (group None) or over one value group."""
+        over every live world (group None) or over one value group.
+        """
         self._sorted()
         ks = self.order if group is None else self.order[self.starts[group]:(
             self.starts[group + 1] if group + 1 < self.u else self.order.size)]
@@ -151,7 +154,8 @@ class _Model:
         """sign(rho W - 1) exactly, for the total weight (own False: rho
         against the infinite-noise share p_j / T) or the own group's (own
         True: rho against the no-noise share p_j / G_own).  Double-double
-        with an error bound; the rare undecided ones in rational arithmetic."""
+        with an error bound; the rare undecided ones in rational arithmetic.
+        """
         rho = np.asarray(rho, float)
         world = np.asarray(world, np.int64)
         eh, el, err = self.excess(rho, world, own)
@@ -166,7 +170,8 @@ class _Model:
 
     def excess(self, rho, world, own):
         """(hi, lo, error bound) of E = rho W / p_j - 1, a double-double,
-        with W the total weight or the own group's."""
+        with W the total weight or the own group's.
+        """
         m, e = np.frexp(self.p[world])
         k = (self.pshift - e).astype(np.int64)
         if own:
@@ -201,7 +206,8 @@ class _Model:
         """The kernels' parameter table for targets (world, rho, sigma), every
         world live and 0 < rho < 1.  Scales that may over- or underflow
         (st = rho / p_j, D1, D2, and in the far regime 2^s) are carried as
-        mantissa and exponent until they are put in their units."""
+        mantissa and exponent until they are put in their units.
+        """
         n = world.size
         par = np.zeros((n, gaussian.NPAR))
         fj = self.f[world]
@@ -219,7 +225,8 @@ class _Model:
         with np.errstate(over="ignore"):
             wide = np.maximum(np.abs(fj - self.fs[0]), np.abs(self.fs[-1] - fj))
             half = np.maximum(np.abs(0.5 * fj - 0.5 * self.fs[0]), np.abs(0.5 * self.fs[-1] - 0.5 * fj))
-        de = np.where(np.isfinite(wide), np.frexp(np.where(np.isfinite(wide), wide, 1.0))[1], np.frexp(half)[1] + 1) - se
+        finite = np.isfinite(wide)
+        de = np.where(finite, np.frexp(np.where(finite, wide, 1.0))[1], np.frexp(half)[1] + 1) - se
         ksc = np.where(de < -300, -de, 0)
         # D1 = st K / sigma, K = sum_g G_g (f_j - f_g) from the centred
         # moments in units of 2^-a, exact to about 2^-100 of its terms
@@ -250,7 +257,8 @@ class _Model:
         # output units: 2^s with the largest of |E|, 40 |D1|, D2 near 1
         s = np.zeros(n, np.int64)
         if far.any():
-            top = np.maximum(np.maximum(np.where(eh != 0.0, np.frexp(eh)[1], -10**6), np.where(d1m != 0.0, d1e + 6 + np.frexp(d1m)[1], -10**6)),
+            top = np.maximum(np.maximum(np.where(eh != 0.0, np.frexp(eh)[1], -10**6),
+                                        np.where(d1m != 0.0, d1e + 6 + np.frexp(d1m)[1], -10**6)),
                              d2e + np.frexp(d2m)[1])
             s = np.where(far, -top, 0)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
@@ -263,7 +271,9 @@ class _Model:
             par[:, gaussian.LS] = np.where(np.abs(oh) <= 0.5, np.log1p(oh + ol),
                                     np.log(rm * gm) + (kst + ge) * _LN2)
             par[:, gaussian.STS] = np.ldexp(rm, kst + s - 2 * ksc)
-            par[:, gaussian.EH], par[:, gaussian.EL], par[:, gaussian.EERR] = np.ldexp(eh, s), np.ldexp(el, s), np.ldexp(eerr, s)
+            par[:, gaussian.EH] = np.ldexp(eh, s)
+            par[:, gaussian.EL] = np.ldexp(el, s)
+            par[:, gaussian.EERR] = np.ldexp(eerr, s)
             d1 = np.ldexp(d1m, d1e + s)
             par[:, gaussian.D1] = d1
             # (a bound beyond the float range only makes the upper bound on
@@ -281,7 +291,8 @@ class _Model:
 
 class _Eval:
     """h (minus its error bound for an upper bound on delta) and h' at
-    trial points, for the search functions' ``evaluate(idx, z)``."""
+    trial points, for the search functions' ``evaluate(idx, z)``.
+    """
 
     def __init__(self, model, par, upper):
         self.m, self.par, self.upper = model, par, upper
@@ -302,7 +313,8 @@ class _Eval:
 def _phi_lower(x):
     """Phi(x) for x <= 0 (or -inf) to a few ulps: below -1 as
     erfcx(-x / sqrt 2) exp(-x^2 / 2) / 2 with x^2 split exactly (scipy's
-    ndtr loses about x^2 ulps in the tail)."""
+    ndtr loses about x^2 ulps in the tail).
+    """
     x = np.asarray(x, dtype=np.float64)
     xf = np.where(np.isfinite(x), x, 0.0)
     hi = xf * xf
@@ -319,7 +331,8 @@ def _mass(a, b, upper):
     """P(a < Z < b) for a standard normal Z, a <= b (infinite ends
     allowed), without cancellation: a difference of two tails on one side
     of 0, one minus both tails when they are small, else a sum of erf;
-    with ``upper`` an upper bound (the few-ulp errors of the terms added)."""
+    with ``upper`` an upper bound (the few-ulp errors of the terms added).
+    """
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     low = b <= 0.0
@@ -346,7 +359,8 @@ def _mass(a, b, upper):
 
 def _deltas(model, world, rho, sigma, upper=False):
     """delta (or with ``upper`` an upper bound on it) for each target
-    (world index, rho, sigma), all 1-d of one length; and the search status."""
+    (world index, rho, sigma), all 1-d of one length; and the search status.
+    """
     n = world.size
     out = np.zeros(n)
     status = np.zeros(n, np.int8)

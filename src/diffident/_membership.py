@@ -1,4 +1,4 @@
-"""Membership: is a given individual among the k unknown ones? (MATH.md s. 8)
+"""Membership: whether a given individual is among the k unknown ones (MATH.md s. 8).
 
 With k unknown individuals drawn from explicit candidates, the disclosure
 event "candidate i is in D" is the union of the worlds that contain i.  For
@@ -37,7 +37,8 @@ _EXACT_LOG_EVIDENCE = 16.0  # |log evidence| up to this: a difference of two wit
 
 class _Membership:
     """Worlds by sum, and for each distinct candidate value the worlds that
-    contain one given candidate of that value."""
+    contain one given candidate of that value.
+    """
 
     def __init__(self, query, known, candidates, k):
         qy = Query(query, 0.5, 0)
@@ -97,7 +98,8 @@ class _Membership:
         """max over world values of the membership posterior, per distinct
         candidate value, for each scale in lam (0 and inf allowed): array
         (len(lam), groups).  The values and the scales are scaled by the
-        worst case's power of two (`spread_exponent`)."""
+        worst case's power of two (`spread_exponent`).
+        """
         fs = self.values
         k = spread_exponent(fs[0], fs[-1])
         fs = np.ldexp(fs, k)
@@ -231,7 +233,8 @@ def membership_risk(query, known, candidates, scale, *, k=1, individual=None, re
 def _no_noise_needed(mb, rho):
     """Whether rho is at least the largest membership posterior without
     noise, max over world values t and candidates of contain[t] / total[t],
-    decided exactly (fractions near a tie)."""
+    decided exactly (fractions near a tie).
+    """
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(mb.total > 0, mb.contain / mb.total, 0.0)
     top = float(ratio.max())
@@ -239,7 +242,7 @@ def _no_noise_needed(mb, rho):
     near = np.flatnonzero(np.abs(rho - top) <= 1e-12 * top)
     if near.size:
         pairs = [(Fraction(float(mb.contain[g, t])), Fraction(float(mb.total[t])))
-                 for g, t in zip(*np.nonzero(ratio >= top * (1.0 - 1e-12)))]
+                 for g, t in zip(*np.nonzero(ratio >= top * (1.0 - 1e-12)), strict=True)]
         for i in near:
             r = Fraction(float(rho[i]))
             out[i] = all(r * tot >= c for c, tot in pairs)
@@ -317,7 +320,7 @@ def membership_tight_scale(query, known, candidates, rho, *, k=1, rtol=0.0):
         spread = max(mb.values[-1] - mb.values[0], np.finfo(float).tiny)
         # a scale passes when its computed risk meets rho by the evaluation's
         # error bound: its exact risk then meets rho too
-        out[todo], status = _search.smallest(lambda i, x: ev(x), _search.below(flat[todo], mb.error), spread / 4.0, spread,
-                                       rtol=rtol)
+        out[todo], status = _search.smallest(lambda i, x: ev(x), _search.below(flat[todo], mb.error), spread / 4.0,
+                                             spread, rtol=rtol)
         _search.warn_unconverged(status, "membership_tight_scale")
     return _validate.ret(out.reshape(r.shape), r.ndim == 0)

@@ -50,7 +50,8 @@ class _Releases:
     """rho* of the worlds for rows of scales, one per release: the sorted
     sweep of `worst_case_risk` for one query, the dense kernel for more.
     Both `multi_worst_case_risk` and `multi_tight_scale` evaluate through
-    it, so that a calibrated scale passes the check the caller makes."""
+    it, so that a calibrated scale passes the check the caller makes.
+    """
 
     def __init__(self, values, counts, prior):
         self.FT, self.w, self.invP = _prepare(values, counts, prior)
@@ -83,7 +84,8 @@ class _Releases:
 
     def __call__(self, lam, strict=True):
         """rho* and a worst world's index for each row of ``lam`` (n, q)
-        (``strict``: see `Risk`; a search passes False)."""
+        (``strict``: see `Risk`; a search passes False).
+        """
         if self.q == 1:
             return self.one(lam[:, 0], strict)
         cols, unknown = [], np.zeros(lam.shape[0], bool)
@@ -284,7 +286,8 @@ def multi_tight_scale(values, rho, *, spread=None, counts=None, prior=None, rtol
         hi = np.where(np.isfinite(hi) & (hi > 0), hi, 1.0)
         # a factor passes when its computed risk meets rho by the evaluation's
         # error bound: its exact risk then meets rho too
-        u[todo], status = _search.smallest(lambda i, x: risk_at(x), _search.below(rt, rel.error), hi * 1e-3, hi, rtol=rtol)
+        u[todo], status = _search.smallest(lambda i, x: risk_at(x), _search.below(rt, rel.error), hi * 1e-3, hi,
+                                           rtol=rtol)
         _search.warn_unconverged(status, "multi_tight_scale")
     with np.errstate(over="ignore"):  # as risk_at forms them
         return u.reshape(r.shape)[..., None] * sp

@@ -229,7 +229,8 @@ def dataset_tight_scale(query, data, candidates, rho, *, k=1, ddof=0, q=0.5, rto
 
 class Problem:
     """The distinct removals of a data set, their world sets, and the
-    every-neighbour search over them."""
+    every-neighbour search over them.
+    """
 
     def __init__(self, qy, k, x, cands, max_worlds):
         self.qy, self.k, self.cands, self.max_worlds = qy, k, cands, max_worlds
@@ -274,7 +275,8 @@ class Problem:
         """k = 1: the query on every world of removal i, in a fixed order of
         the worlds shared by every removal (the Domain's values; or the
         candidates, then the removed individual), evaluated as
-        `world_values` evaluates them (the reference's are kept)."""
+        `world_values` evaluates them (the reference's are kept).
+        """
         if i in self._matched:
             return self._matched[i]
         cand = self._world_cands(i)
@@ -318,7 +320,8 @@ class Problem:
 
     def _build_sets(self):
         """Group the removals into distinct world sets; choose the reference
-        (the set with the largest sensitive range)."""
+        (the set with the largest sensitive range).
+        """
         qy, nrem = self.qy, len(self.combos)
         self.spread = None
         if self.shift:
@@ -352,7 +355,8 @@ class Problem:
         them equal have equal worlds (a coarser grouping than MATH.md s. 9's
         equal removed values: for the median, every removal below the
         middle is one).  `kth` reads indices r - k to r of the known part
-        for each rank r the query takes."""
+        for each rank r the query takes.
+        """
         qy, k, n = self.qy, self.k, self.n
         n0 = n - k
         N = n
@@ -462,7 +466,8 @@ class Problem:
     def _verify(self, idx, lam, rho, who, cert):
         """The (set, rho indices) where a set fails its own `tight_scale`
         test at lam: its computed risk above rho lowered by its error bound
-        (at lam = 0: rho below its largest share, decided exactly)."""
+        (at lam = 0: rho below its largest share, decided exactly).
+        """
         certified = np.zeros(idx.size, bool)
         if cert is not None:
             ok = (lam[idx] > 0) & np.isfinite(lam[idx])
@@ -506,7 +511,8 @@ class Problem:
 
     def _search_set(self, risk, rho, lo, rtol):
         """`_search_above` where rho is attainable: the search, then
-        tight_scale's closed-form bound where it is smaller."""
+        tight_scale's closed-form bound where it is smaller.
+        """
         target = _search.below(rho, risk.error)  # as tight_scale tests a scale
         _, hi = guesses(risk.fs, risk.W, rho)
         with np.errstate(over="ignore", under="ignore"):  # beyond the float range: the search grows it
@@ -524,7 +530,8 @@ def _set_error(X):
     """An error bound for the evaluation of any removal's worlds: at most
     one group per world of X's (64 more for rounding ties), all weights
     whole counts (the bound of `Risk.error`, which grows with the groups
-    and with the total weight over the smallest)."""
+    and with the total weight over the smallest).
+    """
     return sweep_error(np.append(X.W, np.ones(64)))
 
 
@@ -541,7 +548,8 @@ class _ShiftBound:
     its error bound.  The value returned bounds every removal's *computed*
     risk (times 1 + ``error``, the bound of `_set_error`), and the search
     holds it to rho lowered by ``error``, as each removal's `tight_scale`
-    would."""
+    would.
+    """
 
     def __init__(self, risk, B, error):
         self.risk, self.B, self.error = risk, B, error
@@ -560,7 +568,8 @@ class _ShiftBound:
 def _shift_offset(prob):
     """B for sum and mean over a Domain: four times a bound on how far any
     world value, as `world_values` computes it (double-double sums, one
-    final rounding), lies from its exact value."""
+    final rounding), lies from its exact value.
+    """
     xs, k = prob.xs, prob.k
     top = max(abs(prob.cands.lo), abs(prob.cands.hi))
     total = float(np.abs(xs).sum()) + k * top  # bounds |sum| over every world
@@ -573,7 +582,8 @@ def _shift_offset(prob):
 
 class _Certificate:
     """Dominance of every other world set by the reference's (k = 1,
-    matched worlds; module docstring)."""
+    matched worlds; module docstring).
+    """
 
     def __init__(self, prob):
         self.prob = prob
@@ -610,7 +620,8 @@ class _Certificate:
 
     def _var_offsets(self, others, perm, B):
         """Offsets for var and std over a Domain from the centred formula,
-        with a bound on its distance from the values `world_values` gives."""
+        with a bound on its distance from the values `world_values` gives.
+        """
         prob = self.prob
         qy = prob.qy
         members = np.array([prob.sets[s][0] for s in others], dtype=np.int64)
@@ -646,7 +657,8 @@ class _Certificate:
         In batches of scales, each with the weights of its smallest scale:
         first wide batches (1/scale within a factor 64; all the scales at
         once for a small world set, where an evaluator call costs more than
-        its scales), then what failed in narrow ones (`_BATCH_RATIO`)."""
+        its scales), then what failed in narrow ones (`_BATCH_RATIO`).
+        """
         out = np.zeros(lam.size, bool)
         rest = np.arange(lam.size)
         ratios = (np.inf, 64.0, _BATCH_RATIO) if self.risk.fs.size <= _ONE_BATCH_WORLDS else (64.0, _BATCH_RATIO)
@@ -666,7 +678,8 @@ class _Certificate:
 
     def _batch(self, lam, rho, sel):
         """The certificate for the scales ``lam[sel]``, with the weights
-        exp(-s B_g+) of the largest s = 1 / scale among them."""
+        exp(-s B_g+) of the largest s = 1 / scale among them.
+        """
         s_b = np.nextafter(1.0 / lam[sel].min(), np.inf)  # at least every 1 / scale
         with np.errstate(under="ignore", over="ignore"):
             # floored: the evaluator needs S P > 0; a floored group's bound,
@@ -687,7 +700,8 @@ def var_errors(mu, qc, s2, c, n, w, denom, lo, hi, std, gap=0.0):
     from double-double moments about c (``s2``: the sum of squares about
     c); the library's value is the double-double formula about the known
     part's own median (within ``gap`` of c), rounded once (then its square
-    root)."""
+    root).
+    """
     u = _UNIT
     n0 = n - 1
     dd_rel = (n + 8) * 2.0 ** -100  # double-double accumulation over the data

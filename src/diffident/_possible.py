@@ -35,7 +35,8 @@ _CHUNK = 1 << 16  # worlds per enumeration batch
 
 def _enumerate(qy, k, cands, kn, max_worlds, reduce=None):
     """Evaluate the query on every world, batch by batch; returns (values,
-    counts), or the running (min, max) with ``reduce='range'``."""
+    counts), or the running (min, max) with ``reduce='range'``.
+    """
     if cands.real:
         raise ValueError("a real interval has infinitely many worlds: world values cannot be enumerated")
     total = cands.n_worlds(k)
@@ -168,7 +169,8 @@ def sum_grid(cands):
     """(offsets, scale, base) when the candidates lie on a grid of step
     1 / scale (integers, halves, cents, ...): value = base + offset / scale
     (exactly for a power-of-two scale, to the decimals' rounding otherwise);
-    None when they do not (or the DP would be too large)."""
+    None when they do not (or the DP would be too large).
+    """
     if cands.real:
         return None
     vals = cands.vals
@@ -183,7 +185,8 @@ def sum_grid(cands):
 
 def _sum_multiplicities(qy, k, cands, kn, grid):
     """Sum or mean over k-subsets (k-multisets for a Domain) by the exact
-    subset-sum dynamic programme of MATH.md section 8."""
+    subset-sum dynamic programme of MATH.md section 8.
+    """
     from ._kernels.subsets import multiset_sums, subset_sums
 
     offs, scale, base = grid
@@ -256,7 +259,8 @@ def _var_range_k1(qy, n, sums, lo, hi, near, evaluate):
     (values near 1e15 whose variances differ by 1e-15 of themselves lost
     every digit), nor of two candidates on either side of m.  For std,
     ``(var(v1) - var(v2)) / (std(v1) + std(v2))``, the stds from
-    ``evaluate(v)``."""
+    ``evaluate(v)``.
+    """
     sh, sl = sums
     m = (sh + sl) / n
     v1 = np.where(m - lo > hi - m, lo, hi)
@@ -550,7 +554,8 @@ def dataset_sensitive_range_of(qy, k, x, cands, return_removed, max_worlds):
 
 def dataset_setup(query, data, candidates, k, ddof, q, return_removed, max_worlds):
     """The validated arguments of the functions over every D' = data minus k
-    individuals: (query, k, data, candidates, return_removed, max_worlds)."""
+    individuals: (query, k, data, candidates, return_removed, max_worlds).
+    """
     qy = Query(query, q, ddof)
     k = check_k(k)
     return_removed = _validate.flag("return_removed", return_removed)
@@ -578,7 +583,8 @@ def _attaining(qy, k, S_by, xs, first, counts, cands, combos):
     Each float S is a difference of two rounded query values, so removals
     whose spreads are equal as real numbers can differ by a few ulps of the
     values (and distinct ones agree).  Near the largest, the spreads are
-    recomputed exactly (`_exact_spread`) and compared."""
+    recomputed exactly (`_exact_spread`) and compared.
+    """
     best = S_by.max()
     if combos is None:
         mag = _magnitude(qy, xs, cands)
@@ -619,7 +625,8 @@ def _magnitude(qy, xs, cands):
 def _exact_spread(qy, k, cands, known):
     """The spread of a named query over the worlds ``known + S``, in exact
     arithmetic: fractions (std through 120-digit decimals), over the same
-    extreme worlds as `_named_spread`; for deciding ties only."""
+    extreme worlds as `_named_spread`; for deciding ties only.
+    """
     import decimal
     from fractions import Fraction
 
@@ -786,7 +793,8 @@ def value_multisets(counts, k, limit):
 
 def index_rows(combo, first, counts, order):
     """Every k-subset of data indices whose values make the multiset ``combo``
-    (a tuple of distinct-value group numbers, with repeats)."""
+    (a tuple of distinct-value group numbers, with repeats).
+    """
     choices = []
     for g in sorted(set(combo)):
         members = sorted(order[first[g]:first[g] + counts[g]].tolist())

@@ -1,5 +1,6 @@
 """The adversary's posterior over possible worlds after a noisy release
-(MATH.md section 2), computed in log space relative to a shift."""
+(MATH.md section 2), computed in log space relative to a shift.
+"""
 
 import numba
 import numpy as np
@@ -38,7 +39,8 @@ def _conditioned(ws, R, lam, gauss, vmax=None):
     """The worlds, responses and energy factors scaled by a power of two
     into the kernels' range (see `Worlds.scaled`).  Without ``vmax`` the
     values are assumed in range (a kernel that meets an overflowing
-    distance reports it, and the caller retries with the values' maximum)."""
+    distance reports it, and the caller retries with the values' maximum).
+    """
     rmax = float(np.abs(R).max()) if R.size else 0.0
     smin = float(lam.min()) if lam.size else 1.0
     top = rmax if vmax is None else max(rmax, vmax)
@@ -55,7 +57,8 @@ def _conditioned(ws, R, lam, gauss, vmax=None):
 
 def _evaluate(ws, R, lam, wld, gauss, log_risk=False):
     """Log-evidence (and, with world indices, their risk or its log) at each
-    point (flat responses and scales)."""
+    point (flat responses and scales).
+    """
     n = R.size
     with_risk = wld is not None
     fw = ws.f[wld] if with_risk else np.zeros(n)

@@ -80,7 +80,8 @@ def below(target, rel):
     """A target lowered by a relative error bound ``rel`` (and one ulp), so
     that an evaluation within ``rel`` of the exact value that meets it
     proves the exact value meets ``target``: ``exact <= computed (1 + rel)
-    <= target``."""
+    <= target``.
+    """
     return np.nextafter(np.asarray(target, dtype=np.float64) * (1.0 - rel), 0.0)
 
 
@@ -106,7 +107,8 @@ def _mid(a, b):
 
 def _gap(a, b):
     """b - a for int64 keys with b >= a, as uint64: keys span nearly 2**64
-    (from -inf to inf), which an int64 difference cannot hold."""
+    (from -inf to inf), which an int64 difference cannot hold.
+    """
     return b.astype(np.uint64) - a.astype(np.uint64)
 
 
@@ -114,7 +116,8 @@ def bisect(test, fail, ok, idx):
     """Bisect keys between ``fail`` (the test fails) and ``ok`` (it
     passes), int64 arrays of one shape, for the entries ``idx``
     (``test(idx, keys)``), until they are adjacent.  Updates ``fail`` and
-    ``ok`` in place."""
+    ``ok`` in place.
+    """
     act = idx[_gap(fail[idx], ok[idx]) > 1]
     for _ in range(_STEPS + 2):  # every step halves the gap of every entry
         if act.size == 0:
@@ -411,7 +414,8 @@ def _flipped(x, s):
 
 def _half_gap(a, b):
     """About (b - a) / 2 for int64 keys, without overflow (keys of floats of
-    both signs can be further apart than the int64 range)."""
+    both signs can be further apart than the int64 range).
+    """
     return (b >> 1) - (a >> 1)
 
 

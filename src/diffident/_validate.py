@@ -25,7 +25,8 @@ def as_float(name, x, *, allow_bool=False):
     Strings and bytes (alone or inside an array), complex numbers and, unless
     ``allow_bool``, booleans (``True`` is not a number here) are a
     TypeError; ragged nested sequences and Python integers beyond the float
-    range (``10**400``) a ValueError; each message names the argument."""
+    range (``10**400``) a ValueError; each message names the argument.
+    """
     if isinstance(x, (str, bytes)):
         raise TypeError(f"{name} must be numeric, got {type(x).__name__} {x!r}")
     if x is None:
@@ -70,7 +71,7 @@ def as_float(name, x, *, allow_bool=False):
         except (TypeError, ValueError):
             raise TypeError(f"{name} must be numeric, got dtype {a.dtype}") from None
         if kind == "O":  # Python integers beyond 2**53: only those float64 holds exactly
-            for v, g in zip(a.reshape(-1), f.reshape(-1)):
+            for v, g in zip(a.reshape(-1), f.reshape(-1), strict=True):
                 if isinstance(v, numbers.Integral) and not isinstance(v, bool) and abs(v) > 2**53 and int(g) != v:
                     raise ValueError(f"{name} holds an integer float64 cannot represent exactly ({v!r}, beyond 2**53)")
         a = f
@@ -259,7 +260,8 @@ def check_noise(noise):
 
 def is_scalar(*args):
     """Whether every argument is a scalar (a ragged sequence is not: its own
-    validation names it)."""
+    validation names it).
+    """
     def ndim(a):
         try:
             return np.ndim(a)

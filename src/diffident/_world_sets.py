@@ -28,8 +28,8 @@ __all__ = ["Domain", "Query", "Candidates", "Known", "check_k", "check_magnitude
            "evaluate_callable"]
 
 _CODES = {
-    "sum": queries.SUM, "mean": queries.MEAN, "median": queries.MEDIAN, "quantile": queries.QUANTILE, "min": queries.MIN,
-    "max": queries.MAX, "var": queries.VAR, "std": queries.STD, "count": queries.COUNT,
+    "sum": queries.SUM, "mean": queries.MEAN, "median": queries.MEDIAN, "quantile": queries.QUANTILE,
+    "min": queries.MIN, "max": queries.MAX, "var": queries.VAR, "std": queries.STD, "count": queries.COUNT,
 }
 _MONOTONE = {queries.SUM, queries.MEAN, queries.MEDIAN, queries.QUANTILE, queries.MIN, queries.MAX}
 _MAX_LISTED = 10**8  # an integer Domain's values listed at most (800 MB)
@@ -351,7 +351,8 @@ def check_magnitudes(qy, n, *parts):
     every part) between 0 and 2**-500, whose squared deviations would
     overflow or underflow (the worlds would collapse to one value).  Parts
     are ``(name, array or Candidates)``; order statistics and callables
-    need no check."""
+    need no check.
+    """
     if not qy.named or qy.code not in (queries.SUM, queries.MEAN, queries.VAR, queries.STD):
         return
     ends = []

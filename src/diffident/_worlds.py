@@ -1,5 +1,6 @@
 """The world set behind every risk computation: validated values, weights,
-and (computed once, on demand) the merged sorted groups of MATH.md s. 4."""
+and (computed once, on demand) the merged sorted groups of MATH.md s. 4.
+"""
 
 import functools
 
@@ -49,7 +50,8 @@ class Worlds:
         live = (cw > 0) & (pr > 0)
         if not live.any():
             names = " and ".join(x for x, y in (("counts", c), ("prior", p)) if y is not None)
-            raise ValueError(f"{names} give every world zero weight: at least one world needs a positive count and prior")
+            raise ValueError(f"{names} give every world zero weight: "
+                             "at least one world needs a positive count and prior")
         # normalise the prior before it meets the counts: count x prior is
         # then at most the count (1e200 x 1e200 would overflow)
         pmax = pr[live].max()
@@ -81,7 +83,8 @@ class Worlds:
     def scaled(self, k):
         """The same worlds with their values multiplied by 2**k (exact for
         normal numbers): the posteriors, the log-evidence and the worst case
-        are unchanged when values, responses and scales scale together."""
+        are unchanged when values, responses and scales scale together.
+        """
         if k == 0:
             return self
         out = object.__new__(Worlds)
@@ -100,7 +103,8 @@ class Worlds:
     def linear_ok(self):
         """Whether every world of positive weight keeps a normal float weight
         relative to the largest (count x prior within 2**1000 of it): the
-        sweeps over sorted values sum weights, not their logarithms."""
+        sweeps over sorted values sum weights, not their logarithms.
+        """
         if not self.weighted:
             return True
         live = (self._raw_counts > 0) & (self._raw_prior > 0)
@@ -127,7 +131,8 @@ class Worlds:
         group, or at most (``limit="inf"``) the risk at infinite noise, the
         largest share of all worlds: decided exactly (no rounding of the
         shares), so that a calibration never calls a target met that is
-        not, nor unattainable one that is.  ``rho`` is a 1-d array."""
+        not, nor unattainable one that is.  ``rho`` is a 1-d array.
+        """
         rho = np.asarray(rho, dtype=np.float64)
         fs, Wg, invP = self.groups()
         share = _reciprocal(Wg, invP)  # rounded: a first answer, exact far from a tie
@@ -171,7 +176,8 @@ class Worlds:
     def groups(self, need_rep=False):
         """Sorted distinct values ``fs``, group weights ``W``, ``invP`` = 1 /
         the largest normalised per-world prior of each group, and (with
-        ``need_rep``) ``rep``: the caller's index of that world."""
+        ``need_rep``) ``rep``: the caller's index of that world.
+        """
         if self._groups is not None and (not need_rep or self._rep is not None):
             return self._groups + ((self._rep,) if need_rep else ())
         f = self.f
@@ -212,17 +218,20 @@ class Worlds:
 def _reciprocal(a, b):
     """``1 / (a b)`` for positive finite arrays, without overflow of the
     product (counts whose total passes the float maximum): b's power of two
-    is taken out first and put back at the end (a subnormal result)."""
+    is taken out first and put back at the end (a subnormal result).
+    """
     e = np.frexp(b)[1]
     with np.errstate(divide="ignore", over="ignore", under="ignore"):
         return np.ldexp(1.0 / (a * np.ldexp(b, -e)), -e)
 
 
 def weight_shrink(wmax, n):
-    """The power of two by which n weights of at most wmax are multiplied so
-    that their sum stays below 2**1001 (1 when it already does): the worst
+    """The power of two by which n weights of at most wmax are multiplied.
+
+    Their sum then stays below 2**1001 (1 when it already does): the worst
     case is a ratio of weights, unchanged by it.  (wmax * n itself may
-    overflow: its exponent is taken from the parts.)"""
+    overflow: its exponent is taken from the parts.)
+    """
     e = int(np.frexp(wmax)[1]) + int(n - 1).bit_length()  # wmax * n < 2**e
     return float(np.ldexp(1.0, 1000 - e)) if e > 1000 else 1.0
 
@@ -239,7 +248,8 @@ _SMIN_EXP = -1021
 
 def scaling_exponent(vmax, smin):
     """The power of two k (0 when possible) with ``vmax 2**k <= 2**1021``
-    and ``smin 2**k >= 2**-1021``; None if there is none."""
+    and ``smin 2**k >= 2**-1021``; None if there is none.
+    """
     hi = _VMAX_EXP - int(np.frexp(vmax)[1]) if vmax > 0 else 1 << 20  # vmax < 2**e
     lo = _SMIN_EXP + 1 - int(np.frexp(smin)[1]) if smin > 0 else -(1 << 20)  # smin >= 2**(e - 1)
     if lo > hi:
@@ -256,7 +266,8 @@ def check_scaling(k, smin, reach, gauss, *arrays):
     rounding and ``reach`` a bound on the distances.  Elsewhere the
     rounding is below every float's resolution of the result (values 5e-324
     apart at responses 1e308 are the same world for Laplace noise at scale
-    1e-20, not for Gaussian noise)."""
+    1e-20, not for Gaussian noise).
+    """
     if k >= 0:
         return
     thr = 2.0 ** (-1022 - k)  # below: subnormal once scaled, rounded
@@ -288,7 +299,8 @@ def too_small(name, smin, vmax):
 
 def energy_factor(lam, k, gauss):
     """c = 1 / scale (Laplace) or 1 / (sigma sqrt 2) (Gaussian) for scales
-    multiplied by 2**k, without overflow on the way."""
+    multiplied by 2**k, without overflow on the way.
+    """
     num = np.sqrt(0.5) if gauss else 1.0
     with np.errstate(over="ignore", divide="ignore", under="ignore"):
         ls = np.ldexp(lam, k)

@@ -1,5 +1,6 @@
 """The exact worst-case identification risk of a Laplace release (MATH.md
-section 4) and the tight calibration that inverts it (section 5)."""
+section 4) and the tight calibration that inverts it (section 5).
+"""
 
 import numba
 import numpy as np
@@ -33,7 +34,8 @@ class Evaluator:
         nears or passes the float maximum; 0 where every ``S_g invP_g``
         overflows) those scales are evaluated again with ``invP`` scaled by
         ``2**-RISK_SHIFT`` (exact) and their risk scaled back, rounded up
-        (`scale_down_up`; the chunked path forms it the same way)."""
+        (`scale_down_up`; the chunked path forms it the same way).
+        """
         return below_normal_again(self._evaluate, inv, self.invP)
 
     def _evaluate(self, inv, invP):
@@ -75,7 +77,8 @@ def below_normal_again(evaluate, inv, invP):
     the rows whose risk falls below the normal range evaluated again with
     ``invP`` scaled by ``2**-RISK_SHIFT`` (exact) and scaled back, rounded
     up: there ``S_g invP_g`` nears or passes the float maximum (counts whose
-    total does) and ``1 / min`` loses digits or is 0."""
+    total does) and ``1 / min`` loses digits or is 0.
+    """
     out, arg = evaluate(inv, invP)
     z = np.flatnonzero(out < _TINY)
     if z.size:
@@ -86,7 +89,8 @@ def below_normal_again(evaluate, inv, invP):
 
 def scale_down_up(r, t):
     """``r 2**-t`` rounded up (r >= 0, an array): a risk that falls into the
-    subnormal range is never rounded below its value."""
+    subnormal range is never rounded below its value.
+    """
     with np.errstate(under="ignore"):
         out = np.ldexp(r, -t)
         out = np.where(np.ldexp(out, t) < r, np.nextafter(out, np.inf), out)
@@ -114,7 +118,8 @@ def sweep_error(W):
     terms are flushed to 0).  The bound is taken twice over, for the
     operations this count leaves out (the reciprocal, the double-double
     carries' last roundings); the largest error measured against a 60-digit
-    reference is about a fifth of it."""
+    reference is about a fifth of it.
+    """
     n = float(W.sum() / W.min())
     x = min(np.log(n) + 1.0, 745.0) if n > 1.0 else 1.0
     return 2.0 * (3.0 * x + 4.0 * min(W.size, worstcase.K) + 64.0) * _U
@@ -131,7 +136,8 @@ def spread_exponent(lo, hi):
     into the normal range, where 1 / scale is finite; scaling only where
     needed keeps the small gaps of a wide spread out of the subnormal
     range.  The in-memory, chunked and Dask paths all use it, so they agree
-    bit for bit at the extremes too."""
+    bit for bit at the extremes too.
+    """
     if not hi > lo:
         return 0
     with np.errstate(over="ignore"):
@@ -148,7 +154,8 @@ def inverse_scales(lam, k, min_gap, strict=True):
     ``min_gap()`` (the smallest gap, scaled; asked only then) below 2**-1000
     is a ValueError naming the scale, no float can carry that factor.  With
     ``strict`` False (a search probing scales) no error: the second result
-    marks those scales instead, for the caller to count as failing."""
+    marks those scales instead, for the caller to count as failing.
+    """
     lam = np.ascontiguousarray(lam, dtype=np.float64).ravel()
     c = energy_factor(lam, k, False)
     over = np.isinf(c) & (lam > 0)
@@ -170,7 +177,8 @@ class Risk:
     scaling both by 2**k changes no bit where neither overflows, and it
     keeps differences of values near +-1e308 finite and ``1 / scale``
     finite for scales far below the values' spread (down to subnormal
-    scales)."""
+    scales).
+    """
 
     pad = 0.0  # added to the spread by the closed-form bound (a bound's allowance, `_ShiftBound`)
 
@@ -193,7 +201,8 @@ class Risk:
         """rho* and the argmax group for a 1-d array of scales; with
         ``strict`` False a scale too small to evaluate (see
         `inverse_scales`) gets the risk 1, so that a search counts it as
-        failing (a larger scale, on the private side) instead of raising."""
+        failing (a larger scale, on the private side) instead of raising.
+        """
         if strict:
             return self.ev(self.inverse(lam))
         c, unknown = self.inverse(lam, strict=False)
@@ -376,8 +385,8 @@ def no_more_than_the_bound(risk, rho, lam, exact_m):
     `scale_for_rho` meets that bound exactly (m rounded down and S up keep
     it an upper bound; ``exact_m``: the weights are whole counts, summed
     exactly).  Its scale is taken where it also passes the computed risk,
-    or the least scale above it that does."""
-
+    or the least scale above it that does.
+    """
     fs = risk.fs
     if fs.size < 2:
         return lam
@@ -406,7 +415,8 @@ def no_more_than_the_bound(risk, rho, lam, exact_m):
 
 def guesses(fs, W, rho):
     """Starting scales lo < hi for the search, either side of the answer as
-    a rule (the search checks them and grows them if not)."""
+    a rule (the search checks them and grows them if not).
+    """
     spread = fs[-1] - fs[0]
     m_eff = W.sum()  # the largest normalised prior is 1
     gaps = np.diff(fs)
@@ -427,7 +437,8 @@ def guesses(fs, W, rho):
 
 def smallest_scale(risk, rho, rtol):
     """The smallest scale with rho*(scale) <= rho as ``risk`` (a `Risk`)
-    evaluates it, for 1/m_eff < rho < rho*(0); and the search status."""
+    evaluates it, for 1/m_eff < rho < rho*(0); and the search status.
+    """
     lo, hi = guesses(risk.fs, risk.W, rho)  # in the scaled units
     # a scale passes when its computed risk is below rho by the evaluation's
     # error bound: its exact risk then meets rho too (not only the float)

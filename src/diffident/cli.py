@@ -41,7 +41,8 @@ def _fmt(x, rounding=decimal.ROUND_HALF_EVEN):
     """x to 10 significant digits, rounded as ``rounding`` says (from the
     exact binary value): a printed scale or risk bound is rounded up and a
     printed epsilon down, so that copying the table errs on the private
-    side."""
+    side.
+    """
     x = float(x)
     if math.isinf(x) or x == 0.0:
         return "inf" if math.isinf(x) else "0"
@@ -61,9 +62,9 @@ _UP, _DOWN = decimal.ROUND_CEILING, decimal.ROUND_FLOOR
 
 def _table(headers, rows):
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    line = "  ".join(h.rjust(w) for h, w in zip(headers, widths))
+    line = "  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True))
     out = [line, "  ".join("-" * w for w in widths)]
-    out += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in rows]
+    out += ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
     return "\n".join(out)
 
 
@@ -76,8 +77,9 @@ def _calibrate(args, out):
     lam = laplace_scale(rho, np.float64(m), np.float64(s))
     bound = laplace_risk(lam, np.float64(m), np.float64(s))
     rows = [
-        (_fmt(r), _fmt(e, _DOWN), _fmt(l, _UP), _fmt(b, _UP), "unattainable" if math.isinf(l) else ("no noise" if l == 0 else ""))
-        for r, e, l, b in zip(rho, eps, lam, bound)
+        (_fmt(r), _fmt(e, _DOWN), _fmt(x, _UP), _fmt(b, _UP),
+         "unattainable" if math.isinf(x) else ("no noise" if x == 0 else ""))
+        for r, e, x, b in zip(rho, eps, lam, bound, strict=True)
     ]
     print("Laplace calibration for differential identifiability (Lee and Clifton, KDD 2012, Theorem 1)", file=out)
     print(f"worlds m = {_fmt(m)}, sensitive range S = {_fmt(s)}, lowest reachable risk 1/m = {_fmt(1.0 / m)}", file=out)
@@ -131,7 +133,8 @@ def _replicate(args, out):
 
 def _number(name):
     """An argparse type: a float, else a one-line error (its range is checked
-    once, where the numbers are used)."""
+    once, where the numbers are used).
+    """
 
     def parse(text):
         try:
@@ -143,7 +146,9 @@ def _number(name):
 
 
 def build_parser():
-    p = _Parser(prog="diffident", description="Differential identifiability: re-identification risk and noise calibration.")
+    """The ``diffident`` argument parser, with its three subcommands."""
+    p = _Parser(prog="diffident",
+                description="Differential identifiability: re-identification risk and noise calibration.")
     p.add_argument("--version", action="version", version=f"diffident {__version__}")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
     c = sub.add_parser(
@@ -153,8 +158,10 @@ def build_parser():
         f"(m = {_HOURS_WORLDS}, S = 98/{_ADULT_N}) at rho = {', '.join(map(str, _DEFAULT_RHO))}.",
     )
     c.add_argument("--rho", type=_number("rho"), nargs="+", default=list(_DEFAULT_RHO), help="risk bound(s) in [0, 1]")
-    c.add_argument("--worlds", "-m", type=_number("worlds"), default=float(_HOURS_WORLDS), help="number of possible worlds m (>= 1)")
-    c.add_argument("--range", "-s", type=_number("range"), default=_HOURS_RANGE, help="sensitive range S of the query (>= 0)")
+    c.add_argument("--worlds", "-m", type=_number("worlds"), default=float(_HOURS_WORLDS),
+                   help="number of possible worlds m (>= 1)")
+    c.add_argument("--range", "-s", type=_number("range"), default=_HOURS_RANGE,
+                   help="sensitive range S of the query (>= 0)")
     c.set_defaults(func=_calibrate)
 
     w = sub.add_parser(
@@ -196,6 +203,7 @@ def build_parser():
 
 
 def main(argv=None):
+    """Run the ``diffident`` command on ``argv`` (default: the process's arguments); its exit status."""
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):

@@ -44,7 +44,8 @@ def _dask():
 
 def _values(values, da):
     """A Dask array of numbers: other arrays are checked (strings, booleans,
-    objects that are not numbers: TypeError naming ``values``) and wrapped."""
+    objects that are not numbers: TypeError naming ``values``) and wrapped.
+    """
     if isinstance(values, da.Array):
         if values.dtype.kind not in "iuf":
             raise TypeError(f"values must be a Dask array of numbers, got dtype {values.dtype}")
@@ -147,7 +148,8 @@ def _finish(t, R, lam, gauss, shape):
 
 def _summary(block):
     """The block's ends for the tie plan (None when empty) and its smallest
-    gap between distinct values; checks its order."""
+    gap between distinct values; checks its order.
+    """
     if np.size(block) == 0:
         return None, np.inf
     f, _ = validated_chunk(np.asarray(block, dtype=np.float64), "values")
@@ -172,12 +174,13 @@ def _plan(summaries):
 
 def _inverse(summaries, lam):
     """(2**k, 1/scale in those units): the in-memory path's scaling (see
-    ``_worst_case.spread_exponent``), from the blocks' ends and gaps."""
+    ``_worst_case.spread_exponent``), from the blocks' ends and gaps.
+    """
     ends = [s[0] for s in summaries if s[0] is not None]
     k = spread_exponent(ends[0][0], ends[-1][2]) if ends else 0
 
     def min_gap():
-        gaps = [s[1] for s in summaries] + [b[0] - a[2] for a, b in zip(ends, ends[1:]) if b[0] > a[2]]
+        gaps = [s[1] for s in summaries] + [b[0] - a[2] for a, b in zip(ends, ends[1:], strict=False) if b[0] > a[2]]
         return float(np.ldexp(min(gaps), k)) if gaps else np.inf
 
     return k, inverse_scales(lam, k, min_gap)
@@ -191,7 +194,8 @@ def _block_groups(block, plan, i, k):
 
 def _forward(block, carry, scaling, plan, i):
     """(the forward carry before the block, the carry after it): the global
-    index of its first group and the sweep's forward state per scale."""
+    index of its first group and the sweep's forward state per scale.
+    """
     k, inv = scaling
     fs, W = _block_groups(block, plan, i, k)
     if fs.size == 0:  # an empty block passes the carry on
@@ -212,7 +216,8 @@ def _backward(block, start, right, scaling, plan, i):
     Bs, last = right
     Bs = Bs.copy()
     best = np.full(inv.size, np.inf)
-    worstcase.chunk_worst(fs, W, np.ones(fs.size), g0, inv, F, Bs, last, best, *worst_case_work(fs.size, g0), np.empty(worstcase.NF))
+    worstcase.chunk_worst(fs, W, np.ones(fs.size), g0, inv, F, Bs, last, best, *worst_case_work(fs.size, g0),
+                          np.empty(worstcase.NF))
     return best, (Bs, False)
 
 

@@ -44,7 +44,8 @@ def _bits_to_float64(typingctx, bits):
 @intrinsic
 def fma(typingctx, a, b, c):
     """a * b + c with one rounding (``llvm.fma``): explicit, so the same in
-    scalar and vector code, unlike compiler contraction."""
+    scalar and vector code, unlike compiler contraction.
+    """
     sig = types.float64(types.float64, types.float64, types.float64)
 
     def codegen(context, builder, signature, args):
@@ -61,7 +62,8 @@ def exp(x):
     """exp(x) for x <= 709, vectorisable; 0 for x < -708.3 (and -inf).
 
     Every caller passes x <= 0 (a term relative to the largest), so the
-    upper end is not clamped."""
+    upper end is not clamped.
+    """
     # No clamp: below EXP_MIN (and for -inf) the lanes compute garbage that
     # the final select discards.
     n = np.rint(x * _LOG2E)  # nearest integer, one vector instruction
@@ -92,7 +94,8 @@ def exp_full(x):
     ``exp(x + 64 ln 2) 2**-64`` (one exponential either way, vectorisable),
     0 only below about -745.1 (where the true value rounds to 0).  For the
     sweeps that sum linear weights: a factor of 1e-310 times a weight of
-    1e300 is not negligible, and a flushed one would drop it."""
+    1e300 is not negligible, and a flushed one would drop it.
+    """
     low = x < EXP_MIN
     return exp(x + _SHIFT if low else x) * (_TWO_M64 if low else 1.0)
 

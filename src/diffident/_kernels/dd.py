@@ -66,7 +66,8 @@ def sqr(ah, al):
 @kernel
 def div_d(ah, al, d):
     """(ah + al) / d rounded to a double (faithfully; correctly but for
-    near-ties)."""
+    near-ties).
+    """
     q = ah / d
     p, e = two_prod(q, d)
     r = ((ah - p) - e) + al

@@ -53,7 +53,8 @@ BUF = 3 * CHUNK  # work floats per worker: distances as pairs and the terms (cal
 def _min8(x, sign):
     """Smallest element of ``sign * x`` (sign = +-1: negation is exact), and
     0.0 (NaN if an element is inf or NaN), in one pass with independent
-    chains."""
+    chains.
+    """
     n = x.size
     a0 = a1 = a2 = a3 = np.inf
     z0 = z1 = 0.0
@@ -92,7 +93,8 @@ def _low_at(hi, lo, dh):
 @kernel
 def _before(ah, al, bh, bl):
     """Whether the distance ah + al is below bh + bl (pairs compared
-    lexicographically: both are normalised)."""
+    lexicographically: both are normalised).
+    """
     return ah < bh or (ah == bh and al < bl)
 
 
@@ -103,7 +105,8 @@ def energy_diff(xh, xl, dh, dl, c, gauss):
     e(x) = (x c)^2 (c = 1 / (sigma sqrt 2)), the difference of squares
     factored so that it keeps its relative precision.  The nearest world
     (x == d) gets exactly 0; an overflowing difference gives inf (a term
-    exp(-inf) = 0), never NaN."""
+    exp(-inf) = 0), never NaN.
+    """
     diff = max((xh - dh) + (xl - dl), 0.0)
     if gauss:
         a = diff * c
@@ -139,7 +142,8 @@ def _chunk_triple(f, lw, weighted, exact, gauss, R, c, buf, dh_run, dl_run):
     that every world's energy relative to the shift keeps its precision
     however far the response and however small the scale (posteriors);
     else rounded once (the log-evidence alone, whose relative error that
-    leaves at the rounding of the largest energy)."""
+    leaves at the rounding of the largest energy).
+    """
     n = f.size
     if not weighted and not exact:
         x = buf[:n]
@@ -194,7 +198,8 @@ def _chunk_triple(f, lw, weighted, exact, gauss, R, c, buf, dh_run, dl_run):
 def merge_triples(h1, l1, g1, s1, h2, l2, g2, s2, c, gauss):
     """Combine two shifted sums ``(dh, dl, g, S)`` of the same response and
     scale: the nearer shift is kept, the other sum re-expressed relative to
-    it (an exact energy difference of pairs)."""
+    it (an exact energy difference of pairs).
+    """
     if s1 != s1 or s2 != s2:  # NaN: a non-finite value, reported by the caller
         return h1, l1, g1, np.nan
     if s1 == 0.0:
@@ -226,7 +231,8 @@ def _point_triple(f, lw, weighted, exact, gauss, R, c, buf):
 def _finish(dh, dl, g, s, R, c, gauss, fw, lpw, with_risk, log_risk, k, out_logev, out_risk):
     """The log-evidence at point k, and with ``with_risk`` the risk of world
     fw (log prior lpw) there, or with ``log_risk`` its logarithm.  The risk
-    is at most 1, its logarithm at most 0."""
+    is at most 1, its logarithm at most 0.
+    """
     out_logev[k] = g - energy(dh, dl, c, gauss) + math.log(s)
     if with_risk:
         xh, xl = _pair(R, fw)
@@ -249,7 +255,8 @@ def direct_points(f, lw, weighted, gauss, R, c, fw, lpw, with_risk, log_risk, ou
 def merge_chunk(f, lw, weighted, exact, gauss, R, c, D, DL, G, S, buf):
     """Fold one chunk of worlds into each point's running sum (D, DL, G, S),
     in place, points shared among workers: the out-of-core and distributed
-    log-evidence (MATH.md s. 8)."""
+    log-evidence (MATH.md s. 8).
+    """
     nw = buf.shape[0]
     n = R.size
     for t in numba.prange(nw):
@@ -402,7 +409,8 @@ def sweep_sums(fs, W, inv, A, B, Z, LK, F):
 @kernel
 def _sweep_risk(pw, x, core):
     """pw exp(x) / core, x <= 0, at most 1; 0 for a world of no weight
-    (whatever x: it may lie outside the worlds of positive weight)."""
+    (whatever x: it may lie outside the worlds of positive weight).
+    """
     return min(pw * math.exp(x) / core, 1.0) if pw > 0.0 else 0.0
 
 
@@ -449,7 +457,8 @@ def _sweep_point(fs, A, B, R, j, inv, fw, pw, with_risk, k, out_logev, out_risk)
 @kernel
 def _walk(fs, A, B, R, inv, fw, pw, with_risk, out_logev, out_risk, a, b):
     """Points a:b, sorted by response, share one scale: find each one's
-    position by a binary search for the first, then walking forward."""
+    position by a binary search for the first, then walking forward.
+    """
     u = fs.size
     if a >= b:
         return

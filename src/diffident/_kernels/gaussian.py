@@ -72,7 +72,8 @@ _PHI = (0.5, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040, 1.0 / 40320, 1
 def _phi_p(x):
     """(exp(-x) - 1 + x) / x^2 for |x| <= 1: the series of y = -x from its
     y^2 term divided by y^2 (its terms from y^21 on are below 3e-20 of the
-    sum), in [0.36, 0.72]: no cancellation."""
+    sum), in [0.36, 0.72]: no cancellation.
+    """
     y = -x
     p = _PHI[18]
     for i in range(17, -1, -1):
@@ -91,7 +92,8 @@ def _limit_branch(par, t, zi, n, srho, sd, serr, out_h, out_dh, out_tau, i, log)
     """h, h' and tau from the sums of the limit's expansion (module
     docstring): rho S - 1 = E - z D1 - D2 / 2 + STS sum_g G_g phi(x_g), in
     output units; h is its log1p, or itself (``log`` False: far regime,
-    where it is below 2^-100 before scaling)."""
+    where it is below 2^-100 before scaling).
+    """
     sts = par[t, STS]
     zd1 = zi * par[t, D1]
     d2 = par[t, D2]
@@ -113,7 +115,8 @@ def _limit_branch(par, t, zi, n, srho, sd, serr, out_h, out_dh, out_tau, i, log)
 @kernel
 def _ds(fs, lo, hi, f0, s, db):
     """d_g = (f0 - f_g) / s for g in [lo, hi) into db[:hi - lo]; a
-    difference that overflows is halved first (exactly, for such values)."""
+    difference that overflows is halved first (exactly, for such values).
+    """
     for k in range(hi - lo):
         fk = fs[lo + k]
         diff = f0 - fk
@@ -133,7 +136,8 @@ def _pow2(k):
 @kernel
 def _ds_scaled(fs, f0, s, k, db):
     """d_g 2^k for every group (far regime: the differences are far below
-    sigma, so neither the scaling nor the difference overflows)."""
+    sigma, so neither the scaling nor the difference overflows).
+    """
     a, b, c = _pow2(k)
     for g in range(fs.size):
         db[g] = ((((f0 - fs[g]) * a) * b) * c) / s
@@ -144,7 +148,8 @@ def moments(fs, Gh, Gl, c, scale):
     """Double-double (T, F) = (sum G_g, sum G_g (scale f_g - c)) and
     sum G_g |scale f_g - c|, with ``scale`` 1 or 1/2 (values near the
     overflow threshold) so that every difference is finite and exact as a
-    pair."""
+    pair.
+    """
     th = 0.0
     tl = 0.0
     fh = 0.0
@@ -172,7 +177,8 @@ def _dd_div_scale(nh, nl, m, k):
 @kernel
 def excess(rho, m, k, th, tl):
     """rho (th + tl) / (m 2^-k) - 1 as a double-double (E of the module
-    docstring for the total weight, or the own group's analogue)."""
+    docstring for the total weight, or the own group's analogue).
+    """
     nh, nl = two_prod(rho, th)
     nl = fma(rho, tl, nl)
     nh, nl = fast_two_sum(nh, nl)
@@ -191,7 +197,8 @@ def excess_many(rho, m, k, th, tl, eh, el):
 def centred_d1(a_h, a_l, th, tl, fh, fl):
     """K = (a_h + a_l) T - F, double-double: sum_g G_g (f_j - f_g) in the
     scaled, centred units of :func:`moments` (a = scale f_j - c, exact as a
-    pair)."""
+    pair).
+    """
     ph, pl = two_prod(a_h, th)
     pl += a_h * tl + a_l * th
     kh, kl = add(ph, pl, -fh, -fl)
@@ -215,7 +222,8 @@ def second_moments(fs, G, f0, sig, ksc, out, db):
 @kernel
 def evaluate(fs, G, lG, lg_max, par, tgt, z, out_h, out_dh, out_tau, xb, db, ab):
     """h(z), h'(z) and the error bound tau for each (tgt[i], z[i]); xb, db,
-    ab are work arrays of length u."""
+    ab are work arrays of length u.
+    """
     u = fs.size
     for i in range(tgt.size):
         t = tgt[i]

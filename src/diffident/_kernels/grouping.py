@@ -13,7 +13,8 @@ from .dd import add, two_prod
 @kernel
 def group_sorted(vs, out_values, out_first):
     """Run-length encode sorted values: distinct values and the index of the
-    first element of each run.  Returns the number of runs."""
+    first element of each run.  Returns the number of runs.
+    """
     n = vs.size
     u = 0
     for i in range(n):
@@ -27,7 +28,8 @@ def group_sorted(vs, out_values, out_first):
 @kernel
 def group_weights(first, n, cs, ps, order, out_W, out_P, out_rep):
     """Per run: the sum of count x prior, the largest per-world prior, and the
-    original index of the world that holds it (the first such world)."""
+    original index of the world that holds it (the first such world).
+    """
     u = first.size
     for g in range(u):
         a = first[g]
@@ -48,7 +50,8 @@ def group_weights(first, n, cs, ps, order, out_W, out_P, out_rep):
 @kernel
 def group_sums(cs, ps, starts, n, Gh, Gl):
     """Double-double sums of count x prior over each group: the entries
-    starts[g] .. starts[g+1]-1 of the value-sorted arrays (n entries)."""
+    starts[g] .. starts[g+1]-1 of the value-sorted arrays (n entries).
+    """
     u = starts.size
     for g in range(u):
         end = starts[g + 1] if g + 1 < u else n

@@ -34,7 +34,8 @@ def _row_sum(F, w, inv, j, buf):
 @parallel_kernel
 def multi_worst_case(F, w, invP, inv, out, arg, buf):
     """rho* and its argmax entry for each scale vector inv[s] (rows of inv);
-    ``buf`` is (workers, m)."""
+    ``buf`` is (workers, m).
+    """
     nw = buf.shape[0]
     m = F.shape[1]
     ns = inv.shape[0]

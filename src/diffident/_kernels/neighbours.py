@@ -31,7 +31,8 @@ def world_offsets(Xs, Ys, A, slack, sp, sc, out):
     ``|Y_a - Y_b| <= A |X_a - X_b| + B`` for every b != a.
 
     ``Xs`` ascending, ``Ys`` matched to it; ``sp`` and ``sc`` are work
-    arrays of the same length.  -inf where there is no other world."""
+    arrays of the same length.  -inf where there is no other world.
+    """
     m = Xs.size
     hi_psi = -np.inf
     lo_chi = np.inf
@@ -62,7 +63,8 @@ def world_offsets(Xs, Ys, A, slack, sp, sc, out):
 @kernel
 def var_worlds(vals, mu, q, w, denom, std, out):
     """Approximate var (or std) of the known part plus each value:
-    ``(q + w (v - mu)^2) / denom``, every term non-negative."""
+    ``(q + w (v - mu)^2) / denom``, every term non-negative.
+    """
     for a in range(vals.size):
         d = vals[a] - mu
         v = (q + w * (d * d)) / denom
@@ -79,7 +81,8 @@ def _var_offsets_one(Xs, vals, mu, q, w, denom, std, A, slack, yv, sp, sc, out):
 def var_offsets(Xs, vals, mu, q, w, denom, std, A, slack, yv, sp, sc, out):
     """:func:`world_offsets` for the var/std worlds of every removal j
     (known-part mean ``mu[j]`` and centred sum of squares ``q[j]``),
-    maximised into ``out``; ``yv``, ``sp``, ``sc`` are work arrays."""
+    maximised into ``out``; ``yv``, ``sp``, ``sc`` are work arrays.
+    """
     for j in range(mu.size):
         _var_offsets_one(Xs, vals, mu[j], q[j], w, denom, std, A, slack[j], yv, sp, sc, out)
 
@@ -88,7 +91,8 @@ def var_offsets(Xs, vals, mu, q, w, denom, std, A, slack, yv, sp, sc, out):
 def var_offsets_parallel(Xs, vals, mu, q, w, denom, std, A, slack, yv, sp, sc, out):
     """:func:`var_offsets` with the removals shared among ``out.shape[0]``
     workers; row t of each 2-d work array and of ``out`` is worker t's (the
-    caller takes the maximum of the rows of ``out``)."""
+    caller takes the maximum of the rows of ``out``).
+    """
     nw = out.shape[0]
     for t in numba.prange(nw):
         for j in range(t, mu.size, nw):
@@ -101,7 +105,8 @@ def removed_moments(st, c, x, n0, mu, q, s2, tmp):
     after removing ``x[j]`` from a data set with statistics ``st`` (see
     ``worlds.known_stats``, shift c), from double-double sums; ``s2[j]`` is
     the uncentred sum of squares about c (for error bounds); ``tmp`` is a
-    work array of 6."""
+    work array of 6.
+    """
     for j in range(x.size):
         remove_stats(st, x[j], c, tmp)
         h1, l1, h2, l2 = tmp[2], tmp[3], tmp[4], tmp[5]

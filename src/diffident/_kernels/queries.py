@@ -44,7 +44,8 @@ def known_stats(ks, c, out):
 @kernel
 def kth(ks, p, row, r):
     """The r-th smallest (0-based) of the union of the sorted known values
-    (without the one at index p, if p >= 0) and a sorted row: O(k)."""
+    (without the one at index p, if p >= 0) and a sorted row: O(k).
+    """
     n0 = ks.size - (1 if p >= 0 else 0)
     k = row.size
     best = np.inf
@@ -64,7 +65,8 @@ def kth(ks, p, row, r):
 @kernel
 def _lerp(a, b, t):
     """numpy's _lerp, operation for operation; where b - a overflows (values
-    near +-1.8e308), the same on the halves, doubled (exact)."""
+    near +-1.8e308), the same on the halves, doubled (exact).
+    """
     diff = b - a
     if abs(diff) == np.inf:
         return 2.0 * _lerp(0.5 * a, 0.5 * b, t)
@@ -76,7 +78,8 @@ def _lerp(a, b, t):
 @kernel
 def _middle(a, b):
     """(a + b) / 2 as numpy's median forms it; where a + b overflows, the
-    halves summed (exact there: no half is subnormal)."""
+    halves summed (exact there: no half is subnormal).
+    """
     s = a + b
     if abs(s) == np.inf:
         return 0.5 * a + 0.5 * b
@@ -86,7 +89,8 @@ def _middle(a, b):
 @kernel
 def evaluate_row(code, row, ks, p, st, c, ddof, q):
     """query(known + row): known = ks without index p (p < 0: all of ks),
-    ``st`` its statistics (see :func:`known_stats`)."""
+    ``st`` its statistics (see :func:`known_stats`).
+    """
     k = row.size
     n0 = ks.size - (1 if p >= 0 else 0)
     N = n0 + k
@@ -137,7 +141,8 @@ def evaluate(code, S, ks, st, c, ddof, q, out):
 @kernel
 def evaluate_removed(code, S, ks, rem, st, c, ddof, q, out):
     """out[w] = query(ks without index rem[w], plus S[w]); st[w] are the
-    statistics of that known part."""
+    statistics of that known part.
+    """
     for w in range(S.shape[0]):
         out[w] = evaluate_row(code, S[w], ks, rem[w], st[w], c, ddof, q)
 
@@ -149,7 +154,8 @@ def fill_combinations(vals, state, repeat, S):
     ``state`` is the index vector of the next k-combination of ``vals``
     (non-decreasing with ``repeat``, increasing without), advanced in place
     in lexicographic order; ``state[0] == -1`` once exhausted.  Returns the
-    number of rows written."""
+    number of rows written.
+    """
     W, k = S.shape
     n = vals.size
     w = 0
@@ -176,7 +182,8 @@ def fill_combinations(vals, state, repeat, S):
 @uncached_kernel
 def evaluate_jitted_callable(f, known, S, out):
     """A numba-jitted query over each world known + S[w] (not cached: it is
-    compiled anew for each query function)."""
+    compiled anew for each query function).
+    """
     n0 = known.size
     W, k = S.shape
     buf = np.empty(n0 + k)

@@ -16,7 +16,8 @@ from ._jit import kernel
 def subset_sums(vals, binom, k, out):
     """k-subsets without repetition: vals are distinct non-negative integer
     offsets (as float64), ``binom[i, a]`` = C(n_i, a); out is (k+1, S+1),
-    zero on entry.  out[j, s] = number of j-subsets with offset sum s."""
+    zero on entry.  out[j, s] = number of j-subsets with offset sum s.
+    """
     out[0, 0] = 1.0
     width = out.shape[1]
     for i in range(vals.size):

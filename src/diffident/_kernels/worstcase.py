@@ -98,7 +98,8 @@ def _link_forward(fprev, wprev, L, R, C, fa, thi, tlo, f, e, inv):
     anchor and the anchored left sum after the link, and the link's data
     (the factor from the anchor to ``f``, the factor from the anchor to the
     previous value, and the kind: 0 same anchor, 1 new anchor, 2 wide).
-    Branch-free: the blocked kernel runs it on a vector of scales."""
+    Branch-free: the blocked kernel runs it on a vector of scales.
+    """
     yE = (fprev - fa) * inv
     yS = (f - fa) * inv
     wide = not (yE <= XB)
@@ -120,7 +121,8 @@ def _link_backward(b, w, LR, uhi, ulo, ps, qe, kind, e):
     """At the first value of a sub-block (``b``: B' there, ``w``: its weight,
     ``LR``: the local right sum there, ``e``: its neighbour factor), with the
     link's data from the forward sweep: the right carry into the previous
-    sub-block and the anchored right sum after the link.  Branch-free."""
+    sub-block and the anchored right sum after the link.  Branch-free.
+    """
     s, err = two_sum(uhi, ps * (LR + w))
     same = kind == 0.0
     hi = s if same else ps * (b + w)
@@ -134,7 +136,8 @@ def _link_backward(b, w, LR, uhi, ulo, ps, qe, kind, e):
 @kernel
 def n_links(g0, n):
     """How many links (sub-block starts after the data's first value) lie at
-    global indices g0 .. g0 + n - 1."""
+    global indices g0 .. g0 + n - 1.
+    """
     if n <= 0:
         return 0
     return (g0 + n - 1) // K - (max(g0, 1) - 1) // K
@@ -147,7 +150,8 @@ def forward(fs, W, E, A, LK, g0, F, inv):
     sub-block start after the first value) into the rows of ``LK`` (n, 3), in
     order; ``F`` is the forward state, updated in place.  ``E`` holds the
     neighbour factors, ``E[0]`` the one to the previous chunk's last value
-    (unused when g0 = 0)."""
+    (unused when g0 = 0).
+    """
     fprev, wprev, L, R, C, fa, thi, tlo = F[0], F[1], F[2], F[3], F[4], F[5], F[6], F[7]
     n = fs.size
     k = 0
@@ -192,7 +196,8 @@ def backward(W, E, A, invP, LK, g0, Bs, last):
     """Right sweep over the values of a :func:`forward` call, backwards, with
     its ``A``, ``E`` and ``LK``; ``Bs`` is the backward state, updated in
     place (``last``: these are the data's last values).  Returns the smallest
-    S/P and its position (the first of equal ones)."""
+    S/P and its position (the first of equal ones).
+    """
     n = W.size
     LR, RR, CR, uhi, ulo, wnext, enext = Bs[0], Bs[1], Bs[2], Bs[3], Bs[4], Bs[5], Bs[6]
     k = n_links(g0, n) - 1
@@ -240,7 +245,8 @@ def backward(W, E, A, invP, LK, g0, Bs, last):
 @kernel
 def worst_case_one(fs, W, invP, inv, Z, LK, F, Bs):
     """(rho*, argmax group) for one scale.  Work arrays: ``Z`` (2, u),
-    ``LK`` (>= (u - 1) // K, 3), ``F`` (NF,), ``Bs`` (NB,)."""
+    ``LK`` (>= (u - 1) // K, 3), ``F`` (NF,), ``Bs`` (NB,).
+    """
     E = Z[0]
     A = Z[1]
     neighbour_factors(fs, inv, E)
@@ -268,7 +274,8 @@ def worst_case_scales(fs, W, invP, inv, out, arg, Z, LK, F, Bs):
 def chunk_factors(fs, fprev, inv, E):
     """The neighbour factors of a chunk, ``E[0]`` the one to the previous
     chunk's last value ``fprev`` (the same operations as
-    :func:`neighbour_factors`)."""
+    :func:`neighbour_factors`).
+    """
     neighbour_factors(fs, inv, E)
     E[0] = exp(-(fs[0] - fprev) * inv)
 
@@ -276,7 +283,8 @@ def chunk_factors(fs, fprev, inv, E):
 @kernel
 def chunk_forward(fs, W, g0, inv, F, E, A, LK):
     """:func:`forward` over one chunk for each scale: ``F`` (scales, NF) holds
-    the forward states, updated in place.  Work arrays E, A (>= n,), LK."""
+    the forward states, updated in place.  Work arrays E, A (>= n,), LK.
+    """
     n = fs.size
     for s in range(inv.size):
         chunk_factors(fs, F[s, 0], inv[s], E[:n])
@@ -288,7 +296,8 @@ def chunk_worst(fs, W, invP, g0, inv, F, Bs, last, best, E, A, LK, Fs):
     """The smallest S/P of one chunk for each scale, folded into ``best``,
     given the forward states before the chunk ``F`` (left as they are) and
     the backward states after it ``Bs`` (updated to those before it);
-    ``last``: no value follows the chunk.  ``Fs`` (NF,) is a work array."""
+    ``last``: no value follows the chunk.  ``Fs`` (NF,) is a work array.
+    """
     n = fs.size
     for s in range(inv.size):
         Fs[:] = F[s]
@@ -344,7 +353,8 @@ def _block_link(g, fs, W, Z, LK, C, n8):
 @kernel
 def _block_forward(fs, W, Z, LK, C, n8):
     """:func:`forward` for the lanes, a sub-block at a time; Z (u, 2 BLOCK):
-    factors | A'."""
+    factors | A'.
+    """
     B = BLOCK
     u = fs.size
     f0 = fs[0]
@@ -436,7 +446,8 @@ def _block_backward(W, invP, Z, LK, C, n8):
 def _worst_case_block(fs, W, invP, inv8, out8, arg8, Z, LK, C):
     """BLOCK scales at once.  ``Z`` is (u, 2 BLOCK), ``LK`` (>= (u - 1) // K,
     3 BLOCK), ``C`` (13 BLOCK,).  Arithmetic identical to
-    :func:`worst_case_one`, scale by scale."""
+    :func:`worst_case_one`, scale by scale.
+    """
     B = BLOCK
     n8 = inv8.size  # = BLOCK, but not a compile-time constant (see above)
     for s in range(n8):

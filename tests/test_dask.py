@@ -7,7 +7,7 @@ da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("distributed")
 
 import diffident as di  # noqa: E402
-import diffident.dask as dd  # noqa: E402
+import diffident.dask as ddask  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +26,7 @@ def test_log_evidence_on_a_cluster(client):
     x = da.from_array(v, chunks=250_000)
     R = np.array([0.3, -7.0, 100.0])
     for noise in ("laplace", "gaussian"):
-        got = dd.log_evidence(x, R, 0.2, noise=noise)
+        got = ddask.log_evidence(x, R, 0.2, noise=noise)
         np.testing.assert_allclose(got, di.log_evidence(v, R, 0.2, noise=noise), rtol=1e-12)
 
 
@@ -35,11 +35,11 @@ def test_worst_case_risk_on_a_cluster(client):
     v = np.sort(rng.normal(size=1_000_000))
     x = da.from_array(v, chunks=200_001)
     s = np.array([1e-4, 0.01, 1.0])
-    np.testing.assert_array_equal(dd.worst_case_risk(x, s), di.worst_case_risk(v, s))
+    np.testing.assert_array_equal(ddask.worst_case_risk(x, s), di.worst_case_risk(v, s))
     # repeated values across block boundaries are one group, as in memory
     w = np.sort(rng.integers(0, 1000, 300_000).astype(float))
     s = np.array([0.0, 0.3, 30.0, 3e4, np.inf])
-    np.testing.assert_array_equal(dd.worst_case_risk(da.from_array(w, chunks=29_999), s), di.worst_case_risk(w, s))
+    np.testing.assert_array_equal(ddask.worst_case_risk(da.from_array(w, chunks=29_999), s), di.worst_case_risk(w, s))
 
 
 def test_sweep_on_a_cluster(client):
@@ -47,7 +47,7 @@ def test_sweep_on_a_cluster(client):
     data = {"a": rng.integers(0, 60, 3000).astype(float), "b": rng.integers(5, 25, 3000).astype(float)}
     kw = dict(queries=["mean", "std"], rho=[0.05, 0.2], sizes=[3000, 500])
     t1 = di.sweep(data, **kw)
-    t2 = dd.sweep(data, client=client, **kw)
+    t2 = ddask.sweep(data, client=client, **kw)
     for k in t1:
         if t1[k].dtype == object:
             assert list(t1[k]) == list(t2[k])
@@ -57,7 +57,7 @@ def test_sweep_on_a_cluster(client):
 
 def test_unsorted_blocks_are_refused():
     with pytest.raises(ValueError, match="sorted"):
-        dd.worst_case_risk(da.from_array(np.array([3.0, 1.0, 2.0]), chunks=2), 1.0)
+        ddask.worst_case_risk(da.from_array(np.array([3.0, 1.0, 2.0]), chunks=2), 1.0)
 
 
 @pytest.mark.parametrize("cuts", [(0,), (3, 3), (0, 0, 5), (5, 5, 9), (9,)])
@@ -69,13 +69,13 @@ def test_empty_blocks_are_a_legitimate_chunking(cuts):
     assert 0 in chunks
     x = da.from_array(v, chunks=(chunks,))
     scales = np.array([0.05, 0.5, 5.0])
-    assert np.array_equal(dd.worst_case_risk(x, scales), di.worst_case_risk(v, scales))
+    assert np.array_equal(ddask.worst_case_risk(x, scales), di.worst_case_risk(v, scales))
     R = np.array([-1.0, 0.2, 3.0])
-    np.testing.assert_allclose(dd.log_evidence(x, R, 0.7), di.log_evidence(v, R, 0.7), rtol=1e-14)
+    np.testing.assert_allclose(ddask.log_evidence(x, R, 0.7), di.log_evidence(v, R, 0.7), rtol=1e-14)
 
 
 def test_sweep_of_no_columns_is_an_empty_table_as_in_memory():
-    t = dd.sweep({})
+    t = ddask.sweep({})
     assert len(t) == 0 and list(t) == list(di.sweep({}))
 
 
@@ -84,5 +84,5 @@ def test_worst_case_extremes_agree_bit_for_bit():
     # same power-of-two scaling as in memory
     for values, scales in (([-1.5e308, 0.0, 1.5e308], [1e308, 1.0]), ([0.0, 1e-310, 3e-310], [1e-310, 5e-324])):
         v = np.array(values)
-        got = dd.worst_case_risk(da.from_array(v, chunks=1), scales)
+        got = ddask.worst_case_risk(da.from_array(v, chunks=1), scales)
         np.testing.assert_array_equal(got, di.worst_case_risk(v, scales))

@@ -40,7 +40,7 @@ def test_readme_python_example_runs():
 
 def test_dask_docstring_examples():
     pytest.importorskip("dask.array")
-    import diffident.dask as dd
+    import diffident.dask as ddask
 
-    result = doctest.testmod(dd, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    result = doctest.testmod(ddask, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0

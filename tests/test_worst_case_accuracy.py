@@ -214,7 +214,7 @@ def test_every_path_gives_the_same_bits(case):
     da = pytest.importorskip("dask.array")
     import dask
 
-    import diffident.dask as dd
+    import diffident.dask as ddask
 
     v, c = _inputs()[case]
     scales = np.concatenate([[0.0, np.inf], SOME * np.ptp(v)])
@@ -228,7 +228,7 @@ def test_every_path_gives_the_same_bits(case):
     if c is None:
         with dask.config.set(scheduler="synchronous"):
             x = da.from_array(v, chunks=250_001)
-            np.testing.assert_array_equal(dd.worst_case_risk(x, scales), blocked)
+            np.testing.assert_array_equal(ddask.worst_case_risk(x, scales), blocked)
 
 
 def test_tight_scale_passes_whichever_path_checks_it():

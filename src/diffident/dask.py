@@ -122,7 +122,7 @@ def log_evidence(values, response, scale, *, noise="laplace", compute=True):
     --------
     >>> import numpy as np, dask.array as da, diffident.dask as dd
     >>> v = np.random.default_rng(0).normal(size=10_000)
-    >>> a = dd.log_evidence(da.from_array(v, chunks=1000), 0.3, 0.5)
+    >>> a = ddask.log_evidence(da.from_array(v, chunks=1000), 0.3, 0.5)
     >>> import diffident as di
     >>> bool(np.isclose(a, di.log_evidence(v, 0.3, 0.5), rtol=1e-13))
     True
@@ -268,7 +268,7 @@ def worst_case_risk(values, scale, *, compute=True):
     --------
     >>> import numpy as np, dask.array as da, diffident as di, diffident.dask as dd
     >>> v = np.sort(np.random.default_rng(0).normal(size=10_000))
-    >>> bool(dd.worst_case_risk(da.from_array(v, chunks=999), 0.1) == di.worst_case_risk(v, 0.1))
+    >>> bool(ddask.worst_case_risk(da.from_array(v, chunks=999), 0.1) == di.worst_case_risk(v, 0.1))
     True
     """
     dask, da = _dask()
@@ -350,7 +350,7 @@ def sweep(data, *, client=None, **kwargs):
     --------
     >>> import numpy as np, diffident as di, diffident.dask as dd
     >>> data = {"a": np.arange(1.0, 11.0), "b": np.arange(2.0, 22.0, 2.0)}
-    >>> t = dd.sweep(data, queries=["mean"], rho=[0.2, 0.5])
+    >>> t = ddask.sweep(data, queries=["mean"], rho=[0.2, 0.5])
     >>> t["column"].tolist(), t["bound_scale"].round(4).tolist()
     (['a', 'a', 'b', 'b'], [1.1098, 0.4096, 1.1967, 0.6228])
     >>> local = di.sweep(data, queries=["mean"], rho=[0.2, 0.5])

@@ -86,29 +86,6 @@ class ClassicGaussianWarning(UserWarning):
     """
 
 
-# --------------------------------------------------------------------------- checks
-
-
-def _epsilon(x, name="epsilon"):
-    return V.in_range(name, x, 0.0, np.inf)
-
-
-def _delta(x):
-    return V.in_range("delta", x, 0.0, 1.0, lo_open=True, hi_open=True)
-
-
-def _sensitivity(x):
-    return V.non_negative("sensitivity", x)
-
-
-def _releases(k):
-    a = V.finite("k", k)
-    bad = (a < 1) | (a != np.floor(a))
-    if bad.any():
-        raise ValueError(f"k (the number of releases) must be a whole number >= 1; {V._where(a, bad)}")
-    return a
-
-
 # --------------------------------------------------------------------------- Gaussian
 
 
@@ -610,8 +587,8 @@ def analytic_gaussian_delta(sigma, epsilon, sensitivity=1.0):
     1.0
     """
     scalar = V.is_scalar(sigma, epsilon, sensitivity)
-    sg, e, s = np.broadcast_arrays(V.scale_or_limit("sigma", sigma), _epsilon(epsilon),
-                                   _sensitivity(sensitivity))
+    sg, e, s = np.broadcast_arrays(V.scale_or_limit("sigma", sigma), V.privacy_epsilon("epsilon", epsilon),
+                                   V.non_negative("sensitivity", sensitivity))
     return V.ret(_gauss_delta(sg, e, s), scalar)
 
 
@@ -703,7 +680,8 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
     array([14.063653,  7.461263,  0.      ])
     """
     scalar = V.is_scalar(epsilon, delta, sensitivity)
-    e, d, s = np.broadcast_arrays(_epsilon(epsilon), _delta(delta), _sensitivity(sensitivity))
+    e, d, s = np.broadcast_arrays(V.privacy_epsilon("epsilon", epsilon), V.privacy_delta("delta", delta),
+                                  V.non_negative("sensitivity", sensitivity))
     shape = e.shape
     e, d, s = e.ravel(), d.ravel(), s.ravel()
     out = np.zeros(e.size)
@@ -773,7 +751,8 @@ def classic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
     9.6896105252
     """
     scalar = V.is_scalar(epsilon, delta, sensitivity)
-    e, d, s = np.broadcast_arrays(_epsilon(epsilon), _delta(delta), _sensitivity(sensitivity))
+    e, d, s = np.broadcast_arrays(V.privacy_epsilon("epsilon", epsilon), V.privacy_delta("delta", delta),
+                                  V.non_negative("sensitivity", sensitivity))
     if np.any(e >= 1.0):
         warnings.warn(
             "the classic Gaussian calibration sqrt(2 ln(1.25/delta)) S / epsilon is only proven "
@@ -867,7 +846,7 @@ def posterior_bound(epsilon, prior):
     0.25
     """
     scalar = V.is_scalar(epsilon, prior)
-    e, p = _epsilon(epsilon), V.in_range("prior", prior, 0.0, 1.0)
+    e, p = V.privacy_epsilon("epsilon", epsilon), V.probability("prior", prior)
     shape, (e, p, lh, ll) = CF._flat(e, p, *_log_odds(p))
     return V.ret(_posterior_bound(e, p, lh, ll).reshape(shape), scalar)
 
@@ -926,7 +905,7 @@ def epsilon_for_posterior(posterior, prior):
     0.0
     """
     scalar = V.is_scalar(posterior, prior)
-    q, p = V.in_range("posterior", posterior, 0.0, 1.0), V.in_range("prior", prior, 0.0, 1.0)
+    q, p = V.probability("posterior", posterior), V.probability("prior", prior)
     shape, (q, p, lh, ll) = CF._flat(q, p, *_log_odds(p))
     eps = np.where((q >= 1.0) | (p == 0.0), np.inf, 0.0)  # else 0: q <= P, or P = 1 > q
     live = np.flatnonzero((p < q) & (q < 1.0) & (p > 0.0))
@@ -1000,10 +979,10 @@ def _sum_up(x, axis):
 
 
 def _compose_args(epsilons, deltas):
-    e = _epsilon(epsilons, "epsilons")
+    e = V.privacy_epsilon("epsilons", epsilons)
     if deltas is None:
         return (e if e.ndim else e.reshape(1)), None
-    d = V.in_range("deltas", deltas, 0.0, 1.0)
+    d = V.probability("deltas", deltas)
     e, d = np.broadcast_arrays(e, d)
     if e.ndim == 0:
         e, d = e.reshape(1), d.reshape(1)
@@ -1248,8 +1227,8 @@ def epsilon_per_release(rho, m, k):
     0.313190742124
     """
     scalar = V.is_scalar(rho, m, k)
-    kk = _releases(k)
-    r, mm, kk = np.broadcast_arrays(V.in_range("rho", rho, 0.0, 1.0), _m(m), kk)
+    kk = V.releases(k)
+    r, mm, kk = np.broadcast_arrays(V.probability("rho", rho), _m(m), kk)
     total = np.asarray(epsilon_for_rho(r, mm), dtype=np.float64).ravel()
     kf = np.ascontiguousarray(kk, dtype=np.float64).ravel()
     eps = total / kf

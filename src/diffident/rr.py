@@ -91,72 +91,6 @@ __all__ = [
 ]
 
 
-# ---------------------------------------------------------------- checks
-
-def _prob(name, x):
-    return V.in_range(name, x, 0.0, 1.0)
-
-
-def _eps(x):
-    return V.in_range("epsilon", x, 0.0, np.inf)
-
-
-def _positive(name, x):
-    a = V.finite(name, x)
-    bad = a <= 0
-    if bad.any():
-        raise ValueError(f"{name} must be positive; {V._where(a, bad)}")
-    return a
-
-
-def _categories(d):
-    """d: whole numbers >= 2 (the number of categories), as float64."""
-    if isinstance(d, (bool, np.bool_)) or np.asarray(d).dtype.kind == "b":
-        raise TypeError(f"d (the number of categories) must be an integer, got {d!r}")
-    a = V.finite("d", d)
-    bad = a != np.floor(a)
-    if bad.any():
-        raise ValueError(f"d (the number of categories) must be a whole number; {V._where(a, bad)}")
-    bad = a < 2
-    if bad.any():
-        raise ValueError(f"d (the number of categories) must be at least 2; {V._where(a, bad)}")
-    return a
-
-
-def _integers(name, x):
-    """Whole-number labels (bools, ints, or integral floats) as int64."""
-    a = V.as_float(name, x, allow_bool=True)
-    V.not_nan(name, a)
-    bad = ~np.isfinite(a) | (a != np.floor(a))
-    if bad.any():
-        raise ValueError(f"{name} must hold whole numbers; {V._where(a, bad)}")
-    bad = np.abs(a) > 2.0**53
-    if bad.any():
-        raise ValueError(f"{name} must hold whole numbers within +-2**53 (exact in float64); {V._where(a, bad)}")
-    return a.astype(np.int64)
-
-
-def _bits(name, x):
-    a = _integers(name, x)
-    bad = (a != 0) & (a != 1)
-    if bad.any():
-        raise ValueError(f"{name} must hold 0 or 1; {V._where(a, bad)}")
-    return a
-
-
-def _generator(rng):
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(
-            f"rng must be a numpy.random.Generator (e.g. numpy.random.default_rng(seed)), "
-            f"got {type(rng).__name__}"
-        )
-    return rng
-
-
-def _ret_int(a, scalar):
-    return int(a) if scalar else a
-
-
 # ---------------------------------------------------------------- exact arithmetic
 #
 # Accuracy (see the module notes): products of probabilities are formed as
@@ -319,7 +253,7 @@ def epsilon(p, k):
     1381.551056
     """
     scalar = V.is_scalar(p, k)
-    pp, kk = np.broadcast_arrays(_prob("p", p), _prob("k", k))
+    pp, kk = np.broadcast_arrays(V.probability("p", p), V.probability("k", k))
     return V.ret(_epsilon(pp, kk), scalar)
 
 
@@ -362,7 +296,7 @@ def epsilon_bound(p, k):
     (4.6052, 4.5109)
     """
     scalar = V.is_scalar(p, k)
-    pp, kk = np.broadcast_arrays(_prob("p", p), _prob("k", k))
+    pp, kk = np.broadcast_arrays(V.probability("p", p), V.probability("k", k))
     with np.errstate(divide="ignore"):
         out = -(np.log(pp) + np.log(np.minimum(kk, 1.0 - kk)))
     return V.ret(out, scalar)
@@ -435,7 +369,7 @@ def posterior(p, k, prior, report=1):
     """
     scalar = V.is_scalar(p, k, prior, report)
     pp, kk, pr, r = np.broadcast_arrays(
-        _prob("p", p), _prob("k", k), _prob("prior", prior), _bits("report", report)
+        V.probability("p", p), V.probability("k", k), V.probability("prior", prior), V.bits("report", report)
     )
     post = _posteriors(pp, kk, pr)
     return V.ret(np.where(r == 1, post[1, 1], post[0, 1]), scalar)
@@ -506,7 +440,7 @@ def estimate(q, p, k):
     """
     scalar = V.is_scalar(q, p, k)
     qq, pp, kk = np.broadcast_arrays(
-        _prob("q", q), V.in_range("p", p, 0.0, 1.0, hi_open=True), _prob("k", k)
+        V.probability("q", q), V.in_range("p", p, 0.0, 1.0, hi_open=True), V.probability("k", k)
     )
     return V.ret(_estimate(qq, pp, kk), scalar)
 
@@ -563,7 +497,7 @@ def variance(q, p, k, n):
     """
     scalar = V.is_scalar(q, p, k, n)
     qq, pp, kk, nn = np.broadcast_arrays(
-        _prob("q", q), _prob("p", p), _prob("k", k), _positive("n", n)
+        V.probability("q", q), V.probability("p", p), V.probability("k", k), V.positive_scale("n", n)
     )
     # mantissas and exponents apart: no product under- or overflows unless the
     # variance itself is beyond float64's range
@@ -616,12 +550,12 @@ def sample(x, p, k, rng):
     array([0, 1])
     """
     scalar = V.is_scalar(x, p, k)
-    xx, pp, kk = np.broadcast_arrays(_bits("x", x), _prob("p", p), _prob("k", k))
-    g = _generator(rng)
+    xx, pp, kk = np.broadcast_arrays(V.bits("x", x), V.probability("p", p), V.probability("k", k))
+    g = V.generator(rng)
     l1, l0 = _likelihoods(pp, kk)
     prob1 = np.where(xx == 1, l1, l0)
     out = (g.random(prob1.shape) < prob1).astype(np.int64)
-    return _ret_int(out, scalar)
+    return V.ret_int(out, scalar)
 
 
 # ---------------------------------------------------------------- Warner and k-ary
@@ -655,7 +589,7 @@ def warner_p(epsilon):
     0.75
     """
     scalar = V.is_scalar(epsilon)
-    e = _eps(epsilon)
+    e = V.privacy_epsilon("epsilon", epsilon)
     return V.ret(_private_p(e, np.full(e.shape, 2.0)), scalar)
 
 
@@ -739,7 +673,7 @@ def warner_estimate(n_yes, n, p):
     """
     scalar = V.is_scalar(n_yes, n, p)
     ny, nn, pp = np.broadcast_arrays(
-        V.finite("n_yes", n_yes), _positive("n", n), V.in_range("p", p, 0.5, 1.0, lo_open=True)
+        V.finite("n_yes", n_yes), V.positive_scale("n", n), V.in_range("p", p, 0.5, 1.0, lo_open=True)
     )
     bad = (ny < 0) | (ny > nn)
     if bad.any():
@@ -797,7 +731,7 @@ def kary_p(epsilon, d):
     0.5
     """
     scalar = V.is_scalar(epsilon, d)
-    e, dd = np.broadcast_arrays(_eps(epsilon), _categories(d))
+    e, dd = np.broadcast_arrays(V.privacy_epsilon("epsilon", epsilon), V.categories(d))
     return V.ret(_private_p(e, dd), scalar)
 
 
@@ -912,7 +846,7 @@ def kary_epsilon(p, d):
     0.0
     """
     scalar = V.is_scalar(p, d)
-    pp, dd = np.broadcast_arrays(_prob("p", p), _categories(d))
+    pp, dd = np.broadcast_arrays(V.probability("p", p), V.categories(d))
     bad = pp < 1.0 / dd
     if bad.any():
         i = np.argwhere(bad)[0] if pp.ndim else ()
@@ -997,10 +931,8 @@ def kary_estimate(counts, epsilon):
         raise ValueError(
             f"counts must hold the d >= 2 categories along its last axis, got shape {c.shape}"
         )
-    bad = c < 0
-    if bad.any():
-        raise ValueError(f"counts must be non-negative; {V._where(c, bad)}")
-    e = _eps(epsilon)
+    c = V.non_negative("counts", c)
+    e = V.privacy_epsilon("epsilon", epsilon)
     bad = e == 0
     if bad.any():
         raise ValueError(f"epsilon must be > 0 for an estimate (at 0 the reports carry no information); "
@@ -1068,20 +1000,20 @@ def kary_sample(x, epsilon, d, rng):
     array([50000, 17000, 17000, 17000])
     """
     scalar = V.is_scalar(x, epsilon, d)
-    xx, e, dd = np.broadcast_arrays(_integers("x", x), _eps(epsilon), _categories(d))
+    xx, e, dd = np.broadcast_arrays(V.whole_numbers("x", x), V.privacy_epsilon("epsilon", epsilon), V.categories(d))
     bad = dd > 2.0**53
     if bad.any():  # the categories are drawn as integers: each must be exact
         raise ValueError(f"d (the number of categories) must be at most 2**53 to sample; {V._where(dd, bad)}")
     bad = (xx < 0) | (xx >= dd)
     if bad.any():
         raise ValueError(f"x must hold categories 0, ..., d - 1; {V._where(xx, bad)}")
-    g = _generator(rng)
+    g = V.generator(rng)
     di = dd.astype(np.int64)
     p = 1.0 / (1.0 + (dd - 1.0) * np.exp(-e))
     truthful = g.random(xx.shape) < p
     other = (xx + 1 + g.integers(0, di - 1, size=xx.shape)) % di  # never x itself
     out = np.where(truthful, xx, other).astype(np.int64)
-    return _ret_int(out, scalar)
+    return V.ret_int(out, scalar)
 
 
 # ---------------------------------------------------------------- identifiability
@@ -1148,7 +1080,7 @@ def identification_risk(p, k, prior, value=1):
     """
     scalar = V.is_scalar(p, k, prior, value)
     pp, kk, pr, v = np.broadcast_arrays(
-        _prob("p", p), _prob("k", k), _prob("prior", prior), _bits("value", value)
+        V.probability("p", p), V.probability("k", k), V.probability("prior", prior), V.bits("value", value)
     )
     # max_r P(x = value | r) over the possible reports r (fmax skips the
     # nan of an impossible one; at least one report is possible)
@@ -1214,7 +1146,7 @@ def rho(p, k, prior):
     0.964285714286
     """
     scalar = V.is_scalar(p, k, prior)
-    pp, kk, pr = np.broadcast_arrays(_prob("p", p), _prob("k", k), _prob("prior", prior))
+    pp, kk, pr = np.broadcast_arrays(V.probability("p", p), V.probability("k", k), V.probability("prior", prior))
     # max over the possible reports r of max_x P(x | r) (>= 1/2, so attained
     # at an x of positive prior that can produce r); each posterior from its
     # own joint probabilities, never as one minus the other

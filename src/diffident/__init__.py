@@ -20,7 +20,8 @@ from ._neighbours import dataset_tight_scale
 from ._sweep import SweepTable, sweep
 from ._multi import multi_tight_scale, multi_worst_case_risk
 from ._gaussian import gaussian_delta, gaussian_sigma_for
-from ._dp import (
+from . import dp
+from .dp import (  # the names of diffident.dp, importable from here as before
     ClassicGaussianWarning,
     analytic_gaussian_delta,
     analytic_gaussian_sigma,
@@ -67,21 +68,13 @@ __all__ = [
     "multi_tight_scale",
     "gaussian_delta",
     "gaussian_sigma_for",
-    "analytic_gaussian_sigma",
-    "analytic_gaussian_delta",
-    "classic_gaussian_sigma",
-    "ClassicGaussianWarning",
-    "posterior_bound",
-    "epsilon_for_posterior",
-    "compose_sequential",
-    "compose_parallel",
-    "rho_after_composition",
-    "epsilon_per_release",
+    *dp.__all__,
     "membership_risk",
     "membership_tight_scale",
     "chunked_log_evidence",
     "chunked_disclosure_risk",
     "chunked_worst_case_risk",
     "iter_chunks",
+    "dp",
     "rr",
 ]

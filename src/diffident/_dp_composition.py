@@ -59,6 +59,24 @@ def _compose_args(epsilons, deltas):
     return e, d
 
 
+def _composed(epsilons, deltas, axis, combine):
+    """The epsilons combined along ``axis`` by ``combine(x, axis)`` (the
+    upward sum or the largest), and where deltas are given the deltas
+    combined alike and capped at 1, as the pair ``(epsilon, delta)``."""
+    e, d = _compose_args(epsilons, deltas)
+    eps = combine(e, axis)
+    eps = ret(eps, eps.ndim == 0)
+    if d is None:
+        return eps
+    dt = np.minimum(combine(d, axis), 1.0)
+    return eps, ret(dt, dt.ndim == 0)
+
+
+def _largest(x, axis):
+    """The largest of ``x >= 0`` along ``axis`` (0 for an empty axis)."""
+    return np.max(x, axis=axis, initial=0.0)
+
+
 def compose_sequential(epsilons, deltas=None, axis=-1):
     """Basic sequential composition: (sum epsilon_i, sum delta_i)-DP.
 
@@ -124,13 +142,7 @@ def compose_sequential(epsilons, deltas=None, axis=-1):
     >>> compose_sequential([0.5, 0.5], deltas=[1e-6, 1e-6])
     (1.0, 2e-06)
     """
-    e, d = _compose_args(epsilons, deltas)
-    eps = _sum_up(e, axis)
-    eps = ret(eps, eps.ndim == 0)
-    if d is None:
-        return eps
-    dt = np.minimum(_sum_up(d, axis), 1.0)
-    return eps, ret(dt, dt.ndim == 0)
+    return _composed(epsilons, deltas, axis, _sum_up)
 
 
 def compose_parallel(epsilons, deltas=None, axis=-1):
@@ -178,13 +190,7 @@ def compose_parallel(epsilons, deltas=None, axis=-1):
     >>> compose_parallel([0.1, 0.5], deltas=[1e-5, 1e-7])
     (0.5, 1e-05)
     """
-    e, d = _compose_args(epsilons, deltas)
-    eps = np.max(e, axis=axis, initial=0.0)
-    eps = ret(eps, eps.ndim == 0)
-    if d is None:
-        return eps
-    dt = np.max(d, axis=axis, initial=0.0)
-    return eps, ret(dt, dt.ndim == 0)
+    return _composed(epsilons, deltas, axis, _largest)
 
 
 def rho_after_composition(epsilons, m, axis=-1):
@@ -240,15 +246,22 @@ def rho_after_composition(epsilons, m, axis=-1):
     return ret(out, np.ndim(out) == 0)
 
 
-def _times_le(k, e, total):
-    """Whether the exact product ``k e`` is <= ``total`` (1-d arrays of
-    non-negative finite floats): the factors' powers of two taken out, so
-    that the two-product is exact whatever their size."""
+def _exact_product(k, e):
+    """The exact product ``k e`` of non-negative finite floats (1-d arrays)
+    as ``(p + err) 2**x``: the two-product of the mantissas, exact whatever
+    the factors' size; returns ``(p, err, x)``."""
     kf, ke = np.frexp(k)
     ef, ee = np.frexp(e)
     p, err = _dd.two_prod(kf, ef)
+    return p, err, ke + ee
+
+
+def _times_le(k, e, total):
+    """Whether the exact product ``k e`` is <= ``total`` (1-d arrays of
+    non-negative finite floats), from `_exact_product`."""
+    p, err, x = _exact_product(k, e)
     with np.errstate(over="ignore", under="ignore"):
-        t = np.ldexp(total, -(ke + ee))  # exact near p; far away its side is right
+        t = np.ldexp(total, -x)  # exact near p; far away its side is right
     return (t - p) - err >= 0.0
 
 
@@ -327,9 +340,7 @@ def epsilon_per_release(rho, m, k):
 def _times_up(k, e):
     """``k e`` rounded upward (1-d, finite, k e in the normal range): the
     exact sum of k copies of e, as `compose_sequential` rounds it."""
-    kf, ke = np.frexp(k)
-    ef, ee = np.frexp(e)
-    p, err = _dd.two_prod(kf, ef)
+    p, err, x = _exact_product(k, e)
     with np.errstate(over="ignore"):
-        prod = np.ldexp(p, ke + ee)
+        prod = np.ldexp(p, x)
     return np.where(err > 0.0, np.nextafter(prod, np.inf), prod)

@@ -489,6 +489,15 @@ def _certified_start(x, eps, s, delta, log_delta):
     return np.where(np.isfinite(x1) & (x1 > 0.0), x1, x)
 
 
+def _calibration_args(epsilon, delta, sensitivity):
+    """Whether the three arguments of a sigma calibration are scalars, and
+    the checked arguments broadcast against each other."""
+    scalar = is_scalar(epsilon, delta, sensitivity)
+    e, d, s = np.broadcast_arrays(privacy_epsilon("epsilon", epsilon), privacy_delta("delta", delta),
+                                  non_negative("sensitivity", sensitivity))
+    return scalar, e, d, s
+
+
 def analytic_gaussian_delta(sigma, epsilon, sensitivity=1.0):
     """The exact delta of the Gaussian mechanism at noise sigma.
 
@@ -654,9 +663,7 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
     >>> analytic_gaussian_sigma([0.5, 1.0, float("inf")], 1e-5, 2.0).round(6)
     array([14.063653,  7.461263,  0.      ])
     """
-    scalar = is_scalar(epsilon, delta, sensitivity)
-    e, d, s = np.broadcast_arrays(privacy_epsilon("epsilon", epsilon), privacy_delta("delta", delta),
-                                  non_negative("sensitivity", sensitivity))
+    scalar, e, d, s = _calibration_args(epsilon, delta, sensitivity)
     shape = e.shape
     e, d, s = e.ravel(), d.ravel(), s.ravel()
     out = np.zeros(e.size)
@@ -725,9 +732,7 @@ def classic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
     >>> round(classic_gaussian_sigma(0.5, 1e-5), 10)
     9.6896105252
     """
-    scalar = is_scalar(epsilon, delta, sensitivity)
-    e, d, s = np.broadcast_arrays(privacy_epsilon("epsilon", epsilon), privacy_delta("delta", delta),
-                                  non_negative("sensitivity", sensitivity))
+    scalar, e, d, s = _calibration_args(epsilon, delta, sensitivity)
     if np.any(e >= 1.0):
         warnings.warn(
             "the classic Gaussian calibration sqrt(2 ln(1.25/delta)) S / epsilon is only proven "

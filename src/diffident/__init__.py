@@ -68,7 +68,6 @@ __all__ = [
     "multi_tight_scale",
     "gaussian_delta",
     "gaussian_sigma_for",
-    *dp.__all__,
     "membership_risk",
     "membership_tight_scale",
     "chunked_log_evidence",
@@ -78,3 +77,4 @@ __all__ = [
     "dp",
     "rr",
 ]
+__all__ += dp.__all__  # the names of diffident.dp, importable from here too

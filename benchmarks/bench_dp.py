@@ -1,4 +1,4 @@
-"""asv suites for the differential-privacy companions (diffident._dp),
+"""asv suites for the differential-privacy companions (diffident.dp),
 conventions as in bench_core.py: seeded data, every timed call made once in
 ``setup`` so that nothing is timed cold.
 
@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from diffident._dp import (
+from diffident.dp import (
     analytic_gaussian_sigma,
     classic_gaussian_sigma,
     compose_sequential,

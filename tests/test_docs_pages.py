@@ -170,7 +170,8 @@ def test_every_public_name_is_in_the_api_reference():
 
     text = "\n".join((DOCS / "reference" / p).read_text() for p in sorted(os.listdir(DOCS / "reference")))
     documented = set(re.findall(r"^::: ([\w.]+)$", text, re.M))
-    expected = {f"diffident.{name}" for name in diffident.__all__ if name != "rr"}
+    # a namespace is documented whole (::: diffident.dp renders its names, also importable from diffident)
+    expected = {f"diffident.{name}" for name in diffident.__all__ if name != "rr" and name not in diffident.dp.__all__}
     expected |= {"diffident.rr", "diffident.dask"} | {f"diffident.replicate.{n}" for n in ("run", "load_adult", "synthetic_rows")}
     assert expected == documented, expected ^ documented
 

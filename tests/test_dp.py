@@ -1,4 +1,4 @@
-"""Differential-privacy companions (diffident._dp, MATH.md section 7): the
+"""Differential-privacy companions (diffident.dp, MATH.md section 7): the
 analytic and classic Gaussian mechanisms, the posterior bound for a prior P,
 composition.  References: dp-accounting (Google) for the analytic Gaussian
 mechanism, mpmath at 50 digits for the exact values."""
@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from scipy.special import erfinv
 
 import diffident as di
-from diffident import _dp
-from diffident._dp import (
+from diffident import dp
+from diffident.dp import (
     ClassicGaussianWarning,
     analytic_gaussian_delta,
     analytic_gaussian_sigma,
@@ -421,12 +421,12 @@ def test_non_numeric_input():
 
 
 def test_docstring_examples():
-    result = doctest.testmod(_dp, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    result = doctest.testmod(dp, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0
     assert result.failed == 0
 
 
 def test_every_public_name_is_documented():
-    for name in _dp.__all__:
-        doc = getattr(_dp, name).__doc__
+    for name in dp.__all__:
+        doc = getattr(dp, name).__doc__
         assert doc and "Examples" in doc, name

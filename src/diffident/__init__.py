@@ -6,7 +6,7 @@ Implements J. Lee and C. Clifton, "Differential Identifiability" (KDD 2012)
 and goes beyond it with the exact worst-case risk and tight calibration.
 """
 
-from . import rr
+from . import dp, rr
 from ._chunked import (
     chunked_disclosure_risk,
     chunked_log_evidence,
@@ -21,7 +21,17 @@ from ._closed_form import (
     risk_bound,
     scale_for_rho,
 )
-from ._dp import (
+from ._gaussian import gaussian_delta, gaussian_sigma_for
+from ._membership import membership_risk, membership_tight_scale
+from ._multi import multi_tight_scale, multi_worst_case_risk
+from ._neighbours import dataset_tight_scale
+from ._possible import contributions, dataset_sensitive_range, sensitive_range, world_values
+from ._posterior import disclosure_risk, log_evidence, log_posterior, posterior
+from ._search import ConvergenceWarning
+from ._sweep import SweepTable, sweep
+from ._world_sets import Domain
+from ._worst_case import tight_epsilon, tight_scale, worst_case_risk
+from .dp import (  # the names of diffident.dp, importable from here as before
     ClassicGaussianWarning,
     analytic_gaussian_delta,
     analytic_gaussian_sigma,
@@ -33,21 +43,6 @@ from ._dp import (
     posterior_bound,
     rho_after_composition,
 )
-from ._gaussian import gaussian_delta, gaussian_sigma_for
-from ._membership import membership_risk, membership_tight_scale
-from ._multi import multi_tight_scale, multi_worst_case_risk
-from ._neighbours import dataset_tight_scale
-from ._possible import (
-    Domain,
-    contributions,
-    dataset_sensitive_range,
-    sensitive_range,
-    world_values,
-)
-from ._posterior import disclosure_risk, log_evidence, log_posterior, posterior
-from ._search import ConvergenceWarning
-from ._sweep import SweepTable, sweep
-from ._worst_case import tight_epsilon, tight_scale, worst_case_risk
 
 __version__ = "0.1.0"
 
@@ -78,21 +73,13 @@ __all__ = [
     "multi_tight_scale",
     "gaussian_delta",
     "gaussian_sigma_for",
-    "analytic_gaussian_sigma",
-    "analytic_gaussian_delta",
-    "classic_gaussian_sigma",
-    "ClassicGaussianWarning",
-    "posterior_bound",
-    "epsilon_for_posterior",
-    "compose_sequential",
-    "compose_parallel",
-    "rho_after_composition",
-    "epsilon_per_release",
     "membership_risk",
     "membership_tight_scale",
     "chunked_log_evidence",
     "chunked_disclosure_risk",
     "chunked_worst_case_risk",
     "iter_chunks",
+    "dp",
     "rr",
 ]
+__all__ += dp.__all__  # the names of diffident.dp, importable from here too

@@ -2,7 +2,7 @@
 unevaluated sum ``hi + lo`` of two float64 arrays (about 106 bits).
 
 Used by the closed-form calibrations (`diffident._closed_form`,
-`diffident._dp`): there a bound such as ``1 / (1 + (m - 1) e^-eps)`` is
+`diffident.dp`): there a bound such as ``1 / (1 + (m - 1) e^-eps)`` is
 flat in its argument (near ``eps = 0``, or with the bound near 1), so that
 a float evaluation that is off by an ulp or two moves the calibrated
 epsilon by many ulps.  Evaluated here, the bound is the exact value

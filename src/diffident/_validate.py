@@ -275,3 +275,81 @@ def ret(a, scalar):
     if scalar:
         return float(a)
     return a
+
+
+# Privacy parameters, labels and random draws (diffident.dp, diffident.rr).
+
+
+def probability(name, x):
+    """Probabilities: elements in [0, 1]."""
+    return in_range(name, x, 0.0, 1.0)
+
+
+def privacy_epsilon(name, x):
+    """Privacy parameters epsilon: >= 0, ``inf`` allowed (no noise)."""
+    return in_range(name, x, 0.0, np.inf)
+
+
+def privacy_delta(name, x):
+    """The delta of (epsilon, delta)-DP: in the open interval (0, 1)."""
+    return in_range(name, x, 0.0, 1.0, lo_open=True, hi_open=True)
+
+
+def releases(k):
+    """k, a number of releases: whole numbers >= 1, as float64."""
+    a = finite("k", k)
+    bad = (a < 1) | (a != np.floor(a))
+    if bad.any():
+        raise ValueError(f"k (the number of releases) must be a whole number >= 1; {_where(a, bad)}")
+    return a
+
+
+def categories(d):
+    """d, a number of categories: whole numbers >= 2 (not bools), as float64."""
+    if isinstance(d, (bool, np.bool_)) or np.asarray(d).dtype.kind == "b":
+        raise TypeError(f"d (the number of categories) must be an integer, got {d!r}")
+    a = finite("d", d)
+    bad = a != np.floor(a)
+    if bad.any():
+        raise ValueError(f"d (the number of categories) must be a whole number; {_where(a, bad)}")
+    bad = a < 2
+    if bad.any():
+        raise ValueError(f"d (the number of categories) must be at least 2; {_where(a, bad)}")
+    return a
+
+
+def whole_numbers(name, x):
+    """Whole-number labels (bools, ints, or integral floats) as int64."""
+    a = as_float(name, x, allow_bool=True)
+    not_nan(name, a)
+    bad = ~np.isfinite(a) | (a != np.floor(a))
+    if bad.any():
+        raise ValueError(f"{name} must hold whole numbers; {_where(a, bad)}")
+    bad = np.abs(a) > 2.0**53
+    if bad.any():
+        raise ValueError(f"{name} must hold whole numbers within +-2**53 (exact in float64); {_where(a, bad)}")
+    return a.astype(np.int64)
+
+
+def bits(name, x):
+    """Bits: whole-number labels that are 0 or 1, as int64."""
+    a = whole_numbers(name, x)
+    bad = (a != 0) & (a != 1)
+    if bad.any():
+        raise ValueError(f"{name} must hold 0 or 1; {_where(a, bad)}")
+    return a
+
+
+def generator(rng):
+    """A source of randomness: a ``numpy.random.Generator``."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(
+            f"rng must be a numpy.random.Generator (e.g. numpy.random.default_rng(seed)), "
+            f"got {type(rng).__name__}"
+        )
+    return rng
+
+
+def ret_int(a, scalar):
+    """A Python int for all-scalar input, else the integer array."""
+    return int(a) if scalar else a

@@ -120,7 +120,7 @@ def log_evidence(values, response, scale, *, noise="laplace", compute=True):
 
     Examples
     --------
-    >>> import numpy as np, dask.array as da, diffident.dask as dd
+    >>> import numpy as np, dask.array as da, diffident.dask as ddask
     >>> v = np.random.default_rng(0).normal(size=10_000)
     >>> a = ddask.log_evidence(da.from_array(v, chunks=1000), 0.3, 0.5)
     >>> import diffident as di
@@ -266,7 +266,7 @@ def worst_case_risk(values, scale, *, compute=True):
 
     Examples
     --------
-    >>> import numpy as np, dask.array as da, diffident as di, diffident.dask as dd
+    >>> import numpy as np, dask.array as da, diffident as di, diffident.dask as ddask
     >>> v = np.sort(np.random.default_rng(0).normal(size=10_000))
     >>> bool(ddask.worst_case_risk(da.from_array(v, chunks=999), 0.1) == di.worst_case_risk(v, 0.1))
     True
@@ -348,7 +348,7 @@ def sweep(data, *, client=None, **kwargs):
 
     Examples
     --------
-    >>> import numpy as np, diffident as di, diffident.dask as dd
+    >>> import numpy as np, diffident as di, diffident.dask as ddask
     >>> data = {"a": np.arange(1.0, 11.0), "b": np.arange(2.0, 22.0, 2.0)}
     >>> t = ddask.sweep(data, queries=["mean"], rho=[0.2, 0.5])
     >>> t["column"].tolist(), t["bound_scale"].round(4).tolist()

@@ -1,24 +1,12 @@
-"""Differential-privacy companions to the paper's calibration (MATH.md
-section 7): the analytic and the classic Gaussian mechanism, the Bayesian
-reading of epsilon-DP for an adversary with prior P, and composition.
-All functions broadcast NumPy-style and return a Python float for
-all-scalar input.
+"""The analytic and the classic Gaussian mechanism (`diffident.dp`).
 
-Calibrations err on the private side, against the exact values and
-against the float evaluators a user checks them with:
-`analytic_gaussian_sigma` returns the smallest float sigma at which the
-mechanism's delta, evaluated stably with a bound on its error, is
-certainly <= delta (and `analytic_gaussian_delta` is too);
-`posterior_bound` is evaluated like `rho_for_epsilon` (double-double, one
-rounding) and `epsilon_for_posterior` is the float below its exact
-inverse; `epsilon_per_release` times k never exceeds the total.  Composed
-epsilons and deltas are sums rounded upward, never below the exact sum,
-and `rho_after_composition` rounds upward too.  Every search goes through
-`diffident._search`.
-
-Edge values are documented, never errors, so that grid sweeps run through:
-``epsilon = inf`` means no noise (sigma 0, posterior bound 1), sensitivity
-0 needs no noise, and an unattainable posterior or risk gives epsilon 0.
+`analytic_gaussian_delta` evaluates the exact delta of the Gaussian
+mechanism (Balle and Wang 2018, Theorem 8) stably, in three ways each
+where it does not cancel, together with a first-order bound on its error;
+`analytic_gaussian_sigma` returns the smallest float sigma at which that
+delta, with its bound, is certainly <= delta (a safeguarded Newton
+estimate, certified by `diffident._search.boundary`);
+`classic_gaussian_sigma` is Dwork and Roth's calibration.
 """
 
 import math
@@ -27,24 +15,9 @@ import warnings
 import numpy as np
 from scipy.special import erfcx, log_ndtr, ndtri
 
-from . import _closed_form as CF
-from . import _dd as D
-from . import _search as S
-from . import _validate as V
-from ._closed_form import _m, epsilon_for_rho
+from . import _dd, _search
+from ._validate import is_scalar, non_negative, privacy_delta, privacy_epsilon, ret, scale_or_limit
 
-__all__ = [
-    "analytic_gaussian_sigma",
-    "analytic_gaussian_delta",
-    "classic_gaussian_sigma",
-    "ClassicGaussianWarning",
-    "posterior_bound",
-    "epsilon_for_posterior",
-    "compose_sequential",
-    "compose_parallel",
-    "rho_after_composition",
-    "epsilon_per_release",
-]
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -56,7 +29,6 @@ _U = 2.0**-53  # the unit roundoff
 # error measured against mpmath on 10^4 points over their whole range):
 _UL = 3 * _U  # NumPy's exp, log, log1p, expm1 (1.2 ulps measured)
 _UX = 16 * _U  # scipy.special.erfcx: 8 ulps measured below x = 1 (see _erfcx_err)
-_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _INV_FACT = [1.0 / math.factorial(n) for n in range(_N_SERIES + 2)]
 _LOG_1_25 = math.log(1.25)
 _MAX_NEWTON = 100  # Newton gives the estimate only; _search.boundary certifies it
@@ -86,30 +58,7 @@ class ClassicGaussianWarning(UserWarning):
     """
 
 
-# --------------------------------------------------------------------------- checks
-
-
-def _epsilon(x, name="epsilon"):
-    return V.in_range(name, x, 0.0, np.inf)
-
-
-def _delta(x):
-    return V.in_range("delta", x, 0.0, 1.0, lo_open=True, hi_open=True)
-
-
-def _sensitivity(x):
-    return V.non_negative("sensitivity", x)
-
-
-def _releases(k):
-    a = V.finite("k", k)
-    bad = (a < 1) | (a != np.floor(a))
-    if bad.any():
-        raise ValueError(f"k (the number of releases) must be a whole number >= 1; {V._where(a, bad)}")
-    return a
-
-
-# --------------------------------------------------------------------------- Gaussian
+# ------------------------------------------------------ the delta and its error bound
 
 
 def _log_ndtr(a):
@@ -125,7 +74,7 @@ def _log_ndtr(a):
     pos = a > 0.0
     if pos.any():
         ap = a[pos]
-        p, e = D.two_prod(ap, ap)
+        p, e = _dd.two_prod(ap, ap)
         x = ap * _INV_SQRT2
         ex = erfcx(x)
         tail = 0.5 * ex * np.exp(-0.5 * p) * (1.0 - 0.5 * e)
@@ -395,6 +344,9 @@ def _far_noise(sigma, s, eps, q, live):
     return far, k, sigma_f, eps_f, zero
 
 
+# -------------------------------------------------------------------- the calibration
+
+
 def _sigma_excess(sigma, eps, s, delta, log_delta):
     """``(excess, float_ok)`` for noise sigma (1-d arrays): ``excess`` is an
     upper bound on ``log(exact delta / delta)`` (the computed value plus
@@ -537,6 +489,15 @@ def _certified_start(x, eps, s, delta, log_delta):
     return np.where(np.isfinite(x1) & (x1 > 0.0), x1, x)
 
 
+def _calibration_args(epsilon, delta, sensitivity):
+    """Whether the three arguments of a sigma calibration are scalars, and
+    the checked arguments broadcast against each other."""
+    scalar = is_scalar(epsilon, delta, sensitivity)
+    e, d, s = np.broadcast_arrays(privacy_epsilon("epsilon", epsilon), privacy_delta("delta", delta),
+                                  non_negative("sensitivity", sensitivity))
+    return scalar, e, d, s
+
+
 def analytic_gaussian_delta(sigma, epsilon, sensitivity=1.0):
     """The exact delta of the Gaussian mechanism at noise sigma.
 
@@ -609,10 +570,10 @@ def analytic_gaussian_delta(sigma, epsilon, sensitivity=1.0):
     >>> analytic_gaussian_delta(0.0, 1.0)
     1.0
     """
-    scalar = V.is_scalar(sigma, epsilon, sensitivity)
-    sg, e, s = np.broadcast_arrays(V.scale_or_limit("sigma", sigma), _epsilon(epsilon),
-                                   _sensitivity(sensitivity))
-    return V.ret(_gauss_delta(sg, e, s), scalar)
+    scalar = is_scalar(sigma, epsilon, sensitivity)
+    sg, e, s = np.broadcast_arrays(scale_or_limit("sigma", sigma), privacy_epsilon("epsilon", epsilon),
+                                   non_negative("sensitivity", sensitivity))
+    return ret(_gauss_delta(sg, e, s), scalar)
 
 
 def analytic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
@@ -702,8 +663,7 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
     >>> analytic_gaussian_sigma([0.5, 1.0, float("inf")], 1e-5, 2.0).round(6)
     array([14.063653,  7.461263,  0.      ])
     """
-    scalar = V.is_scalar(epsilon, delta, sensitivity)
-    e, d, s = np.broadcast_arrays(_epsilon(epsilon), _delta(delta), _sensitivity(sensitivity))
+    scalar, e, d, s = _calibration_args(epsilon, delta, sensitivity)
     shape = e.shape
     e, d, s = e.ravel(), d.ravel(), s.ravel()
     out = np.zeros(e.size)
@@ -717,11 +677,11 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
             x0 = np.where(np.isinf(x0), np.exp(t + np.log(sl)), x0)  # q beyond the float range, sigma not
         x0 = np.where(np.isnan(x0), np.inf, x0)
         x0 = _certified_start(x0, el, sl, dl, ldl)
-        x, status = S.boundary(lambda i, x: _sigma_passes(x, el[i], sl[i], dl[i], ldl[i]), x0,
+        x, status = _search.boundary(lambda i, x: _sigma_passes(x, el[i], sl[i], dl[i], ldl[i]), x0,
                                increasing=True, lo=0.0, hi=np.inf)
-        S.warn_unconverged(status, "analytic_gaussian_sigma")
-        out[live] = np.where(status == S.NOT_REACHED, np.inf, x)
-    return V.ret(out.reshape(shape), scalar)
+        _search.warn_unconverged(status, "analytic_gaussian_sigma")
+        out[live] = np.where(status == _search.NOT_REACHED, np.inf, x)
+    return ret(out.reshape(shape), scalar)
 
 
 def classic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
@@ -772,8 +732,7 @@ def classic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
     >>> round(classic_gaussian_sigma(0.5, 1e-5), 10)
     9.6896105252
     """
-    scalar = V.is_scalar(epsilon, delta, sensitivity)
-    e, d, s = np.broadcast_arrays(_epsilon(epsilon), _delta(delta), _sensitivity(sensitivity))
+    scalar, e, d, s = _calibration_args(epsilon, delta, sensitivity)
     if np.any(e >= 1.0):
         warnings.warn(
             "the classic Gaussian calibration sqrt(2 ln(1.25/delta)) S / epsilon is only proven "
@@ -782,505 +741,5 @@ def classic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # inf beyond the float range
         out = s * np.sqrt(2.0 * (_LOG_1_25 - np.log(d))) / e
     out = np.where(s == 0.0, 0.0, out)
-    return V.ret(out, scalar)
+    return ret(out, scalar)
 
-
-# --------------------------------------------------------------------------- posterior
-
-
-def _log_odds(p):
-    """``ln((1 - P) / P)`` as a double-double, any shape: ``ln(1 - P) -
-    ln P`` (1 - P exact), ``-inf`` at P = 1 and ``inf`` at P = 0."""
-    p = np.asarray(p, dtype=np.float64)
-    lh = np.where(p == 0.0, np.inf, -np.inf)
-    ll = np.zeros(p.shape)
-    i = np.flatnonzero((p > 0.0) & (p < 1.0))
-    if i.size:
-        pi = p.ravel()[i]
-        with np.errstate(all="ignore"):
-            def core(pi):
-                ah, al = D.log(*D.two_sum(1.0, -pi))
-                bh, bl = D.log(pi, np.zeros_like(pi))
-                return D.add(ah, al, -bh, -bl)
-
-            lh.ravel()[i], ll.ravel()[i] = D.blockwise(core, pi)
-    return lh, ll
-
-
-def _posterior_bound(e, p, lh, ll):
-    """`posterior_bound` for 1-d arrays, ``lh, ll = _log_odds(p)``: the
-    paper's bound with ``m - 1`` replaced by ``(1 - P) / P``."""
-    out = CF.bound(e, np.zeros_like(e), np.where(p == 0.0, -np.inf, lh), ll, p)
-    return np.where(p == 0.0, 0.0, out)
-
-
-def posterior_bound(epsilon, prior):
-    """The Bayesian reading of epsilon-DP: the largest posterior after a release.
-
-    An adversary who must tell two worlds apart and gives the true one prior
-    probability P ends, after an epsilon-DP release, with a posterior of at
-    most
-
-        e^epsilon P / (1 - P + e^epsilon P)
-
-    (MATH.md section 7), computed like `rho_for_epsilon` with ``m - 1``
-    replaced by ``(1 - P) / P``: ``1 / (1 + e^(ln((1 - P)/P) - epsilon))``
-    in double-double arithmetic, rounded once to the nearest float (no
-    overflow for a tiny prior, and exact to half an ulp where the bound is
-    flat in epsilon).  The paper's ``rho = 1 / (1 + (m - 1) e^-epsilon)``
-    is the case ``P = 1/m`` (`rho_for_epsilon`).
-
-    Parameters
-    ----------
-    epsilon : array_like
-        Privacy parameter(s), >= 0 (``inf`` allowed: no noise).
-    prior : array_like
-        The adversary's prior P of the true world, in [0, 1].
-
-    Returns
-    -------
-    float or ndarray
-        The bound, in [P, 1], broadcast over the inputs: P at epsilon 0,
-        1 at epsilon inf (for P > 0); 0 for P = 0 and 1 for P = 1 whatever
-        epsilon (nothing can move a certain belief).
-
-    Raises
-    ------
-    ValueError
-        For negative or NaN epsilon, prior outside [0, 1] or NaN, or inputs
-        that do not broadcast.
-    TypeError
-        If an argument is not real numbers (a string, complex values).
-
-    See Also
-    --------
-    epsilon_for_posterior : The inverse: the epsilon for a posterior bound.
-
-    rho_for_epsilon : The case P = 1/m.
-
-    Examples
-    --------
-    >>> from diffident import posterior_bound
-    >>> round(posterior_bound(1.0, 0.5), 12)
-    0.73105857863
-    >>> posterior_bound(0.0, 0.25)
-    0.25
-    """
-    scalar = V.is_scalar(epsilon, prior)
-    e, p = _epsilon(epsilon), V.in_range("prior", prior, 0.0, 1.0)
-    shape, (e, p, lh, ll) = CF._flat(e, p, *_log_odds(p))
-    return V.ret(_posterior_bound(e, p, lh, ll).reshape(shape), scalar)
-
-
-def epsilon_for_posterior(posterior, prior):
-    """The largest epsilon that keeps an adversary's posterior at or below q.
-
-    The epsilon at which `posterior_bound` equals the given posterior q for
-    an adversary with prior P:
-
-        epsilon = ln(q (1 - P) / (P (1 - q)))
-                = log1p((q - P) / (P (1 - q))),   q = posterior,
-
-    computed in the second form (no cancellation for q near P) in
-    double-double arithmetic (the ratio in logarithms where it would
-    overflow); the answer is the largest float at or below that exact value
-    at which ``posterior_bound(epsilon, P) <= q`` holds in floating point:
-    conservative at any precision and within an ulp of the exact inverse.
-
-    Parameters
-    ----------
-    posterior : array_like
-        The posterior bound q to respect, in [0, 1].
-    prior : array_like
-        The adversary's prior P, in [0, 1].
-
-    Returns
-    -------
-    float or ndarray
-        The epsilon, >= 0, broadcast over the inputs.  Edge values: ``inf``
-        where q = 1 or P = 0 (any epsilon keeps the bound); ``0`` where
-        ``q <= P < 1`` or where ``P = 1 > q``: a posterior below the prior
-        is unattainable (epsilon 0, no information, is the best there is;
-        the paper's infinite noise).
-
-    Raises
-    ------
-    ValueError
-        For posterior or prior outside [0, 1] or NaN, or inputs that do not
-        broadcast.
-    TypeError
-        If an argument is not real numbers (a string, complex values).
-
-    See Also
-    --------
-    posterior_bound : The bound that this epsilon meets.
-
-    epsilon_for_rho : The case P = 1/m.
-
-    Examples
-    --------
-    >>> from diffident import epsilon_for_posterior
-    >>> round(epsilon_for_posterior(0.75, 0.5), 12)   # ln 3
-    1.098612288668
-    >>> epsilon_for_posterior(0.2, 0.5)                # below the prior
-    0.0
-    """
-    scalar = V.is_scalar(posterior, prior)
-    q, p = V.in_range("posterior", posterior, 0.0, 1.0), V.in_range("prior", prior, 0.0, 1.0)
-    shape, (q, p, lh, ll) = CF._flat(q, p, *_log_odds(p))
-    eps = np.where((q >= 1.0) | (p == 0.0), np.inf, 0.0)  # else 0: q <= P, or P = 1 > q
-    live = np.flatnonzero((p < q) & (q < 1.0) & (p > 0.0))
-    if live.size:
-        ql, pl, lh, ll = q[live], p[live], lh[live], ll[live]
-        h, l = _posterior_eps_star(ql, pl)
-
-        def check(i, x):
-            return _posterior_bound(x, pl[i], lh[i], ll[i]) <= ql[i]
-
-        eps[live] = CF.largest_below(check, h, l, "epsilon_for_posterior")
-    return V.ret(eps.reshape(shape), scalar)
-
-
-def _posterior_eps_star(q, p):
-    """The exact ``ln(q (1 - P) / (P (1 - q)))`` as a double-double, for
-    1-d arrays with ``0 < P < q < 1``: ``log1p((q - P) / (P (1 - q)))``,
-    with P's power of two taken out (P may be subnormal), or ``ln(q - P) -
-    ln P - ln(1 - q)`` where the quotient overflows."""
-    pf, pe = np.frexp(p)  # pe <= 0
-    nh, nl = D.two_sum(q, -p)  # q - P exactly
-    with np.errstate(all="ignore"):
-        sh, sl = np.ldexp(nh, -pe), np.ldexp(nl, -pe)  # (q - P) / 2^pe: exact, or inf
-        omh, oml = D.two_sum(1.0, -q)  # 1 - q exactly
-        dh, dl = D.mul_d(omh, oml, pf)  # P (1 - q) / 2^pe, normal
-
-    def logs(i):
-        ah, al = D.log(nh[i], nl[i])
-        bh, bl = D.log(p[i], np.zeros(i.size))
-        ch, cl = D.log(omh[i], oml[i])
-        return D.add(*D.add(ah, al, -bh, -bl), -ch, -cl)
-
-    return CF.log_ratio(sh, sl, dh, dl, logs)
-
-
-# --------------------------------------------------------------------------- composition
-
-
-def _sum_up(x, axis):
-    """Sum of non-negative ``x`` along ``axis``, rounded upward.
-
-    Pairwise summation with Knuth's error-free TwoSum at every level
-    (`diffident._dd.pairwise_sum`): the rounding errors are collected and
-    added back, with a bound on the rounding of their own sum, and the
-    result is moved one ulp up where the exact remainder may be positive.
-    So the result is never a float below the exact sum, and is the exact
-    sum rounded up unless that sum lies within the (tiny, second-order)
-    bound below a float.  Infinite terms or overflow give inf; an empty
-    axis gives 0.
-    """
-    x = np.moveaxis(x, axis, -1)
-    has_inf = np.isinf(x).any(axis=-1)
-    x = np.where(np.isinf(x), 0.0, x)
-    if x.shape[-1] == 0:
-        return np.zeros(x.shape[:-1])
-    with np.errstate(over="ignore", invalid="ignore"):
-        res, rem, bound = D.pairwise_sum(x)
-        up = rem + bound > 0.0
-        # the bound leaves the side open (the exact sum within it of res):
-        # the exact sign of (sum - res), row by row
-        open_ = np.flatnonzero((np.abs(rem) <= bound) & (bound > 0.0) & np.isfinite(res))
-        if open_.size:
-            rows = x.reshape(-1, x.shape[-1])[open_]
-            resf = res.reshape(-1)[open_]
-            sign = D.exact_sign(np.concatenate([rows, -resf[:, None]], axis=1))
-            upf = up.reshape(-1)
-            upf[open_] = sign > 0.0
-            up = upf.reshape(up.shape)
-        res = np.where(up, np.nextafter(res, np.inf), res)
-    return np.where(has_inf | ~np.isfinite(res), np.inf, res)
-
-
-def _compose_args(epsilons, deltas):
-    e = _epsilon(epsilons, "epsilons")
-    if deltas is None:
-        return (e if e.ndim else e.reshape(1)), None
-    d = V.in_range("deltas", deltas, 0.0, 1.0)
-    e, d = np.broadcast_arrays(e, d)
-    if e.ndim == 0:
-        e, d = e.reshape(1), d.reshape(1)
-    return e, d
-
-
-def compose_sequential(epsilons, deltas=None, axis=-1):
-    """Basic sequential composition: (sum epsilon_i, sum delta_i)-DP.
-
-    Releasing several mechanisms on the same data, with parameters
-    (epsilon_i, delta_i), is (sum epsilon_i, sum delta_i)-DP.  The sums are
-    exact sums rounded upward (never below the exact value: pairwise TwoSum
-    summation, see Notes) and the total delta is capped at 1.  For many
-    (epsilon, delta) mechanisms the advanced composition theorems or a
-    privacy-loss accountant give smaller totals; this is the simple, always
-    valid bound, and the exact one for pure epsilon-DP mechanisms in the
-    worst case.
-
-    Parameters
-    ----------
-    epsilons : array_like
-        The mechanisms' epsilons (>= 0, ``inf`` allowed) along ``axis``; a
-        scalar is one mechanism.
-    deltas : array_like, optional
-        Their deltas, in [0, 1] (0 for pure epsilon-DP), broadcast against
-        ``epsilons`` (a scalar delta applies to every mechanism).  Without
-        it only the epsilon is composed.
-    axis : int, optional
-        The axis that lists the mechanisms (default the last).
-
-    Returns
-    -------
-    epsilon : float or ndarray
-        The total epsilon, the other axes kept (a float for 1-d input); 0
-        for an empty axis, inf if any epsilon is inf.
-    delta : float or ndarray
-        Only when ``deltas`` is given: ``min(sum delta_i, 1)``.  The pair
-        is returned as a tuple ``(epsilon, delta)``.
-
-    Raises
-    ------
-    ValueError
-        For negative or NaN epsilons, deltas outside [0, 1] or NaN, deltas
-        that do not broadcast against the epsilons, or an axis out of range
-        (numpy's ``AxisError``, a ValueError).
-    TypeError
-        If an argument is not real numbers (a string, complex values).
-
-    See Also
-    --------
-    compose_parallel : Mechanisms on disjoint parts of the data.
-
-    rho_after_composition : The paper's risk bound after the releases.
-
-    Notes
-    -----
-    Summation: the terms are added in pairs with the error-free TwoSum
-    transformation, the rounding errors are summed separately (with a
-    bound on the rounding of that sum) and added back, and the result is
-    moved up one ulp where the exact remainder is positive; where the bound
-    leaves its sign open, ``math.fsum`` decides it.  The result is the
-    exact sum rounded up.
-
-    Examples
-    --------
-    >>> from diffident import compose_sequential
-    >>> compose_sequential([0.1] * 10)   # sum() gives 0.9999999999999999
-    1.0000000000000002
-    >>> compose_sequential([0.5, 0.5], deltas=[1e-6, 1e-6])
-    (1.0, 2e-06)
-    """
-    e, d = _compose_args(epsilons, deltas)
-    eps = _sum_up(e, axis)
-    eps = V.ret(eps, eps.ndim == 0)
-    if d is None:
-        return eps
-    dt = np.minimum(_sum_up(d, axis), 1.0)
-    return eps, V.ret(dt, dt.ndim == 0)
-
-
-def compose_parallel(epsilons, deltas=None, axis=-1):
-    """Parallel composition: (max epsilon_i, max delta_i)-DP.
-
-    Mechanisms applied to disjoint parts of the data (each person in one
-    part only) are together (max epsilon_i, max delta_i)-DP.  Exact (no
-    rounding).
-
-    Parameters
-    ----------
-    epsilons : array_like
-        The mechanisms' epsilons (>= 0, ``inf`` allowed) along ``axis``.
-    deltas : array_like, optional
-        Their deltas in [0, 1], broadcast against ``epsilons``.
-    axis : int, optional
-        The axis that lists the mechanisms (default the last).
-
-    Returns
-    -------
-    epsilon : float or ndarray
-        The largest epsilon along the axis (0 for an empty axis).
-    delta : float or ndarray
-        Only when ``deltas`` is given: the largest delta; the pair is
-        returned as a tuple ``(epsilon, delta)``.
-
-    Raises
-    ------
-    ValueError
-        For negative or NaN epsilons, deltas outside [0, 1] or NaN, deltas
-        that do not broadcast against the epsilons, or an axis out of range
-        (numpy's ``AxisError``, a ValueError).
-    TypeError
-        If an argument is not real numbers (a string, complex values).
-
-    See Also
-    --------
-    compose_sequential : Mechanisms on the same data.
-
-    Examples
-    --------
-    >>> from diffident import compose_parallel
-    >>> compose_parallel([0.1, 0.5, 0.3])
-    0.5
-    >>> compose_parallel([0.1, 0.5], deltas=[1e-5, 1e-7])
-    (0.5, 1e-05)
-    """
-    e, d = _compose_args(epsilons, deltas)
-    eps = np.max(e, axis=axis, initial=0.0)
-    eps = V.ret(eps, eps.ndim == 0)
-    if d is None:
-        return eps
-    dt = np.max(d, axis=axis, initial=0.0)
-    return eps, V.ret(dt, dt.ndim == 0)
-
-
-def rho_after_composition(epsilons, m, axis=-1):
-    """The paper's risk bound after several epsilon-DP releases of the same data.
-
-    ``rho = 1 / (1 + (m - 1) exp(-sum epsilon_i))``: `rho_for_epsilon` at
-    the sequentially composed epsilon.  The sum is rounded upward and so is
-    the bound (the smallest float whose exact inverse, `epsilon_for_rho`'s
-    double-double, is at or above the sum), so the returned rho is never
-    below the exact bound's value at the exact sum.
-
-    For releases on disjoint data use
-    ``rho_for_epsilon(compose_parallel(epsilons), m)``; for a non-uniform
-    prior pass ``m = diffident.effective_worlds(prior)``.
-
-    Parameters
-    ----------
-    epsilons : array_like
-        The releases' epsilons (>= 0, ``inf`` allowed) along ``axis``.
-    m : array_like
-        Number of possible worlds (>= 1), broadcast against the result.
-    axis : int, optional
-        The axis that lists the releases (default the last).
-
-    Returns
-    -------
-    float or ndarray
-        The bound rho in [1/m, 1]: 1/m with no release (an empty axis), 1 if
-        any epsilon is inf.
-
-    Raises
-    ------
-    ValueError
-        For negative or NaN epsilons, m < 1 or not finite, an m that does not
-        broadcast against the result, or an axis out of range.
-    TypeError
-        If an argument is not real numbers (a string, complex values).
-
-    See Also
-    --------
-    epsilon_per_release : The inverse: the epsilon of each release.
-
-    compose_sequential : The composed epsilon.
-
-    Examples
-    --------
-    >>> from diffident import rho_after_composition
-    >>> round(rho_after_composition([0.5, 0.5], 2), 12)   # = rho_for_epsilon(1, 2)
-    0.73105857863
-    """
-    eps = np.asarray(compose_sequential(epsilons, axis=axis), dtype=np.float64)
-    out = CF.rho_up(eps, _m(m))
-    return V.ret(out, np.ndim(out) == 0)
-
-
-def _times_le(k, e, total):
-    """Whether the exact product ``k e`` is <= ``total`` (1-d arrays of
-    non-negative finite floats): the factors' powers of two taken out, so
-    that the two-product is exact whatever their size."""
-    kf, ke = np.frexp(k)
-    ef, ee = np.frexp(e)
-    p, err = D.two_prod(kf, ef)
-    with np.errstate(over="ignore", under="ignore"):
-        t = np.ldexp(total, -(ke + ee))  # exact near p; far away its side is right
-    return (t - p) - err >= 0.0
-
-
-def epsilon_per_release(rho, m, k):
-    """The epsilon for each of k releases so that the composed risk stays <= rho.
-
-    Each of k releases of the same data may use ``epsilon_for_rho(rho, m) /
-    k``, rounded down so that the exact product ``k * epsilon`` never
-    exceeds that total and ``rho_after_composition([epsilon] * k, m) <=
-    rho`` holds in floating point (found by ``diffident._search.boundary``;
-    an ulp or two below ``total / k``).
-
-    Parameters
-    ----------
-    rho : array_like
-        Risk bound(s) in [0, 1].
-    m : array_like
-        Number of possible worlds (>= 1).
-    k : array_like
-        Number of releases: whole numbers >= 1.
-
-    Returns
-    -------
-    float or ndarray
-        The epsilon per release, broadcast over the inputs: 0 where
-        ``rho <= 1/m`` (unattainable), inf where ``rho >= 1``.
-
-    Raises
-    ------
-    ValueError
-        For rho outside [0, 1] or NaN, m < 1 or not finite, k not a whole
-        number >= 1, or inputs that do not broadcast.
-    TypeError
-        If an argument is not real numbers (a string, complex values).
-
-    See Also
-    --------
-    rho_after_composition : The risk bound after the k releases.
-
-    epsilon_for_rho : One release.
-
-    Examples
-    --------
-    >>> from diffident import epsilon_per_release
-    >>> round(epsilon_per_release(1/3, 8, 4), 12)   # ln(7/2) / 4
-    0.313190742124
-    """
-    scalar = V.is_scalar(rho, m, k)
-    kk = _releases(k)
-    r, mm, kk = np.broadcast_arrays(V.in_range("rho", rho, 0.0, 1.0), _m(m), kk)
-    total = np.asarray(epsilon_for_rho(r, mm), dtype=np.float64).ravel()
-    kf = np.ascontiguousarray(kk, dtype=np.float64).ravel()
-    eps = total / kf
-    live = np.flatnonzero(np.isfinite(eps) & (eps > 0.0))
-    if live.size:
-        kl, tl = kf[live], total[live]
-        rl, ml = np.ascontiguousarray(r).ravel()[live], np.ascontiguousarray(mm).ravel()[live]
-
-        def passes(i, x):
-            # k x <= total exactly, and the composed risk as
-            # rho_after_composition evaluates it (the bound, rounded up, at
-            # k x rounded up: the upward sum of k copies) is <= rho
-            ok = _times_le(kl[i], x, tl[i])
-            j = np.flatnonzero(ok)
-            if j.size:
-                ij = i[j]
-                ok[j] = CF.rho_up(_times_up(kl[ij], x[j]), ml[ij]) <= rl[ij]
-            return ok
-
-        x, status = S.boundary(passes, eps[live], increasing=False, lo=0.0, hi=np.inf)
-        S.warn_unconverged(status, "epsilon_per_release")
-        eps[live] = np.where(status == S.NOT_REACHED, 0.0, x)
-    return V.ret(eps.reshape(r.shape), scalar)
-
-
-def _times_up(k, e):
-    """``k e`` rounded upward (1-d, finite, k e in the normal range): the
-    exact sum of k copies of e, as `compose_sequential` rounds it."""
-    kf, ke = np.frexp(k)
-    ef, ee = np.frexp(e)
-    p, err = D.two_prod(kf, ef)
-    with np.errstate(over="ignore"):
-        prod = np.ldexp(p, ke + ee)
-    return np.where(err > 0.0, np.nextafter(prod, np.inf), prod)

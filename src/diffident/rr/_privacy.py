@@ -1,0 +1,368 @@
+"""The privacy of randomized response (`diffident.rr`): the exact epsilon
+of the two-parameter scheme and a simple bound on it, and Warner's and
+k-ary randomized response's truth probability for an epsilon (rounded
+toward privacy) and epsilon for a truth probability.
+"""
+
+import numpy as np
+
+from .. import _dd
+from .._validate import _where, categories, in_range, is_scalar, privacy_epsilon, probability, ret
+from ._exact import scaled_product
+
+
+# --------------------------------------------------------------- two-parameter scheme
+
+
+def _epsilon(p, k):
+    """ln(1 + (1 - p)/(p m)), m = min(k, 1 - k), with the edge values."""
+    m = np.minimum(k, 1.0 - k)
+    den = p * m
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        # p m normal: the quotient has 3 roundings, log1p adds none that matter
+        direct = np.log1p((1.0 - p) / den)
+        # p m below 2**-1000 (or 0 in float64 though p, m > 0): then
+        # (1 - p)/(p m) > 1e285 (1 - p >= 2**-53) and ln(1 + x) = ln x to
+        # 1e-285; in logs, whose magnitudes add up to < 2.4 times the result
+        logs = np.log1p(-p) - np.log(p) - np.log(m)
+    out = np.where(den >= 2.0 ** -1000, direct, logs)
+    out = np.where((p == 0.0) | (m == 0.0), np.inf, out)
+    # p = 1: the reports do not depend on x at all (whatever k)
+    return np.where(p == 1.0, 0.0, out)
+
+
+def epsilon(p, k):
+    """The exact local-DP epsilon of the two-parameter scheme.
+
+    ``max(ln((1 - p k)/(p (1 - k))), ln((1 - p + p k)/(p k)))``, the largest
+    log-ratio ``ln(P(r | x) / P(r | x'))`` over both reports r and both
+    orders of the inputs, computed as
+    ``ln(1 + (1 - p) / (p min(k, 1 - k)))`` (see the module notes).
+
+    Parameters
+    ----------
+    p : array_like
+        Probability of *not* keeping the true bit, in [0, 1].
+    k : array_like
+        Probability of reporting 0 when the bit is not kept, in [0, 1].
+
+    Returns
+    -------
+    float or ndarray
+        The epsilon, in [0, inf], broadcast over the inputs.  Edges:
+        ``p = 0`` (the bit is always reported as it is): ``inf``;
+        ``p = 1`` (the report does not depend on x, for every k): ``0``;
+        ``0 < p < 1`` with ``k = 0`` (a report of 0 can come only from
+        ``x = 0``) or ``k = 1`` (a report of 1 only from ``x = 1``):
+        ``inf``.  A report that has probability zero under both inputs
+        (``p = 1``, ``k`` in {0, 1}) constrains nothing.
+
+    Raises
+    ------
+    ValueError
+        If p or k is outside [0, 1] or NaN.
+    TypeError
+        If an argument is not real numbers (a string, a bool, complex values).
+
+    Notes
+    -----
+    Accurate to a few ulps for all p, k in [0, 1], subnormal ones included.
+    Where ``p min(k, 1 - k)`` is below ``2**-1000`` (it is 0 in float64 for
+    ``p = k = 1e-300``, whose epsilon is 1381.55...), the quotient exceeds
+    1e285 and the epsilon is taken as
+    ``ln(1 - p) - ln p - ln min(k, 1 - k)``, equal to it within 1e-285.
+
+    Examples
+    --------
+    >>> from diffident import rr
+    >>> round(rr.epsilon(0.5, 0.5), 12)          # = ln 3, Warner's coin at 3/4
+    1.098612288668
+    >>> rr.epsilon(0.0, 0.5), rr.epsilon(1.0, 0.3), rr.epsilon(0.5, 0.0)
+    (inf, 0.0, inf)
+    >>> round(rr.epsilon(1e-300, 1e-300), 6)     # p k underflows; epsilon does not
+    1381.551056
+    """
+    scalar = is_scalar(p, k)
+    pp, kk = np.broadcast_arrays(probability("p", p), probability("k", k))
+    return ret(_epsilon(pp, kk), scalar)
+
+
+def epsilon_bound(p, k):
+    """A simple upper bound on `epsilon`: ``-ln(p min(k, 1 - k))``.
+
+    For ``k <= 1/2`` this is MATH.md's ``-ln(p k)``.  For ``k > 1/2``,
+    ``-ln(p k)`` is *not* a bound (it bounds only the report-0 ratio; e.g.
+    ``p = 0.1, k = 0.9`` has epsilon 4.51 but ``-ln(p k) = 2.41``), so
+    the smaller of k and 1 - k is used.  The bound exceeds the exact
+    epsilon by ``ln(1 + (1 - m)/(1 - p + p m)) >= 0`` with
+    ``m = min(k, 1 - k)``: it is loose even at ``p = 1`` (``-ln m >= ln 2``
+    where the exact epsilon is 0).
+
+    Parameters
+    ----------
+    p : array_like
+        Probability of not keeping the true bit, in [0, 1].
+    k : array_like
+        Probability of reporting 0 when the bit is not kept, in [0, 1].
+
+    Returns
+    -------
+    float or ndarray
+        The bound in [ln 2, inf]; ``inf`` where ``p = 0`` or ``k`` is 0 or 1.
+
+    Raises
+    ------
+    ValueError
+        If p or k is outside [0, 1] or NaN.
+    TypeError
+        If an argument is not real numbers (a string, a bool, complex values).
+
+    Examples
+    --------
+    >>> from diffident import rr
+    >>> round(rr.epsilon_bound(0.5, 0.5), 12)    # ln 4 >= epsilon = ln 3
+    1.38629436112
+    >>> round(rr.epsilon_bound(0.1, 0.9), 4), round(rr.epsilon(0.1, 0.9), 4)
+    (4.6052, 4.5109)
+    """
+    scalar = is_scalar(p, k)
+    pp, kk = np.broadcast_arrays(probability("p", p), probability("k", k))
+    with np.errstate(divide="ignore"):
+        out = -(np.log(pp) + np.log(np.minimum(kk, 1.0 - kk)))
+    return ret(out, scalar)
+
+
+# ------------------------------------------------------------------- Warner and k-ary
+
+
+def warner_p(epsilon):
+    """Truth probability of Warner's coin for epsilon-LDP: ``e^eps / (e^eps + 1)``.
+
+    Parameters
+    ----------
+    epsilon : array_like
+        Privacy parameter(s), >= 0 (``inf``: always truthful).
+
+    Returns
+    -------
+    float or ndarray
+        The truth probability p, in [1/2, 1]: rounded toward 1/2, so that
+        its exact epsilon ``ln(p / (1 - p))`` is at most the one asked for
+        (1 only at epsilon inf; `kary_p` with d = 2, which says more).
+
+    Raises
+    ------
+    ValueError
+        If epsilon is negative or NaN.
+    TypeError
+        If an argument is not real numbers (a string, a bool, complex values).
+
+    Examples
+    --------
+    >>> from diffident import rr
+    >>> round(rr.warner_p(1.0986122886681098), 12)   # ln 3
+    0.75
+    """
+    scalar = is_scalar(epsilon)
+    e = privacy_epsilon("epsilon", epsilon)
+    return ret(_private_p(e, np.full(e.shape, 2.0)), scalar)
+
+
+def warner_epsilon(p):
+    """The epsilon of Warner's coin with truth probability p: ``ln(p/(1-p))``.
+
+    Parameters
+    ----------
+    p : array_like
+        Probability of answering truthfully, in [1/2, 1].  A coin with
+        ``p < 1/2`` is the mirrored design: use ``1 - p``.
+
+    Returns
+    -------
+    float or ndarray
+        The epsilon, in [0, inf]: 0 at ``p = 1/2``, ``inf`` at ``p = 1``.
+
+    Raises
+    ------
+    ValueError
+        If p is outside [1/2, 1] or NaN.
+    TypeError
+        If an argument is not real numbers (a string, a bool, complex values).
+
+    Examples
+    --------
+    >>> from diffident import rr
+    >>> round(rr.warner_epsilon(0.75), 12)
+    1.098612288668
+    """
+    scalar = is_scalar(p)
+    pp = in_range("p", p, 0.5, 1.0)
+    with np.errstate(divide="ignore"):
+        out = np.log1p((2.0 * pp - 1.0) / (1.0 - pp))
+    return ret(out, scalar)
+
+
+def kary_p(epsilon, d):
+    """The truth probability of k-ary randomized response for epsilon-LDP.
+
+    ``e^eps / (e^eps + d - 1)``: report the true category with this
+    probability, else each of the other ``d - 1`` with probability
+    ``1 / (e^eps + d - 1)``.  This is OpenDP's ``prob`` in
+    ``make_randomized_response`` (``d = 2``: Warner's coin).
+
+    Parameters
+    ----------
+    epsilon : array_like
+        Privacy parameter(s), >= 0 (``inf``: always truthful).
+    d : array_like
+        Number of categories, a whole number >= 2.
+
+    Returns
+    -------
+    float or ndarray
+        The truth probability p, in [1/d, 1], rounded toward 1/d: its exact
+        epsilon ``ln(p (d - 1) / (1 - p))`` is at most the one asked for
+        (decided in double-double; the nearest float can exceed it, and
+        p = 1, always truthful, is returned only at epsilon inf).  One
+        limit of float64: where epsilon is below the epsilon of the
+        smallest float at or above 1/d (about 1e-16 d; 0 where 1/d is a
+        float, d a power of two), no float p meets it, and that float is
+        returned (``kary_p(1e-20, 10)`` is 0.1, whose epsilon is 6e-17).
+
+    Raises
+    ------
+    ValueError
+        If epsilon is negative or NaN, or d is not a whole number >= 2.
+    TypeError
+        If d is a bool, or an argument is not real numbers (a string,
+        complex values).
+
+    Examples
+    --------
+    >>> from diffident import rr
+    >>> round(rr.kary_p(1.0986122886681098, 4), 12)  # 3 / (3 + 3)
+    0.5
+    """
+    scalar = is_scalar(epsilon, d)
+    e, dd = np.broadcast_arrays(privacy_epsilon("epsilon", epsilon), categories(d))
+    return ret(_private_p(e, dd), scalar)
+
+
+def _exact_epsilon_above(p, d, e):
+    """Whether ``ln(p (d - 1) / (1 - p))`` may exceed e (1-d arrays, p in
+    [1/d, 1]): ``log1p(x)``, ``x = (d p - 1) / (1 - p)`` with ``d p - 1``
+    and ``1 - p`` exact, in double-double (about 2^-100 relative), with a
+    margin of 2^-90 of the logarithm; for x beyond 2**60, ``ln(d p - 1) -
+    ln(1 - p) + 2 / x`` (an upper bound).  p = 1 (epsilon inf) is above."""
+    hi, lo = scaled_product(d, p, 0)
+    nh, nl = _dd.add_d(*_dd.two_sum(hi, -1.0), lo)
+    dh, dl = _dd.two_sum(np.ones_like(p), -p)
+    out = np.ones(p.size, dtype=bool)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        x = nh / dh
+    near = np.flatnonzero(x <= 2.0 ** 60)
+    if near.size:
+        xh, xl = _dd.div(nh[near], nl[near], dh[near], dl[near])
+        lh, ll = _dd.log1p(xh, xl)
+        out[near] = ~((lh - e[near]) + ll <= -(2.0 ** -90) * np.abs(lh))
+    far = np.flatnonzero((x > 2.0 ** 60) & (p < 1.0))
+    if far.size:
+        ah, al = _dd.log(nh[far], nl[far])
+        bh, bl = _dd.log(dh[far], dl[far])
+        lh, ll = _dd.add(ah, al, -bh, -bl)
+        ll = ll + 2.0 / x[far]
+        out[far] = ~((lh - e[far]) + ll <= -(2.0 ** -90) * np.abs(lh))
+    return out
+
+
+def _private_p(e, d):
+    """``e^eps / (e^eps + d - 1)`` rounded toward 1/d: the largest float p
+    whose exact epsilon is at most eps (a few ulps below the nearest), or,
+    where even the smallest float at or above 1/d exceeds eps (eps below
+    about 1e-16 d, unless 1/d is a float), that float."""
+    shape = e.shape
+    e, d = e.ravel(), d.ravel()
+    with np.errstate(over="ignore"):
+        p = 1.0 / (1.0 + (d - 1.0) * np.exp(-e))
+    todo = np.flatnonzero(np.isfinite(e))  # (p = 1, always truthful, has epsilon inf)
+    for _ in range(8):  # rounding to nearest, then a few ulps at most
+        if todo.size == 0:
+            break
+        bad = _exact_epsilon_above(p[todo], d[todo], e[todo])
+        todo = todo[bad]
+        down = np.nextafter(p[todo], 0.0)
+        hi, lo = scaled_product(d[todo], down, 0)
+        ok = (hi - 1.0) + lo >= 0.0  # still at or above 1/d
+        p[todo[ok]] = down[ok]
+        todo = todo[ok]
+    return p.reshape(shape)
+
+
+def _kary_epsilon(p, d):
+    """log1p((d p - 1)/(1 - p)) with d p - 1 from the exact two-product of
+    d p (so nothing cancels near p = 1/d); in logs where the quotient is
+    beyond 2**1000; 0 where d p <= 1, inf at p = 1."""
+    hi, lo = scaled_product(d, p, 0)
+    num = (hi - 1.0) + lo        # hi - 1 exact for hi in [1/2, 2]; >= 1 beyond
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        x = num / (1.0 - p)
+        direct = np.log1p(x)
+        # ln(p (d - 1)/(1 - p)) > 693: magnitudes add up to < 2.2 times it
+        logs = np.log(p) + np.log(d - 1.0) - np.log1p(-p)
+    out = np.where(x <= 2.0 ** 1000, direct, logs)
+    out = np.where(num <= 0.0, 0.0, out)
+    return np.where(p == 1.0, np.inf, out)
+
+
+def kary_epsilon(p, d):
+    """The epsilon of k-ary randomized response: ``ln(p (d - 1) / (1 - p))``.
+
+    Parameters
+    ----------
+    p : array_like
+        Probability of reporting the true category, in [1/d, 1].
+    d : array_like
+        Number of categories, a whole number >= 2.
+
+    Returns
+    -------
+    float or ndarray
+        The epsilon, in [0, inf]: 0 at ``p = 1/d``, ``inf`` at ``p = 1``.
+
+    Raises
+    ------
+    ValueError
+        If p is outside [1/d, 1] or NaN, or d is not a whole number >= 2.
+    TypeError
+        If d is a bool, or an argument is not real numbers (a string,
+        complex values).
+
+    Notes
+    -----
+    Computed as ``ln(1 + (d p - 1)/(1 - p))`` with ``d p - 1`` formed
+    exactly from Dekker's two-product of ``d p``, so that nothing cancels
+    near ``p = 1/d`` where the epsilon is tiny: accurate to a few ulps for
+    every p and d (in logarithms where the quotient exceeds ``2**1000``,
+    which needs d above about 1e292).  The input p is taken as exact: a p
+    that passes the check ``p >= 1/d`` (against the float ``1/d``) but is
+    at or below the true ``1/d``, such as the float ``1/3`` for ``d = 3``,
+    gives 0.
+
+    Examples
+    --------
+    >>> from diffident import rr
+    >>> round(rr.kary_epsilon(0.5, 4), 12)           # ln 3
+    1.098612288668
+    >>> rr.kary_epsilon(1 / 3, 3)     # the float 1/3 is below one third
+    0.0
+    """
+    scalar = is_scalar(p, d)
+    pp, dd = np.broadcast_arrays(probability("p", p), categories(d))
+    bad = pp < 1.0 / dd
+    if bad.any():
+        i = np.argwhere(bad)[0] if pp.ndim else ()
+        raise ValueError(
+            f"p must lie in [1/d, 1] (below 1/d the true category is the least likely report); "
+            f"{_where(pp, bad)} with d = {dd[tuple(i)].item():g}"
+        )
+    return ret(_kary_epsilon(pp, dd), scalar)

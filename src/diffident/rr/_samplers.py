@@ -1,0 +1,134 @@
+"""Drawing randomized reports (`diffident.rr`): the two-parameter scheme
+for bits and k-ary randomized response for categories.
+"""
+
+import numpy as np
+
+from .._validate import (
+    _where,
+    bits,
+    categories,
+    generator,
+    is_scalar,
+    privacy_epsilon,
+    probability,
+    ret_int,
+    whole_numbers,
+)
+
+
+def _likelihoods(p, k):
+    """P(report 1 | x = 1), P(report 1 | x = 0) (report 0: one minus these),
+    each a sum of non-negative terms: no cancellation."""
+    return (1.0 - p) + p * (1.0 - k), p * (1.0 - k)
+
+
+def sample(x, p, k, rng):
+    """Draw the reports of the two-parameter scheme for the bits x.
+
+    Each report is 1 with probability ``1 - p k`` if its bit is 1 and
+    ``p (1 - k)`` if it is 0, independently (one uniform draw per report).
+
+    Parameters
+    ----------
+    x : array_like of {0, 1}
+        The true bits (bools, integers or integral floats).
+    p : array_like
+        Probability of not keeping the true bit, in [0, 1]; broadcast
+        against x.
+    k : array_like
+        Probability of reporting 0 when the bit is not kept, in [0, 1].
+    rng : numpy.random.Generator
+        The source of randomness (seed it for reproducible draws).
+
+    Returns
+    -------
+    int or ndarray of int64
+        The 0/1 reports, with the broadcast shape of x, p and k (an int for
+        all-scalar input).
+
+    Raises
+    ------
+    ValueError
+        If x holds values other than 0 and 1, or p or k is outside [0, 1]
+        or NaN.
+    TypeError
+        If rng is not a ``numpy.random.Generator``, or an argument is not
+        real numbers (a string, complex values).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from diffident import rr
+    >>> rng = np.random.default_rng(0)
+    >>> reports = rr.sample(np.ones(100_000, dtype=int), 0.5, 0.5, rng)
+    >>> round(float(reports.mean()), 2)          # 1 - p k = 0.75
+    0.75
+    >>> rr.sample([0, 1], 0.0, 0.5, rng)         # p = 0: the truth
+    array([0, 1])
+    """
+    scalar = is_scalar(x, p, k)
+    xx, pp, kk = np.broadcast_arrays(bits("x", x), probability("p", p), probability("k", k))
+    g = generator(rng)
+    l1, l0 = _likelihoods(pp, kk)
+    prob1 = np.where(xx == 1, l1, l0)
+    out = (g.random(prob1.shape) < prob1).astype(np.int64)
+    return ret_int(out, scalar)
+
+
+def kary_sample(x, epsilon, d, rng):
+    """Draw the reports of k-ary randomized response for categories x.
+
+    Each report is the true category with probability `kary_p`
+    ``(epsilon, d)``, else one of the other ``d - 1`` categories uniformly
+    at random.  Categories are labelled ``0, ..., d - 1``.
+
+    Parameters
+    ----------
+    x : array_like of int
+        True categories in ``0, ..., d - 1``.
+    epsilon : array_like
+        Privacy parameter(s), >= 0, broadcast against x.
+    d : array_like
+        Number of categories, a whole number >= 2, broadcast against x.
+    rng : numpy.random.Generator
+        The source of randomness.
+
+    Returns
+    -------
+    int or ndarray of int64
+        The reported categories (an int for all-scalar input).
+
+    Raises
+    ------
+    ValueError
+        If x holds values outside ``0, ..., d - 1`` or non-integers,
+        epsilon is negative or NaN, or d is not a whole number >= 2.
+    TypeError
+        If rng is not a ``numpy.random.Generator``, d is a bool, or an
+        argument is not real numbers (a string, a bool, complex values).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from diffident import rr
+    >>> rng = np.random.default_rng(0)
+    >>> reports = rr.kary_sample(np.zeros(100_000, dtype=int), np.log(3), 4, rng)
+    >>> np.bincount(reports, minlength=4).round(-3)   # p = 1/2, others 1/6
+    array([50000, 17000, 17000, 17000])
+    """
+    scalar = is_scalar(x, epsilon, d)
+    xx, e, dd = np.broadcast_arrays(whole_numbers("x", x), privacy_epsilon("epsilon", epsilon), categories(d))
+    bad = dd > 2.0**53
+    if bad.any():  # the categories are drawn as integers: each must be exact
+        raise ValueError(f"d (the number of categories) must be at most 2**53 to sample; {_where(dd, bad)}")
+    bad = (xx < 0) | (xx >= dd)
+    if bad.any():
+        raise ValueError(f"x must hold categories 0, ..., d - 1; {_where(xx, bad)}")
+    g = generator(rng)
+    di = dd.astype(np.int64)
+    p = 1.0 / (1.0 + (dd - 1.0) * np.exp(-e))
+    truthful = g.random(xx.shape) < p
+    other = (xx + 1 + g.integers(0, di - 1, size=xx.shape)) % di  # never x itself
+    out = np.where(truthful, xx, other).astype(np.int64)
+    return ret_int(out, scalar)

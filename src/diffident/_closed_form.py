@@ -51,9 +51,6 @@ MARGIN = 2.0**-88
 TINY_EPS = 2.0**-200
 
 
-_m = _validate.worlds  # (the name _dp imports)
-
-
 # ------------------------------------------------------------------ the bound --
 
 def log_m1(m):
@@ -122,7 +119,7 @@ def ratio(s, lam):
     return eh, el
 
 
-def _flat(*arrays):
+def flat_broadcast(*arrays):
     """Broadcast to one shape; the shape and the raveled arrays."""
     b = np.broadcast_arrays(*arrays)
     return b[0].shape, [np.ascontiguousarray(a).ravel() for a in b]
@@ -131,7 +128,7 @@ def _flat(*arrays):
 def _rho_of_eps(e, m):
     """The bound at epsilon e over m worlds (validated arrays, broadcast)."""
     lh, ll = log_m1(m)
-    shape, (e, m, lh, ll) = _flat(e, m, lh, ll)
+    shape, (e, m, lh, ll) = flat_broadcast(e, m, lh, ll)
     return bound(e, np.zeros_like(e), lh, ll, 1.0 / m).reshape(shape)
 
 
@@ -146,7 +143,7 @@ def rho_up(e, m):
     e = 0, 1 at e = inf or m = 1.
     """
     lh, ll = log_m1(m)
-    shape, (e, m, lh, ll) = _flat(e, m, lh, ll)
+    shape, (e, m, lh, ll) = flat_broadcast(e, m, lh, ll)
     out = np.where(e == 0.0, _inv_up(m), 1.0)
     live = np.flatnonzero((e > 0.0) & np.isfinite(e) & (m > 1.0))
     if live.size:
@@ -328,12 +325,12 @@ def epsilon_for_rho(rho, m):
     array([ 0., inf])
     """
     scalar = _validate.is_scalar(rho, m)
-    return _validate.ret(laplace_epsilon(_validate.rho(rho), _validate.worlds(m)), scalar)
+    return _validate.ret(laplace_epsilon(_validate.probability("rho", rho), _validate.worlds("m", m)), scalar)
 
 
 def laplace_epsilon(r, mm):
     """`epsilon_for_rho` on validated float64 arrays that broadcast (rho in [0, 1], m >= 1)."""
-    shape, (r, mm, lh, ll) = _flat(r, mm, *log_m1(mm))
+    shape, (r, mm, lh, ll) = flat_broadcast(r, mm, *log_m1(mm))
     eps = np.where(r >= 1.0, np.inf, 0.0)
     live = _feasible(r, mm)
     if live.size:
@@ -404,13 +401,14 @@ def scale_for_rho(rho, m, sensitive_range):
     0.0008403207231434117
     """
     scalar = _validate.is_scalar(rho, m, sensitive_range)
-    r, mm, s = _validate.rho(rho), _validate.worlds(m), _validate.sensitive_range(sensitive_range)
+    r, mm = _validate.probability("rho", rho), _validate.worlds("m", m)
+    s = _validate.non_negative("sensitive_range", sensitive_range)
     return _validate.ret(laplace_scale(r, mm, s), scalar)
 
 
 def laplace_scale(r, mm, s):
     """`scale_for_rho` on validated float64 arrays that broadcast (rho in [0, 1], m >= 1, S >= 0)."""
-    shape, (r, mm, s, lh, ll) = _flat(r, mm, s, *log_m1(mm))
+    shape, (r, mm, s, lh, ll) = flat_broadcast(r, mm, s, *log_m1(mm))
     lam = np.where(r >= 1.0, 0.0, np.inf)
     with np.errstate(all="ignore"):
         nh, nl = m_rho_minus_one(mm, r)
@@ -474,7 +472,8 @@ def rho_for_epsilon(epsilon, m):
     0.333333333333
     """
     scalar = _validate.is_scalar(epsilon, m)
-    return _validate.ret(_rho_of_eps(_validate.in_range("epsilon", epsilon, 0.0, np.inf), _validate.worlds(m)), scalar)
+    e = _validate.in_range("epsilon", epsilon, 0.0, np.inf)
+    return _validate.ret(_rho_of_eps(e, _validate.worlds("m", m)), scalar)
 
 
 def risk_bound(scale, m, sensitive_range):
@@ -520,13 +519,13 @@ def risk_bound(scale, m, sensitive_range):
     0.333333333333
     """
     scalar = _validate.is_scalar(scale, m, sensitive_range)
-    lam, mm = _validate.scale_or_limit("scale", scale), _validate.worlds(m)
-    return _validate.ret(laplace_risk(lam, mm, _validate.sensitive_range(sensitive_range)), scalar)
+    lam, mm = _validate.scale_or_limit("scale", scale), _validate.worlds("m", m)
+    return _validate.ret(laplace_risk(lam, mm, _validate.non_negative("sensitive_range", sensitive_range)), scalar)
 
 
 def laplace_risk(lam, mm, s):
     """`risk_bound` on validated float64 arrays that broadcast (scale in [0, inf], m >= 1, S >= 0)."""
-    shape, (lam, mm, s, lh, ll) = _flat(lam, mm, s, *log_m1(mm))
+    shape, (lam, mm, s, lh, ll) = flat_broadcast(lam, mm, s, *log_m1(mm))
     return _risk(lam, mm, s, lh, ll).reshape(shape)
 
 
@@ -568,7 +567,7 @@ def min_rho(m):
     array([0.5  , 0.125])
     """
     scalar = _validate.is_scalar(m)
-    return _validate.ret(1.0 / _validate.worlds(m), scalar)
+    return _validate.ret(1.0 / _validate.worlds("m", m), scalar)
 
 
 def effective_worlds(prior, axis=-1):
@@ -621,7 +620,7 @@ def effective_worlds(prior, axis=-1):
         raise ValueError("prior must not be empty")
     bad = p < 0
     if bad.any():
-        raise ValueError(f"prior must be non-negative; {_validate._where(p, bad)}")
+        raise ValueError(f"prior must be non-negative; {_validate.where(p, bad)}")
     mx = p.max(axis=axis)
     if np.any(mx == 0):
         raise ValueError("prior must not be all zero")

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _closed_form, _dd, _search
 from ._closed_form import epsilon_for_rho
-from ._validate import is_scalar, privacy_epsilon, probability, releases, ret
+from ._validate import is_scalar, privacy_epsilon, probability, releases, ret, worlds
 
 
 def _sum_up(x, axis):
@@ -48,7 +48,8 @@ def _sum_up(x, axis):
 
 def _compose_args(epsilons, deltas):
     """The checked epsilons, at least 1-d, and the checked deltas broadcast
-    against them (None where not given)."""
+    against them (None where not given).
+    """
     e = privacy_epsilon("epsilons", epsilons)
     if deltas is None:
         return (e if e.ndim else e.reshape(1)), None
@@ -62,7 +63,8 @@ def _compose_args(epsilons, deltas):
 def _composed(epsilons, deltas, axis, combine):
     """The epsilons combined along ``axis`` by ``combine(x, axis)`` (the
     upward sum or the largest), and where deltas are given the deltas
-    combined alike and capped at 1, as the pair ``(epsilon, delta)``."""
+    combined alike and capped at 1, as the pair ``(epsilon, delta)``.
+    """
     e, d = _compose_args(epsilons, deltas)
     eps = combine(e, axis)
     eps = ret(eps, eps.ndim == 0)
@@ -242,14 +244,15 @@ def rho_after_composition(epsilons, m, axis=-1):
     0.73105857863
     """
     eps = np.asarray(compose_sequential(epsilons, axis=axis), dtype=np.float64)
-    out = _closed_form.rho_up(eps, _closed_form._m(m))
+    out = _closed_form.rho_up(eps, worlds("m", m))
     return ret(out, np.ndim(out) == 0)
 
 
 def _exact_product(k, e):
     """The exact product ``k e`` of non-negative finite floats (1-d arrays)
     as ``(p + err) 2**x``: the two-product of the mantissas, exact whatever
-    the factors' size; returns ``(p, err, x)``."""
+    the factors' size; returns ``(p, err, x)``.
+    """
     kf, ke = np.frexp(k)
     ef, ee = np.frexp(e)
     p, err = _dd.two_prod(kf, ef)
@@ -258,7 +261,8 @@ def _exact_product(k, e):
 
 def _times_le(k, e, total):
     """Whether the exact product ``k e`` is <= ``total`` (1-d arrays of
-    non-negative finite floats), from `_exact_product`."""
+    non-negative finite floats), from `_exact_product`.
+    """
     p, err, x = _exact_product(k, e)
     with np.errstate(over="ignore", under="ignore"):
         t = np.ldexp(total, -x)  # exact near p; far away its side is right
@@ -311,7 +315,7 @@ def epsilon_per_release(rho, m, k):
     """
     scalar = is_scalar(rho, m, k)
     kk = releases(k)
-    r, mm, kk = np.broadcast_arrays(probability("rho", rho), _closed_form._m(m), kk)
+    r, mm, kk = np.broadcast_arrays(probability("rho", rho), worlds("m", m), kk)
     total = np.asarray(epsilon_for_rho(r, mm), dtype=np.float64).ravel()
     kf = np.ascontiguousarray(kk, dtype=np.float64).ravel()
     eps = total / kf
@@ -339,7 +343,8 @@ def epsilon_per_release(rho, m, k):
 
 def _times_up(k, e):
     """``k e`` rounded upward (1-d, finite, k e in the normal range): the
-    exact sum of k copies of e, as `compose_sequential` rounds it."""
+    exact sum of k copies of e, as `compose_sequential` rounds it.
+    """
     p, err, x = _exact_product(k, e)
     with np.errstate(over="ignore"):
         prod = np.ldexp(p, x)

@@ -18,7 +18,6 @@ from scipy.special import erfcx, log_ndtr, ndtri
 from . import _dd, _search
 from ._validate import is_scalar, non_negative, privacy_delta, privacy_epsilon, ret, scale_or_limit
 
-
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _INV_SQRT2 = 1.0 / math.sqrt(2.0)
@@ -67,7 +66,8 @@ def _log_ndtr(a):
     ``log1p(-Phi(-a))`` of a tiny tail that scipy computes to hundreds of
     ulps (``ndtr``'s ``exp(-a^2/2)`` rounds ``a^2``), so the tail is taken
     as ``erfcx(a / sqrt 2) exp(-a^2/2) / 2`` with ``a^2`` exact (a
-    two-product): within ``_UX`` plus a few ulps."""
+    two-product): within ``_UX`` plus a few ulps.
+    """
     a = np.asarray(a, dtype=np.float64)
     la = log_ndtr(np.minimum(a, 0.0))
     err = 10 * _U * np.abs(la)
@@ -92,7 +92,8 @@ def _log_ndtr(a):
 def _phi_over_ndtr(a, la):
     """``phi(a) / Phi(a)``, the derivative of ``log Phi`` (with 10% to
     spare): ``1 / R(-a)`` (R the Mills ratio, no cancellation) for a < 0,
-    ``exp(-a^2/2 - ln sqrt(2 pi) - log Phi(a))`` for ``a >= 0``."""
+    ``exp(-a^2/2 - ln sqrt(2 pi) - log Phi(a))`` for ``a >= 0``.
+    """
     with np.errstate(over="ignore", divide="ignore"):
         neg = 1.0 / (_SQRT_HALF_PI * erfcx(-np.minimum(a, 0.0) * _INV_SQRT2))
         pos = np.exp(-0.5 * a * a - _LOG_SQRT_2PI - la)
@@ -102,7 +103,8 @@ def _phi_over_ndtr(a, la):
 def _erfcx_err(x):
     """The relative error assumed of ``scipy.special.erfcx(x)``, x >= 0:
     twice the largest measured against mpmath (8 ulps below 1, 5.6 below
-    5, 3.5 below 30, 2.4 beyond)."""
+    5, 3.5 below 30, 2.4 beyond).
+    """
     return np.where(x < 1.0, _UX, np.where(x < 5.0, 12 * _U, np.where(x < 30.0, 8 * _U, 5 * _U)))
 
 
@@ -111,7 +113,8 @@ def _dlog_erfcx(x, ex):
     for x >= 0 (``ex = erfcx(x)``, unused: the difference cancels for large
     x): ``2 / (x + sqrt(x^2 + 2))``, from ``erfcx(x) > 2 / (sqrt(pi) (x +
     sqrt(x^2 + 2)))``; at most ``2 / sqrt(pi)`` (its value at 0), and ``1/x``
-    beyond 1e8."""
+    beyond 1e8.
+    """
     with np.errstate(over="ignore", divide="ignore"):
         b = np.where(x > 1e8, 1.0 / x, 2.0 / (x + np.sqrt(x * x + 2.0)))
     return np.minimum(b, 1.1284)
@@ -119,7 +122,8 @@ def _dlog_erfcx(x, ex):
 
 def _amplified(ratio, dlr):
     """The error of ``log1p(-ratio)`` from a relative error ``dlr`` of the
-    ratio: ``dlr ratio / (1 - ratio)`` (inf where the ratio reaches 1)."""
+    ratio: ``dlr ratio / (1 - ratio)`` (inf where the ratio reaches 1).
+    """
     with np.errstate(divide="ignore", invalid="ignore"):
         w = ratio / (1.0 - ratio)
     return np.where(ratio < 1.0, w * dlr, np.inf)
@@ -132,7 +136,8 @@ def _ld_tails(h, c):
     ``e^eps phi(b)`` into ``phi(a)``), so ``delta = Phi(a) (1 - ratio)``
     with ``ratio = phi(a) R(h + c) / Phi(a)``: no ``eps + log Phi(b)`` to
     cancel (it cost a relative ``eps 2^-53``).  Error bounds: see
-    `_delta_parts`."""
+    `_delta_parts`.
+    """
     a = h - c
     la, dla_f = _log_ndtr(a)
     x = (h + c) * _INV_SQRT2
@@ -159,7 +164,8 @@ def _ld_mills(h, c):
     ``eps = 2 h c`` and ``Phi(-x) = phi(x) R(x)`` (R the Mills ratio,
     ``erfcx``), ``e^eps Phi(b) / Phi(a) = R(c + h) / R(c - h)`` exactly, so
     ``delta = Phi(a) (1 - R(c + h) / R(c - h))`` with no exponentials to
-    cancel."""
+    cancel.
+    """
     x1 = (c + h) * _INV_SQRT2
     x2 = (c - h) * _INV_SQRT2
     e1, e2 = erfcx(x1), erfcx(x2)
@@ -178,8 +184,9 @@ def _ld_mills(h, c):
 
 
 def _ld_narrow(h, c, eps, with_err=True):
-    """``(log(delta / (2h)), error bound)`` for a narrow interval
-    (``h max(c, 1) <= 1``), where the two tails nearly cancel:
+    """``(log(delta / (2h)), error bound)`` for a narrow interval.
+
+    Narrow means ``h max(c, 1) <= 1``, where the two tails nearly cancel:
 
         delta = [Phi(-c + h) - Phi(-c - h)] - expm1(eps) Phi(-c - h)
               = I (1 - expm1(eps) Phi(-c - h) / I),
@@ -280,7 +287,8 @@ def _delta_parts(q, eps, with_err=True):
 
 def _log_delta(q, eps):
     """``log delta`` (arrays of one shape; q finite and positive): for the
-    Newton estimate."""
+    Newton estimate.
+    """
     q, eps = np.broadcast_arrays(np.asarray(q, dtype=np.float64), np.asarray(eps, dtype=np.float64))
     big, small, _ = _delta_parts(q.ravel(), eps.ravel(), with_err=False)
     with np.errstate(divide="ignore"):
@@ -289,7 +297,8 @@ def _log_delta(q, eps):
 
 def _gauss_delta(sigma, eps, s):
     """The delta at noise ``sigma`` (arrays of one shape); the edge values
-    of :func:`analytic_gaussian_delta`."""
+    of :func:`analytic_gaussian_delta`.
+    """
     sigma, eps, s = np.broadcast_arrays(sigma, eps, s)
     shape = sigma.shape
     sigma, eps, s = (np.ascontiguousarray(a, dtype=np.float64).ravel() for a in (sigma, eps, s))
@@ -333,7 +342,8 @@ def _far_noise(sigma, s, eps, q, live):
     Returns ``(far, k, sigma_f, eps_f, zero)``: the mask of such entries
     among ``live``, and for them the power k, ``sigma 2^-k`` and ``eps
     2^k`` (``sigma_f / s`` is ``q 2^-k`` rounded as q would be) and the
-    mask of those whose delta is 0 (``q = sigma / s`` as the callers form it)."""
+    mask of those whose delta is 0 (``q = sigma / s`` as the callers form it).
+    """
     far = live & np.isfinite(sigma) & ~(q < _FAR_Q)
     j = np.flatnonzero(far)
     k = np.frexp(sigma[j])[1].astype(np.int64) - np.frexp(s[j])[1] - _FAR_EXP
@@ -352,7 +362,8 @@ def _sigma_excess(sigma, eps, s, delta, log_delta):
     upper bound on ``log(exact delta / delta)`` (the computed value plus
     `_delta_parts`' error bound and the rounding of the comparison; <= 0
     certifies sigma), ``float_ok`` whether `analytic_gaussian_delta`, as
-    the user evaluates it, is <= delta."""
+    the user evaluates it, is <= delta.
+    """
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         q = sigma / s
     excess = np.where(np.isinf(q), -np.inf, np.inf)
@@ -408,7 +419,8 @@ def _sigma_excess(sigma, eps, s, delta, log_delta):
 def _sigma_passes(sigma, eps, s, delta, log_delta):
     """Whether noise sigma meets delta (1-d arrays): the exact delta, by
     `_delta_parts`' error bound, and `analytic_gaussian_delta` as the user
-    evaluates it."""
+    evaluates it.
+    """
     excess, float_ok = _sigma_excess(sigma, eps, s, delta, log_delta)
     return (excess <= 0.0) & float_ok
 
@@ -417,7 +429,8 @@ def _upper_start(eps, delta):
     """An upper bound on the analytic sigma for sensitivity 1: the least of
     three scales where the exact delta is <= delta (it is below
     Phi(1/(2s) - eps s), below 2 Phi(1/(2s)) - 1 and below
-    1/(s sqrt(2 pi)), and falls with s and with eps)."""
+    1/(s sqrt(2 pi)), and falls with s and with eps).
+    """
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         z = ndtri(delta)
         r = np.sqrt(z * z + 2.0 * eps)
@@ -479,7 +492,8 @@ def _certified_start(x, eps, s, delta, log_delta):
     """Newton's sigma ``x`` moved to where the certified excess (see
     `_sigma_excess`) crosses 0: one Newton step on it, in sigma itself (not
     its logarithm, whose rounding is worth ``|ln sigma|`` ulps), so that
-    `diffident._search.boundary` starts an ulp or two from its answer."""
+    `diffident._search.boundary` starts an ulp or two from its answer.
+    """
     with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
         excess, _ = _sigma_excess(x, eps, s, delta, log_delta)
         q = x / s
@@ -491,7 +505,8 @@ def _certified_start(x, eps, s, delta, log_delta):
 
 def _calibration_args(epsilon, delta, sensitivity):
     """Whether the three arguments of a sigma calibration are scalars, and
-    the checked arguments broadcast against each other."""
+    the checked arguments broadcast against each other.
+    """
     scalar = is_scalar(epsilon, delta, sensitivity)
     e, d, s = np.broadcast_arrays(privacy_epsilon("epsilon", epsilon), privacy_delta("delta", delta),
                                   non_negative("sensitivity", sensitivity))

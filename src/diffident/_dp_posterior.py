@@ -13,7 +13,8 @@ from ._validate import is_scalar, privacy_epsilon, probability, ret
 
 def _log_odds(p):
     """``ln((1 - P) / P)`` as a double-double, any shape: ``ln(1 - P) -
-    ln P`` (1 - P exact), ``-inf`` at P = 1 and ``inf`` at P = 0."""
+    ln P`` (1 - P exact), ``-inf`` at P = 1 and ``inf`` at P = 0.
+    """
     p = np.asarray(p, dtype=np.float64)
     lh = np.where(p == 0.0, np.inf, -np.inf)
     ll = np.zeros(p.shape)
@@ -32,7 +33,8 @@ def _log_odds(p):
 
 def _posterior_bound(e, p, lh, ll):
     """`posterior_bound` for 1-d arrays, ``lh, ll = _log_odds(p)``: the
-    paper's bound with ``m - 1`` replaced by ``(1 - P) / P``."""
+    paper's bound with ``m - 1`` replaced by ``(1 - P) / P``.
+    """
     out = _closed_form.bound(e, np.zeros_like(e), np.where(p == 0.0, -np.inf, lh), ll, p)
     return np.where(p == 0.0, 0.0, out)
 
@@ -91,7 +93,7 @@ def posterior_bound(epsilon, prior):
     """
     scalar = is_scalar(epsilon, prior)
     e, p = privacy_epsilon("epsilon", epsilon), probability("prior", prior)
-    shape, (e, p, lh, ll) = _closed_form._flat(e, p, *_log_odds(p))
+    shape, (e, p, lh, ll) = _closed_form.flat_broadcast(e, p, *_log_odds(p))
     return ret(_posterior_bound(e, p, lh, ll).reshape(shape), scalar)
 
 
@@ -150,7 +152,7 @@ def epsilon_for_posterior(posterior, prior):
     """
     scalar = is_scalar(posterior, prior)
     q, p = probability("posterior", posterior), probability("prior", prior)
-    shape, (q, p, lh, ll) = _closed_form._flat(q, p, *_log_odds(p))
+    shape, (q, p, lh, ll) = _closed_form.flat_broadcast(q, p, *_log_odds(p))
     eps = np.where((q >= 1.0) | (p == 0.0), np.inf, 0.0)  # else 0: q <= P, or P = 1 > q
     live = np.flatnonzero((p < q) & (q < 1.0) & (p > 0.0))
     if live.size:
@@ -168,7 +170,8 @@ def _posterior_eps_star(q, p):
     """The exact ``ln(q (1 - P) / (P (1 - q)))`` as a double-double, for
     1-d arrays with ``0 < P < q < 1``: ``log1p((q - P) / (P (1 - q)))``,
     with P's power of two taken out (P may be subnormal), or ``ln(q - P) -
-    ln P - ln(1 - q)`` where the quotient overflows."""
+    ln P - ln(1 - q)`` where the quotient overflows.
+    """
     pf, pe = np.frexp(p)  # pe <= 0
     nh, nl = _dd.two_sum(q, -p)  # q - P exactly
     with np.errstate(all="ignore"):

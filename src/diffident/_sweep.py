@@ -407,7 +407,7 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
         if c not in ("bound", "tight"):
             raise ValueError(f"calibrations must be 'bound' and/or 'tight', got {c!r}")
     if rho is not None:
-        rho_fixed = np.atleast_1d(_validate.rho(rho)).ravel()
+        rho_fixed = np.atleast_1d(_validate.probability("rho", rho)).ravel()
     n_rho = int(n_rho)
     if rho is None and n_rho < 1:
         raise ValueError(f"n_rho must be at least 1, got {n_rho}")

@@ -10,7 +10,7 @@ import numbers
 import numpy as np
 
 
-def _where(a, bad):
+def where(a, bad):
     """Describe the first offending element of ``a`` (mask ``bad``)."""
     if a.ndim == 0:
         return f"got {a.item()!r}"
@@ -113,7 +113,7 @@ def finite(name, x):
     a = as_float(name, x)
     bad = ~np.isfinite(a)
     if bad.any():
-        raise ValueError(f"{name} must be finite (no NaN or infinity); {_where(a, bad)}")
+        raise ValueError(f"{name} must be finite (no NaN or infinity); {where(a, bad)}")
     return a
 
 
@@ -122,14 +122,14 @@ def non_negative(name, x):
     a = finite(name, x)
     bad = a < 0
     if bad.any():
-        raise ValueError(f"{name} must be non-negative; {_where(a, bad)}")
+        raise ValueError(f"{name} must be non-negative; {where(a, bad)}")
     return a
 
 
 def not_nan(name, a):
     bad = np.isnan(a)
     if bad.any():
-        raise ValueError(f"{name} must not be NaN; {_where(a, bad)}")
+        raise ValueError(f"{name} must not be NaN; {where(a, bad)}")
     return a
 
 
@@ -144,27 +144,17 @@ def in_range(name, x, lo, hi, *, lo_open=False, hi_open=False, allow_nan=False):
     if bad.any():
         lb = "(" if lo_open else "["
         rb = ")" if hi_open else "]"
-        raise ValueError(f"{name} must lie in {lb}{lo}, {hi}{rb}; {_where(a, bad)}")
+        raise ValueError(f"{name} must lie in {lb}{lo}, {hi}{rb}; {where(a, bad)}")
     return a
 
 
-def rho(x, name="rho"):
-    """Risk bounds: elements in [0, 1]."""
-    return in_range(name, x, 0.0, 1.0)
-
-
-def worlds(x, name="m"):
+def worlds(name, x):
     """Numbers of possible worlds: finite elements >= 1."""
     a = finite(name, x)
     bad = a < 1
     if bad.any():
-        raise ValueError(f"{name} (the number of possible worlds) must be >= 1; {_where(a, bad)}")
+        raise ValueError(f"{name} (the number of possible worlds) must be >= 1; {where(a, bad)}")
     return a
-
-
-def sensitive_range(x, name="sensitive_range"):
-    """Sensitive ranges: finite elements >= 0."""
-    return non_negative(name, x)
 
 
 def tolerance(name, x):
@@ -180,7 +170,7 @@ def positive_scale(name, x):
     a = finite(name, x)
     bad = a <= 0
     if bad.any():
-        raise ValueError(f"{name} must be positive; {_where(a, bad)}")
+        raise ValueError(f"{name} must be positive; {where(a, bad)}")
     return a
 
 
@@ -213,7 +203,7 @@ def weights(name, x, n):
         raise ValueError(f"{name} must be one-dimensional with the length of values ({n}), got shape {a.shape}")
     bad = a < 0
     if bad.any():
-        raise ValueError(f"{name} must be non-negative; {_where(a, bad)}")
+        raise ValueError(f"{name} must be non-negative; {where(a, bad)}")
     return a
 
 
@@ -222,7 +212,7 @@ def counts(x, n):
     a = weights("counts", x, n)
     bad = a != np.floor(a)
     if bad.any():
-        raise ValueError(f"counts must be whole numbers (multiplicities of worlds); {_where(a, bad)}")
+        raise ValueError(f"counts must be whole numbers (multiplicities of worlds); {where(a, bad)}")
     return a
 
 
@@ -246,7 +236,7 @@ def integer_index(name, x, n):
     a = a.astype(np.int64)
     bad = (a < -n) | (a >= n)
     if bad.any():
-        raise ValueError(f"{name} out of range for {n} worlds; {_where(a, bad)}")
+        raise ValueError(f"{name} out of range for {n} worlds; {where(a, bad)}")
     return np.where(a < 0, a + n, a)
 
 
@@ -300,7 +290,7 @@ def releases(k):
     a = finite("k", k)
     bad = (a < 1) | (a != np.floor(a))
     if bad.any():
-        raise ValueError(f"k (the number of releases) must be a whole number >= 1; {_where(a, bad)}")
+        raise ValueError(f"k (the number of releases) must be a whole number >= 1; {where(a, bad)}")
     return a
 
 
@@ -311,10 +301,10 @@ def categories(d):
     a = finite("d", d)
     bad = a != np.floor(a)
     if bad.any():
-        raise ValueError(f"d (the number of categories) must be a whole number; {_where(a, bad)}")
+        raise ValueError(f"d (the number of categories) must be a whole number; {where(a, bad)}")
     bad = a < 2
     if bad.any():
-        raise ValueError(f"d (the number of categories) must be at least 2; {_where(a, bad)}")
+        raise ValueError(f"d (the number of categories) must be at least 2; {where(a, bad)}")
     return a
 
 
@@ -324,10 +314,10 @@ def whole_numbers(name, x):
     not_nan(name, a)
     bad = ~np.isfinite(a) | (a != np.floor(a))
     if bad.any():
-        raise ValueError(f"{name} must hold whole numbers; {_where(a, bad)}")
+        raise ValueError(f"{name} must hold whole numbers; {where(a, bad)}")
     bad = np.abs(a) > 2.0**53
     if bad.any():
-        raise ValueError(f"{name} must hold whole numbers within +-2**53 (exact in float64); {_where(a, bad)}")
+        raise ValueError(f"{name} must hold whole numbers within +-2**53 (exact in float64); {where(a, bad)}")
     return a.astype(np.int64)
 
 
@@ -336,7 +326,7 @@ def bits(name, x):
     a = whole_numbers(name, x)
     bad = (a != 0) & (a != 1)
     if bad.any():
-        raise ValueError(f"{name} must hold 0 or 1; {_where(a, bad)}")
+        raise ValueError(f"{name} must hold 0 or 1; {where(a, bad)}")
     return a
 
 

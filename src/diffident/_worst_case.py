@@ -348,7 +348,7 @@ def tight_scale(values, rho, *, counts=None, prior=None, rtol=0.0):
     2.249596595
     """
     ws = Worlds(values, counts, prior)
-    r = _validate.rho(rho)
+    r = _validate.probability("rho", rho)
     rtol = _validate.tolerance("rtol", rtol)
     return _validate.ret(smallest_private_scale(ws, r.ravel(), rtol).reshape(r.shape), r.ndim == 0)
 
@@ -498,7 +498,7 @@ def tight_epsilon(values, rho, *, counts=None, prior=None, rtol=0.0):
     2.249596595
     """
     ws = Worlds(values, counts, prior)
-    r = _validate.rho(rho)
+    r = _validate.probability("rho", rho)
     rtol = _validate.tolerance("rtol", rtol)
     lam = smallest_private_scale(ws, r.ravel(), rtol).reshape(r.shape)
     fs = ws.groups()[0]

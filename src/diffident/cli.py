@@ -70,9 +70,9 @@ def _table(headers, rows):
 
 def _calibrate(args, out):
     # validated here, once, under the options' names; the cores take them as they are
-    rho = _validate.rho(args.rho, "rho")
-    m = _validate.worlds(args.worlds, "worlds").item()
-    s = _validate.sensitive_range(args.range, "range").item()
+    rho = _validate.probability("rho", args.rho)
+    m = _validate.worlds("worlds", args.worlds).item()
+    s = _validate.non_negative("range", args.range).item()
     eps = laplace_epsilon(rho, np.float64(m))
     lam = laplace_scale(rho, np.float64(m), np.float64(s))
     bound = laplace_risk(lam, np.float64(m), np.float64(s))

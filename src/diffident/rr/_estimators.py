@@ -7,7 +7,6 @@ randomized response, with the differences that cancel formed exactly.
 import numpy as np
 
 from .._validate import (
-    _where,
     finite,
     in_range,
     is_scalar,
@@ -16,9 +15,9 @@ from .._validate import (
     privacy_epsilon,
     probability,
     ret,
+    where,
 )
 from ._exact import accurate_sum, ratio_of_products, scaled_product
-
 
 # --------------------------------------------------------------- two-parameter scheme
 
@@ -27,7 +26,8 @@ def _estimate(q, p, k):
     """(q - p + p k) / (1 - p) with the numerator summed exactly (rounded
     once): scaled by a power of two so that the larger of q and p lies in
     [1/2, 1] (no error term of p k underflows where it matters), summed from
-    q, -p and the two-product of p k by Priest's method."""
+    q, -p and the two-product of p k by Priest's method.
+    """
     _, e = np.frexp(np.maximum(q, p))
     e = np.minimum(e, 0).astype(np.int64)          # scale up only: exact
     hi, lo = scaled_product(p, k, e)
@@ -206,7 +206,7 @@ def warner_estimate(n_yes, n, p):
     )
     bad = (ny < 0) | (ny > nn)
     if bad.any():
-        raise ValueError(f"n_yes must lie in [0, n]; {_where(ny, bad)}")
+        raise ValueError(f"n_yes must lie in [0, n]; {where(ny, bad)}")
     # n_yes - n (1 - p) summed exactly after scaling n to [1/2, 1); 1 - p and
     # 2 p - 1 are exact for p in [1/2, 1]
     _, e = np.frexp(nn)
@@ -221,7 +221,8 @@ def warner_estimate(n_yes, n, p):
 def _sum_last_axis(c):
     """The sum over the last axis as ``hi + lo`` (pairwise two-sums, the
     rounding errors kept in lo): exact for integer counts below 2**53, else
-    to about log2(d) u**2 of the sum of the values."""
+    to about log2(d) u**2 of the sum of the values.
+    """
     hi = c
     lo = np.zeros(c.shape[:-1])
     while hi.shape[-1] > 1:
@@ -297,7 +298,7 @@ def kary_estimate(counts, epsilon):
     bad = e == 0
     if bad.any():
         raise ValueError(f"epsilon must be > 0 for an estimate (at 0 the reports carry no information); "
-                         f"{_where(e, bad)}")
+                         f"{where(e, bad)}")
     d = c.shape[-1]
     # the estimate is homogeneous in the counts: counts whose d-fold sum
     # may overflow are scaled by a power of two (exact) and scaled back

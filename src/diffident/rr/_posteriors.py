@@ -16,7 +16,8 @@ def _posterior_table(p, k, prior):
     where the report has probability 0.  The joint probabilities are
     products of non-negative float64 factors formed without cancellation:
     the likelihoods ``1 - p k = (1 - p) + p (1 - k)`` and ``1 - p + p k``
-    are sums of non-negative terms, ``1 - prior`` is the prior of x = 0."""
+    are sums of non-negative terms, ``1 - prior`` is the prior of x = 0.
+    """
     q0 = 1.0 - prior
     x1, x0 = shares_of_products(((1.0 - p) + p * (1.0 - k), prior), (p, 1.0 - k, q0))   # report 1
     y1, y0 = shares_of_products((p, k, prior), ((1.0 - p) + p * k, q0))                 # report 0

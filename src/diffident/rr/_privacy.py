@@ -7,9 +7,8 @@ toward privacy) and epsilon for a truth probability.
 import numpy as np
 
 from .. import _dd
-from .._validate import _where, categories, in_range, is_scalar, privacy_epsilon, probability, ret
+from .._validate import categories, in_range, is_scalar, privacy_epsilon, probability, ret, where
 from ._exact import scaled_product
-
 
 # --------------------------------------------------------------- two-parameter scheme
 
@@ -244,8 +243,8 @@ def kary_p(epsilon, d):
     0.5
     """
     scalar = is_scalar(epsilon, d)
-    e, dd = np.broadcast_arrays(privacy_epsilon("epsilon", epsilon), categories(d))
-    return ret(_private_p(e, dd), scalar)
+    e, cats = np.broadcast_arrays(privacy_epsilon("epsilon", epsilon), categories(d))
+    return ret(_private_p(e, cats), scalar)
 
 
 def _exact_epsilon_above(p, d, e):
@@ -253,7 +252,8 @@ def _exact_epsilon_above(p, d, e):
     [1/d, 1]): ``log1p(x)``, ``x = (d p - 1) / (1 - p)`` with ``d p - 1``
     and ``1 - p`` exact, in double-double (about 2^-100 relative), with a
     margin of 2^-90 of the logarithm; for x beyond 2**60, ``ln(d p - 1) -
-    ln(1 - p) + 2 / x`` (an upper bound).  p = 1 (epsilon inf) is above."""
+    ln(1 - p) + 2 / x`` (an upper bound).  p = 1 (epsilon inf) is above.
+    """
     hi, lo = scaled_product(d, p, 0)
     nh, nl = _dd.add_d(*_dd.two_sum(hi, -1.0), lo)
     dh, dl = _dd.two_sum(np.ones_like(p), -p)
@@ -279,7 +279,8 @@ def _private_p(e, d):
     """``e^eps / (e^eps + d - 1)`` rounded toward 1/d: the largest float p
     whose exact epsilon is at most eps (a few ulps below the nearest), or,
     where even the smallest float at or above 1/d exceeds eps (eps below
-    about 1e-16 d, unless 1/d is a float), that float."""
+    about 1e-16 d, unless 1/d is a float), that float.
+    """
     shape = e.shape
     e, d = e.ravel(), d.ravel()
     with np.errstate(over="ignore"):
@@ -301,7 +302,8 @@ def _private_p(e, d):
 def _kary_epsilon(p, d):
     """log1p((d p - 1)/(1 - p)) with d p - 1 from the exact two-product of
     d p (so nothing cancels near p = 1/d); in logs where the quotient is
-    beyond 2**1000; 0 where d p <= 1, inf at p = 1."""
+    beyond 2**1000; 0 where d p <= 1, inf at p = 1.
+    """
     hi, lo = scaled_product(d, p, 0)
     num = (hi - 1.0) + lo        # hi - 1 exact for hi in [1/2, 2]; >= 1 beyond
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -357,12 +359,12 @@ def kary_epsilon(p, d):
     0.0
     """
     scalar = is_scalar(p, d)
-    pp, dd = np.broadcast_arrays(probability("p", p), categories(d))
-    bad = pp < 1.0 / dd
+    pp, cats = np.broadcast_arrays(probability("p", p), categories(d))
+    bad = pp < 1.0 / cats
     if bad.any():
         i = np.argwhere(bad)[0] if pp.ndim else ()
         raise ValueError(
             f"p must lie in [1/d, 1] (below 1/d the true category is the least likely report); "
-            f"{_where(pp, bad)} with d = {dd[tuple(i)].item():g}"
+            f"{where(pp, bad)} with d = {cats[tuple(i)].item():g}"
         )
-    return ret(_kary_epsilon(pp, dd), scalar)
+    return ret(_kary_epsilon(pp, cats), scalar)

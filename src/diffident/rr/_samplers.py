@@ -5,7 +5,6 @@ for bits and k-ary randomized response for categories.
 import numpy as np
 
 from .._validate import (
-    _where,
     bits,
     categories,
     generator,
@@ -13,13 +12,15 @@ from .._validate import (
     privacy_epsilon,
     probability,
     ret_int,
+    where,
     whole_numbers,
 )
 
 
 def _likelihoods(p, k):
     """P(report 1 | x = 1), P(report 1 | x = 0) (report 0: one minus these),
-    each a sum of non-negative terms: no cancellation."""
+    each a sum of non-negative terms: no cancellation.
+    """
     return (1.0 - p) + p * (1.0 - k), p * (1.0 - k)
 
 
@@ -118,16 +119,16 @@ def kary_sample(x, epsilon, d, rng):
     array([50000, 17000, 17000, 17000])
     """
     scalar = is_scalar(x, epsilon, d)
-    xx, e, dd = np.broadcast_arrays(whole_numbers("x", x), privacy_epsilon("epsilon", epsilon), categories(d))
-    bad = dd > 2.0**53
+    xx, e, cats = np.broadcast_arrays(whole_numbers("x", x), privacy_epsilon("epsilon", epsilon), categories(d))
+    bad = cats > 2.0**53
     if bad.any():  # the categories are drawn as integers: each must be exact
-        raise ValueError(f"d (the number of categories) must be at most 2**53 to sample; {_where(dd, bad)}")
-    bad = (xx < 0) | (xx >= dd)
+        raise ValueError(f"d (the number of categories) must be at most 2**53 to sample; {where(cats, bad)}")
+    bad = (xx < 0) | (xx >= cats)
     if bad.any():
-        raise ValueError(f"x must hold categories 0, ..., d - 1; {_where(xx, bad)}")
+        raise ValueError(f"x must hold categories 0, ..., d - 1; {where(xx, bad)}")
     g = generator(rng)
-    di = dd.astype(np.int64)
-    p = 1.0 / (1.0 + (dd - 1.0) * np.exp(-e))
+    di = cats.astype(np.int64)
+    p = 1.0 / (1.0 + (cats - 1.0) * np.exp(-e))
     truthful = g.random(xx.shape) < p
     other = (xx + 1 + g.integers(0, di - 1, size=xx.shape)) % di  # never x itself
     out = np.where(truthful, xx, other).astype(np.int64)

@@ -183,7 +183,8 @@ def _posterior_eps_star(q, p):
         ah, al = _dd.log(nh[i], nl[i])
         bh, bl = _dd.log(p[i], np.zeros(i.size))
         ch, cl = _dd.log(omh[i], oml[i])
-        return _dd.add(*_dd.add(ah, al, -bh, -bl), -ch, -cl)
+        dh, dl = _dd.add(ah, al, -bh, -bl)
+        return _dd.add(dh, dl, -ch, -cl)
 
     return _closed_form.log_ratio(sh, sl, dh, dl, logs)
 

@@ -87,7 +87,8 @@ class _Model:
                                  f"(got {p[idx].min()!r} and {p[idx].max()!r})")
             order = idx[radix.argsort(np.ascontiguousarray(f[idx]))] if idx.size < n else radix.argsort(f)
             vs = np.ascontiguousarray(f[order])
-            self.fs, self.starts = runs(vs)
+            self.fs, first = runs(vs)
+            self.starts = first
             self.order = order
             u = self.fs.size
             self.Gh, self.Gl = np.empty(u), np.empty(u)
@@ -107,7 +108,7 @@ class _Model:
             self.errG = np.zeros(u)
         else:
             # the dd additions, and products or scaled priors lost to underflow
-            tiny = np.add.reduceat(np.where(cs * pss < 2.0**-960, cs + 1.0, 0.0), self.starts)
+            tiny = np.add.reduceat(np.where(cs * pss < 2.0**-960, cs + 1.0, 0.0), first)
             self.errG = (size + 4.0) * 2.0**-104 * Gh + tiny * 2.0**-1073
         self.G = Gh + Gl
         self.lG = np.log(Gh) + Gl / Gh
@@ -131,7 +132,8 @@ class _Model:
         """
         if self.order is None:
             self.order = radix.argsort(self.f)
-            self.starts = np.flatnonzero(np.r_[True, self.f[self.order][1:] != self.f[self.order][:-1]])
+            self.starts = runs(self.f[self.order])[1]
+        return self.order, self.starts
 
     def group_of(self, world):
         """The group of each (live) world."""
@@ -143,10 +145,9 @@ class _Model:
         """sign(rho sum c_k p_k - p_j) in exact rational arithmetic, the sum
         over every live world (group None) or over one value group.
         """
-        self._sorted()
-        ks = self.order if group is None else self.order[self.starts[group]:(
-            self.starts[group + 1] if group + 1 < self.u else self.order.size)]
-        tot = sum(Fraction(float(self.c[k])) * Fraction(float(self.p[k])) for k in ks)
+        order, starts = self._sorted()
+        ks = order if group is None else order[starts[group]:(starts[group + 1] if group + 1 < self.u else order.size)]
+        tot = sum((Fraction(float(self.c[k])) * Fraction(float(self.p[k])) for k in ks), Fraction(0))
         v = Fraction(float(rho)) * tot - Fraction(float(self.p[j]))
         return (v > 0) - (v < 0)
 
@@ -194,8 +195,8 @@ class _Model:
 
     def exact_excess(self, rho, j):
         """E = rho T / p_j - 1 in rational arithmetic, as a double-double."""
-        self._sorted()
-        tot = sum(Fraction(float(self.c[k])) * Fraction(float(self.p[k])) for k in self.order)
+        order, _ = self._sorted()
+        tot = sum((Fraction(float(self.c[k])) * Fraction(float(self.p[k])) for k in order), Fraction(0))
         e = Fraction(float(rho)) * tot / Fraction(float(self.p[j])) - 1
         if abs(e) >= 2**1023:
             return (math.inf if e > 0 else -math.inf), 0.0

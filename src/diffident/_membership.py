@@ -80,6 +80,7 @@ class _Membership:
         self.total = total[live]
         self.contain = np.ascontiguousarray(self.contain[:, live])
         self.cand_group = np.empty(self.N, np.int64)  # caller's candidate -> distinct value
+        assert cands.order is not None  # (explicit candidates)
         for g in range(distinct.size):
             self.cand_group[cands.order[first[g]:first[g] + mult[g]]] = g
         self.prior = k / self.N

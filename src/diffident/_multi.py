@@ -191,7 +191,7 @@ def multi_worst_case_risk(values, scale, *, counts=None, prior=None, return_worl
     risk = risk.reshape(lead)
     arg = rel.world(arg).reshape(lead) if return_world else None
     if scalar:
-        risk, arg = float(risk), (int(arg) if return_world else None)
+        risk, arg = float(risk), (int(arg) if arg is not None else None)
     return (risk, arg) if return_world else risk
 
 

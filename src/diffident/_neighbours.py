@@ -336,7 +336,7 @@ class Problem:
         elif self.k == 1 and qy.named and qy.code in (queries.VAR, queries.STD):
             self.sets = [[i] for i in range(nrem)]  # distinct removed values, distinct moments
         else:  # evaluate every removal, group equal world sets
-            seen = {}
+            seen: dict = {}
             self.sets = []
             for i in range(nrem):
                 fs, c = self.grouped(i)

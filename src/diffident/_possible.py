@@ -772,7 +772,7 @@ def _dataset_general(qy, k, xs, cands, max_worlds):
 
 def value_multisets(counts, k, limit):
     """Every multiset of k group indices that the multiplicities allow."""
-    out = []
+    out: list[tuple[int, ...]] = []
 
     def rec(start, left, acc):
         if len(out) > limit:

@@ -421,7 +421,7 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
             cnum = ci if column_seed is None else int(column_seed)
             plan.append((name, n, np.random.default_rng([int(seed), cnum, si])))
     bar = _Progress(len(plan) * len(queries), progress)
-    out = {k: [] for k in FIELDS}
+    out: dict[str, list] = {k: [] for k in FIELDS}
     domain_of = {name: _domain(name, col, domains) for name, col in cols.items()}
     for name, n, rng in plan:
         col = cols[name]
@@ -449,14 +449,16 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
                 row["bound_scale"] = lam
                 row["bound_epsilon"] = laplace_epsilon(grid, np.float64(m))
                 # the exact risk of the D' that attains S (the first such individual)
-                if prob is not None and d[removed[0]] == prob.removed(prob.sets[prob.ref][0])[0]:
-                    risk = prob.risk(prob.ref)  # the same worlds, grouped and sorted once
+                ref = prob.ref if prob is not None else None
+                if prob is not None and ref is not None and d[removed[0]] == prob.removed(prob.sets[ref][0])[0]:
+                    risk = prob.risk(ref)  # the same worlds, grouped and sorted once
                 else:
                     known = Known(np.delete(d, removed[0]), cands.lo)
                     risk = Risk(Worlds(*world_values_of(qy, 1, cands, known, 10**8)))
                 row["risk_at_bound"] = risk(lam)[0]
             if "tight" in cals:
                 # every D' = D - i, not only the one attaining S
+                assert prob is not None
                 t, _ = prob.solve(np.ascontiguousarray(grid, dtype=np.float64), rtol)
                 row["tight_scale"] = t
                 with np.errstate(divide="ignore", invalid="ignore"):

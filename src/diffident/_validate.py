@@ -72,7 +72,7 @@ def as_float(name, x, *, allow_bool=False):
             raise TypeError(f"{name} must be numeric, got dtype {a.dtype}") from None
         if kind == "O":  # Python integers beyond 2**53: only those float64 holds exactly
             for v, g in zip(a.reshape(-1), f.reshape(-1), strict=True):
-                if isinstance(v, numbers.Integral) and not isinstance(v, bool) and abs(v) > 2**53 and int(g) != v:
+                if isinstance(v, numbers.Integral) and not isinstance(v, bool) and abs(int(v)) > 2**53 and int(g) != v:
                     raise ValueError(f"{name} holds an integer float64 cannot represent exactly ({v!r}, beyond 2**53)")
         a = f
     return np.asarray(a, dtype=np.float64)

@@ -213,6 +213,7 @@ class Candidates:
     """Explicit candidates (a multiset of individuals) or an interval."""
 
     def __init__(self, candidates, allow_empty=False):
+        self.domain: Domain | None
         if isinstance(candidates, Domain):
             self.domain = candidates
             self._vals = None  # listed where a computation needs them (Domain.values checks the size)
@@ -239,7 +240,10 @@ class Candidates:
     @property
     def count(self):
         """The number of candidate values (inf for a real interval), without listing them."""
-        return self.domain.size if self.domain is not None else self._vals.size
+        if self.domain is not None:
+            return self.domain.size
+        assert self._vals is not None  # (explicit candidates)
+        return self._vals.size
 
     @property
     def real(self):
@@ -358,11 +362,10 @@ def check_magnitudes(qy, n, *parts):
     ends = []
     for name, x in parts:
         if isinstance(x, Candidates):
-            lo, hi = (x.lo, x.hi) if x.count else (None, None)
-        else:
-            lo, hi = (float(np.min(x)), float(np.max(x))) if np.size(x) else (None, None)
-        if lo is not None:
-            ends.append((name, lo, hi))
+            if x.count:
+                ends.append((name, x.lo, x.hi))
+        elif np.size(x):
+            ends.append((name, float(np.min(x)), float(np.max(x))))
     if not ends:
         return
     name, lo, hi = max(ends, key=lambda e: max(abs(e[1]), abs(e[2])))

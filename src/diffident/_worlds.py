@@ -121,7 +121,7 @@ class Worlds:
 
     def world_prior(self, world):
         """Normalised per-world prior of the given entries (0 if count is 0)."""
-        if not self.weighted:
+        if self._pw is None:  # (not weighted)
             return np.ones(np.shape(world))
         return self._pw[world]
 
@@ -198,6 +198,7 @@ class Worlds:
             self._groups = (fs, run_lengths(first, vs.size).astype(np.float64), np.ones(u))
             self._rep = order[first]
             return self._groups + ((self._rep,) if need_rep else ())
+        assert self._cw is not None and self._pw is not None  # (weighted)
         cs = self._cw[order]
         ps = self._pw[order]
         # sums of counts near the float range: the groups' weights and

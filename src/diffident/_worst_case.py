@@ -283,6 +283,7 @@ def worst_case_risk(values, scale, *, counts=None, prior=None, return_world=Fals
     scalar = lam.ndim == 0
     if not return_world:
         return _validate.ret(rho, scalar)
+    assert risk.rep is not None  # (asked for with need_rep)
     world = risk.rep[arg].reshape(lam.shape)
     return _validate.ret(rho, scalar), (int(world) if scalar else world)
 

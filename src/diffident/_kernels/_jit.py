@@ -23,10 +23,12 @@ Numba keys its on-disk cache by function, and two dispatchers of one
 function would share (and overwrite) one entry.
 """
 
+from typing import Any
+
 import numba
 
 #: The options every kernel is compiled with.
-POLICY = {"cache": True, "error_model": "python", "fastmath": False}
+POLICY: dict[str, Any] = {"cache": True, "error_model": "python", "fastmath": False}
 
 
 def kernel(fn):

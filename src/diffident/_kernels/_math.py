@@ -16,6 +16,8 @@ Like every kernel, these are compiled under the one policy of
 :mod:`._jit` (no ``fastmath``: the range reduction and TwoSum depend on it).
 """
 
+from typing import Any
+
 import numba
 import numpy as np
 from llvmlite import ir
@@ -31,7 +33,7 @@ EXP_MIN = -708.3
 
 
 @intrinsic
-def _bits_to_float64(typingctx, bits):
+def _bits_intrinsic(typingctx, bits):
     """Reinterpret the bits of an int64 as a float64 (vectorisable)."""
     sig = types.float64(types.int64)
 
@@ -41,8 +43,11 @@ def _bits_to_float64(typingctx, bits):
     return sig, codegen
 
 
+_bits_to_float64: Any = _bits_intrinsic  # (typed Any for mypy, as fma below)
+
+
 @intrinsic
-def fma(typingctx, a, b, c):
+def _fma(typingctx, a, b, c):
     """a * b + c with one rounding (``llvm.fma``): explicit, so the same in
     scalar and vector code, unlike compiler contraction.
     """
@@ -55,6 +60,11 @@ def fma(typingctx, a, b, c):
         return builder.call(fn, args)
 
     return sig, codegen
+
+
+#: ``fma(a, b, c)`` in kernels (typed ``Any`` for mypy: an intrinsic's
+#: Python signature includes Numba's typing context).
+fma: Any = _fma
 
 
 @kernel

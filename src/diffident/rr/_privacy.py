@@ -255,7 +255,8 @@ def _exact_epsilon_above(p, d, e):
     ln(1 - p) + 2 / x`` (an upper bound).  p = 1 (epsilon inf) is above.
     """
     hi, lo = scaled_product(d, p, 0)
-    nh, nl = _dd.add_d(*_dd.two_sum(hi, -1.0), lo)
+    th, tl = _dd.two_sum(hi, -1.0)
+    nh, nl = _dd.add_d(th, tl, lo)
     dh, dl = _dd.two_sum(np.ones_like(p), -p)
     out = np.ones(p.size, dtype=bool)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):

@@ -1,5 +1,5 @@
 """Hardening tests, part 2: the posterior kernels in extreme regimes (the
-issue's examples 5-11), against the 60-digit reference (tests/reference.py).
+issue's examples 5-11), against the 60-digit reference (diffident.testing.mpmath_reference).
 
 Functions: ``log_evidence``, ``log_posterior``, ``posterior``,
 ``disclosure_risk`` (Laplace and Gaussian noise, with and without counts and
@@ -29,8 +29,6 @@ either, and nothing else (no ZeroDivisionError, NaN or silently wrong 1.0).
 """
 
 import math
-import os
-import sys
 
 import numpy as np
 import pytest
@@ -39,9 +37,7 @@ from hypothesis import strategies as st
 from mpmath import mp, mpf
 
 import diffident as di
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import reference as ref  # noqa: E402
+from diffident.testing import mpmath_reference as ref
 
 RTOL = 1e-12
 TINY = 1e-300

@@ -5,6 +5,10 @@ tests, the asv benchmarks and the benchmark scripts import it without any
 path manipulation; it is not part of the library's API (it is not in
 ``diffident.__all__``) and may change without notice.
 
+* `COMPARISONS` (from :mod:`diffident.testing.comparisons`): for every public
+  computation, the function under test, its references and a seeded input
+  generator.  ``tests/test_comparisons.py`` checks every entry, and the
+  benchmarks take their baselines from it.
 * :mod:`diffident.testing.dense`: the posterior written once in plain NumPy
   float64, read as the log-evidence, the O(m^2) worst case and the brute
   force over responses, and the SciPy and dp-accounting baselines.
@@ -22,10 +26,16 @@ that use them, when they are called).
 
 import importlib
 
-from . import brute_force, dense
+from . import brute_force, comparisons, dense
+from .comparisons import COMPARISONS, Comparison, Reference, comparison
 
 __all__ = [
+    "COMPARISONS",
+    "Comparison",
+    "Reference",
+    "comparison",
     "brute_force",
+    "comparisons",
     "dense",
     "mpmath_reference",
     "rr_reference",

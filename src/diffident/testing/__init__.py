@@ -18,6 +18,8 @@ path manipulation; it is not part of the library's API (it is not in
   (needs mpmath; imported on first use of the attribute).
 * :mod:`diffident.testing.rr_reference`: randomized response in exact
   rational arithmetic (needs mpmath; imported on first use).
+* :mod:`diffident.testing.timing`: the timing helpers of the benchmark
+  scripts.
 
 ``import diffident`` never imports this package, and importing it needs
 only NumPy (SciPy, mpmath and dp-accounting are imported by the references
@@ -26,7 +28,7 @@ that use them, when they are called).
 
 import importlib
 
-from . import brute_force, comparisons, dense
+from . import brute_force, comparisons, dense, timing
 from .comparisons import COMPARISONS, Comparison, Reference, comparison
 
 __all__ = [
@@ -39,6 +41,7 @@ __all__ = [
     "dense",
     "mpmath_reference",
     "rr_reference",
+    "timing",
 ]
 
 _LAZY = ("mpmath_reference", "rr_reference")

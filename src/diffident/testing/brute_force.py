@@ -34,6 +34,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 
+import numba
 import numpy as np
 
 from .dense import dense_posterior
@@ -57,6 +58,7 @@ __all__ = [
     "grid_dataset_sensitive_range",
     "membership_posterior",
     "membership_risk",
+    "jit_spread",
 ]
 
 
@@ -283,6 +285,26 @@ def grid_dataset_sensitive_range(query, data, lo, hi, k=1, ddof=0, q=0.5, npts=2
         known = np.delete(data, list(removed))
         out[removed] = grid_sensitive_range(query, known, lo, hi, k, ddof, q, npts)
     return out
+
+
+# ---------------------------------------------------------------------------
+# a jitted callable query
+# ---------------------------------------------------------------------------
+
+@numba.njit
+def jit_spread(w):
+    """The spread max - min of a world, as a Numba-jitted callable query.
+
+    The user callable of the enumeration benchmarks (``world_values`` with a
+    jitted function over millions of worlds); ``w`` is a 1-d float array.
+    Returns a float.
+    """
+    lo = w[0]
+    hi = w[0]
+    for x in w:
+        lo = min(lo, x)
+        hi = max(hi, x)
+    return hi - lo
 
 
 # ---------------------------------------------------------------------------

@@ -39,21 +39,28 @@ def _values(m, rng=None):
     return rng.standard_normal(int(m)) * 10.0
 
 
-class LogEvidence:
-    """One response, one scale: log sum_k exp(-|R - f_k| / scale)."""
+class _OneResponse:
+    """Suites at one response and one scale (class attributes) over m
+    distinct unsorted values, with counts and a prior for the weighted
+    timings."""
 
-    params = [[10**5, 10**6, 10**7]]
     param_names = ["m"]
-    timeout = 300
+    response = scale = None
 
     def setup(self, m):
         rng = _rng()
         self.values = _values(m, rng)
         self.counts = rng.integers(1, 5, size=int(m)).astype(np.float64)
         self.prior = rng.random(int(m)) + 0.5
-        self.response = 1.5
-        self.scale = 2.0
         warm_up(self, m)
+
+
+class LogEvidence(_OneResponse):
+    """One response, one scale: log sum_k exp(-|R - f_k| / scale)."""
+
+    params = [[10**5, 10**6, 10**7]]
+    timeout = 300
+    response, scale = 1.5, 2.0
 
     def time_diffident(self, m):
         di.log_evidence(self.values, self.response, self.scale)
@@ -269,18 +276,12 @@ class ClosedForms:
         di.effective_worlds(self.prior)
 
 
-class Posterior:
+class Posterior(_OneResponse):
     """Per-world posteriors for one response."""
 
     params = [[10**4, 10**6]]
-    param_names = ["m"]
     timeout = 120
-
-    def setup(self, m):
-        self.values = _values(m)
-        self.response = 0.25
-        self.scale = 1.0
-        warm_up(self, m)
+    response, scale = 0.25, 1.0
 
     def time_log_posterior(self, m):
         di.log_posterior(self.values, self.response, self.scale)

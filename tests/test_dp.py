@@ -3,7 +3,6 @@ analytic and classic Gaussian mechanisms, the posterior bound for a prior P,
 composition.  References: dp-accounting (Google) for the analytic Gaussian
 mechanism, mpmath at 50 digits for the exact values."""
 
-import doctest
 import warnings
 from fractions import Fraction
 
@@ -15,7 +14,6 @@ from hypothesis import strategies as st
 from scipy.special import erfinv
 
 import diffident as di
-from diffident import _dp
 from diffident._dp import (
     ClassicGaussianWarning,
     analytic_gaussian_delta,
@@ -383,18 +381,3 @@ def test_bad_input_names_the_argument(fn, args, name):
 def test_non_numeric_input():
     with pytest.raises(TypeError, match="epsilon"):
         analytic_gaussian_sigma("1.0", 1e-5)
-
-
-# --------------------------------------------------------------------------- docs
-
-
-def test_docstring_examples():
-    result = doctest.testmod(_dp, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 0
-    assert result.failed == 0
-
-
-def test_every_public_name_is_documented():
-    for name in _dp.__all__:
-        doc = getattr(_dp, name).__doc__
-        assert doc and "Examples" in doc, name

@@ -89,12 +89,20 @@ def machine_info():
 
 
 def fmt_n(n):
-    """A size in short scientific notation: 10000000 -> '1e7'."""
+    """A size in short scientific notation, for a table's case names.
+
+    ``n`` is a number; 10000000 gives ``'1e7'`` and 20000 ``'2e4'``.
+    Returns a string.
+    """
     return f"{n:.0e}".replace("e+0", "e").replace("e+", "e")
 
 
 def fmt_t(t):
-    """A duration in seconds for a table: '1.23 s', '4.56 ms', '7.8 us'."""
+    """A duration in seconds for a table, in a readable unit.
+
+    ``t`` is in seconds (None gives ``'-'``); the result is like
+    ``'1.23 s'``, ``'4.56 ms'`` or ``'7.8 us'``.  Returns a string.
+    """
     if t is None:
         return "-"
     if t >= 100:

@@ -1,10 +1,24 @@
 """asv benchmarks for diffident (see ``asv.conf.json`` at the repository root).
 
-Modules here import only ``diffident``, ``numpy`` and ``scipy``.  Every suite's
-``setup`` builds its (seeded) data and calls each timed function once, so Numba
-compilation or cache loading is never part of a timing.
+Modules here import ``diffident``, ``numpy`` and ``scipy``; their baselines
+(NumPy, SciPy, dp-accounting) come from ``diffident.testing.COMPARISONS``.
+Every suite's ``setup`` builds its (seeded) data and calls each timed function
+once (`warm_up`), so Numba compilation or cache loading is never part of a
+timing.
 
 ``benchmarks/compare.py`` is a separate plain script (not an asv suite) that
-times diffident against NumPy/SciPy baselines in one process and checks the
+times diffident against the same baselines in one process and checks the
 performance targets.
 """
+
+
+def warm_up(suite, *params, skip=()):
+    """Call every ``time_*`` method of an asv suite once, with its params.
+
+    For ``setup``: Numba compilation and loading of the on-disk cache then
+    happen outside the timings.  ``skip`` names methods not to call (an
+    O(m^2) baseline with nothing to compile).
+    """
+    for name in dir(suite):
+        if name.startswith("time_") and name not in skip:
+            getattr(suite, name)(*params)

@@ -16,9 +16,17 @@ Run from the repository root, e.g.::
     asv run --quick -E existing --python=same --bench LogEvidence
 """
 import numpy as np
-from scipy.special import logsumexp
 
 import diffident as di
+from diffident.testing import COMPARISONS
+
+from . import warm_up
+
+# the baselines (diffident.testing's table): scipy.special.logsumexp of the
+# Laplace terms, and the O(m^2) formula max_j 1 / sum_k exp(-|f_j - f_k| / scale)
+# in row blocks
+scipy_log_evidence = COMPARISONS["log_evidence"].reference("scipy")
+dense_worst_case_risk = COMPARISONS["worst_case_risk"].reference("dense")
 
 
 def _rng():
@@ -31,38 +39,28 @@ def _values(m, rng=None):
     return rng.standard_normal(int(m)) * 10.0
 
 
-def _dense_worst_case_risk(values, scale, chunk=512):
-    """O(m^2) NumPy reference: max_j 1 / sum_k exp(-|f_j - f_k| / scale).
+class _OneResponse:
+    """Suites at one response and one scale (class attributes) over m
+    distinct unsorted values, with counts and a prior for the weighted
+    timings."""
 
-    Computed in row chunks so that memory stays O(chunk * m).
-    """
-    f = np.asarray(values, dtype=np.float64)
-    best = 0.0
-    for start in range(0, f.size, chunk):
-        rows = f[start:start + chunk, None]
-        sums = np.exp(-np.abs(rows - f[None, :]) / scale).sum(axis=1)
-        best = max(best, float((1.0 / sums).max()))
-    return best
-
-
-class LogEvidence:
-    """One response, one scale: log sum_k exp(-|R - f_k| / scale)."""
-
-    params = [[10**5, 10**6, 10**7]]
     param_names = ["m"]
-    timeout = 300
+    response = scale = None
 
     def setup(self, m):
         rng = _rng()
         self.values = _values(m, rng)
         self.counts = rng.integers(1, 5, size=int(m)).astype(np.float64)
         self.prior = rng.random(int(m)) + 0.5
-        self.response = 1.5
-        self.scale = 2.0
-        # trigger compilation / cache load outside the timings
-        self.time_diffident(m)
-        self.time_diffident_counts_prior(m)
-        self.time_scipy_logsumexp(m)
+        warm_up(self, m)
+
+
+class LogEvidence(_OneResponse):
+    """One response, one scale: log sum_k exp(-|R - f_k| / scale)."""
+
+    params = [[10**5, 10**6, 10**7]]
+    timeout = 300
+    response, scale = 1.5, 2.0
 
     def time_diffident(self, m):
         di.log_evidence(self.values, self.response, self.scale)
@@ -72,14 +70,14 @@ class LogEvidence:
                         counts=self.counts, prior=self.prior)
 
     def time_scipy_logsumexp(self, m):
-        logsumexp(-np.abs(self.response - self.values) / self.scale)
+        scipy_log_evidence(self.values, self.response, self.scale)
 
     def peakmem_diffident(self, m):
         di.log_evidence(self.values, self.response, self.scale)
 
     def track_rel_error_vs_scipy(self, m):
         ours = di.log_evidence(self.values, self.response, self.scale)
-        ref = logsumexp(-np.abs(self.response - self.values) / self.scale)
+        ref = scipy_log_evidence(self.values, self.response, self.scale)
         return float(abs(ours - ref) / abs(ref))
 
     track_rel_error_vs_scipy.unit = "relative"
@@ -100,7 +98,7 @@ class ManyResponses:
         # responses spread over the data range and a bit beyond it
         self.responses = rng.uniform(lo - 0.1 * width, hi + 0.1 * width, int(n_resp))
         self.scale = 2.0
-        self.time_log_evidence(m, n_resp)
+        warm_up(self, m, n_resp)
 
     def time_log_evidence(self, m, n_resp):
         di.log_evidence(self.values, self.responses, self.scale)
@@ -111,8 +109,7 @@ class ManyResponses:
     def track_rel_error_vs_scipy(self, m, n_resp):
         # spot-check 5 responses against scipy
         ours = di.log_evidence(self.values, self.responses[:5], self.scale)
-        ref = np.array([logsumexp(-np.abs(r - self.values) / self.scale)
-                        for r in self.responses[:5]])
+        ref = np.array([scipy_log_evidence(self.values, r, self.scale) for r in self.responses[:5]])
         return float(np.max(np.abs(ours - ref) / np.abs(ref)))
 
     track_rel_error_vs_scipy.unit = "relative"
@@ -128,8 +125,7 @@ class WorstCaseRisk:
     def setup(self, m):
         self.values = _values(m)
         self.scale = 0.5
-        self.time_worst_case_risk(m)
-        self.time_worst_case_risk_return_world(m)
+        warm_up(self, m, skip=("time_numpy_sort_only",))
 
     def time_worst_case_risk(self, m):
         di.worst_case_risk(self.values, self.scale)
@@ -162,7 +158,7 @@ class WorstCaseRiskWeighted:
         if "prior" in weights:
             self.kwargs["prior"] = rng.random(m) + 0.1
         self.scale = 3.0
-        self.time_worst_case_risk(m, weights)
+        warm_up(self, m, weights)
 
     def time_worst_case_risk(self, m, weights):
         di.worst_case_risk(self.values, self.scale, **self.kwargs)
@@ -178,20 +174,20 @@ class WorstCaseRiskDense:
     def setup(self, m):
         self.values = _values(m)
         self.scale = 1.0
-        self.time_diffident(m)  # (the dense baseline is plain NumPy: no warm-up)
+        warm_up(self, m, skip=("time_dense_numpy",))  # (plain NumPy: no warm-up)
 
     def time_diffident(self, m):
         di.worst_case_risk(self.values, self.scale)
 
     def time_dense_numpy(self, m):
-        _dense_worst_case_risk(self.values, self.scale)
+        dense_worst_case_risk(self.values, self.scale)
 
     time_dense_numpy.number = 1
     time_dense_numpy.repeat = (1, 3, 10.0)
 
     def track_rel_error_vs_dense(self, m):
         ours = di.worst_case_risk(self.values, self.scale)
-        ref = _dense_worst_case_risk(self.values, self.scale)
+        ref = dense_worst_case_risk(self.values, self.scale)
         return float(abs(ours - ref) / ref)
 
     track_rel_error_vs_dense.unit = "relative"
@@ -207,7 +203,7 @@ class WorstCaseRiskScales:
     def setup(self, m, n_scales):
         self.values = _values(m)
         self.scales = np.geomspace(1e-3, 1e3, n_scales)
-        self.time_worst_case_risk(m, n_scales)
+        warm_up(self, m, n_scales)
 
     def time_worst_case_risk(self, m, n_scales):
         di.worst_case_risk(self.values, self.scales)
@@ -224,8 +220,7 @@ class TightScale:
         self.values = _values(m)
         # strictly inside (1/m, 1): every target needs a finite positive scale
         self.rho = np.geomspace(10.0 / m, 0.5, n_rho)
-        self.time_tight_scale(m, n_rho, rtol)
-        self.time_tight_epsilon(m, n_rho, rtol)
+        warm_up(self, m, n_rho, rtol)
 
     def time_tight_scale(self, m, n_rho, rtol):
         di.tight_scale(self.values, self.rho, rtol=rtol)
@@ -257,9 +252,7 @@ class ClosedForms:
         self.scale = rng.exponential(1e-3, n)
         self.m_grid = rng.integers(2, 10**6, n).astype(np.float64)
         self.prior = rng.random(n)
-        for name in dir(self):
-            if name.startswith("time_"):
-                getattr(self, name)(n)
+        warm_up(self, n)
 
     def time_epsilon_for_rho(self, n):
         di.epsilon_for_rho(self.rho, self.m)
@@ -283,20 +276,12 @@ class ClosedForms:
         di.effective_worlds(self.prior)
 
 
-class Posterior:
+class Posterior(_OneResponse):
     """Per-world posteriors for one response."""
 
     params = [[10**4, 10**6]]
-    param_names = ["m"]
     timeout = 120
-
-    def setup(self, m):
-        self.values = _values(m)
-        self.response = 0.25
-        self.scale = 1.0
-        self.time_log_posterior(m)
-        self.time_posterior(m)
-        self.time_disclosure_risk(m)
+    response, scale = 0.25, 1.0
 
     def time_log_posterior(self, m):
         di.log_posterior(self.values, self.response, self.scale)

@@ -2,17 +2,16 @@
 conventions as in bench_core.py: seeded data, every timed call made once in
 ``setup`` so that nothing is timed cold.
 
-The baseline for the analytic Gaussian mechanism is dp-accounting's
+The baseline for the analytic Gaussian mechanism is the table's
+(``diffident.testing.COMPARISONS["analytic_gaussian_sigma"]``): dp-accounting's
 ``dp_accounting.get_sigma_gaussian(epsilon, delta, tol=1e-12)`` (defined in
 ``dp_accounting/gaussian_mechanism.py``; scalar: one ``scipy.optimize.brentq``
 per point), called in a Python loop.  Where dp-accounting is not installed
 its benchmarks are skipped (``NotImplementedError`` in ``setup``).
 
-``compare_analytic_gaussian(quick)`` is the same comparison as one row for
-benchmarks/compare.py (target: >= 50x on a 1000-point epsilon grid).
+``benchmarks/compare.py`` has the same comparison as one row (target: >= 50x
+on a 1000-point epsilon grid).
 """
-import time
-
 import numpy as np
 
 from diffident.dp import (
@@ -22,22 +21,19 @@ from diffident.dp import (
     epsilon_for_posterior,
     posterior_bound,
 )
+from diffident.testing import COMPARISONS
+
+DP_ACCOUNTING = COMPARISONS["analytic_gaussian_sigma"].reference("dp_accounting")
 
 
 def _dp_accounting():
-    try:
-        from dp_accounting import get_sigma_gaussian
-    except ImportError:  # optional: only the baselines need it
-        return None
-    return get_sigma_gaussian
+    """The dp-accounting baseline, or None where it is not installed
+    (optional: only the baselines need it)."""
+    return DP_ACCOUNTING if DP_ACCOUNTING.available() else None
 
 
 def _eps_grid(n):
     return np.geomspace(1e-3, 50.0, int(n))
-
-
-def _baseline_loop(get_sigma_gaussian, eps, delta):
-    return np.array([get_sigma_gaussian(float(e), delta) for e in eps])
 
 
 class AnalyticGaussian:
@@ -62,7 +58,7 @@ class AnalyticGaussian:
     def time_dp_accounting_loop(self, n_eps, delta):
         if self.get_sigma is None:
             raise NotImplementedError("dp-accounting is not installed")
-        _baseline_loop(self.get_sigma, self.eps, delta)
+        self.get_sigma(self.eps, delta)
 
     time_dp_accounting_loop.number = 1
     time_dp_accounting_loop.repeat = (1, 3, 20.0)
@@ -72,7 +68,7 @@ class AnalyticGaussian:
             raise NotImplementedError("dp-accounting is not installed")
         sub = self.eps[:: max(1, self.eps.size // 100)]
         ours = analytic_gaussian_sigma(sub, delta)
-        ref = _baseline_loop(self.get_sigma, sub, delta)
+        ref = self.get_sigma(sub, delta)
         return float(np.max(np.abs(ours / ref - 1.0)))
 
     track_rel_diff_vs_dp_accounting.unit = "relative"
@@ -148,58 +144,3 @@ class ClosedForms:
     def time_numpy_sum_rows(self, n):
         # reference: the plain (not upward-rounded) NumPy sum
         self.rows.sum(axis=-1)
-
-
-# --------------------------------------------------------------------------- compare.py row
-
-
-def _best_time(fn, repeat, budget):
-    """Best wall time of ``fn()`` over up to ``repeat`` timed runs after one
-    untimed warm-up call; stops early once ``budget`` seconds are spent."""
-    out = fn()
-    best, spent = np.inf, 0.0
-    for _ in range(max(1, repeat)):
-        t0 = time.perf_counter()
-        out = fn()
-        dt = time.perf_counter() - t0
-        best, spent = min(best, dt), spent + dt
-        if spent >= budget:
-            break
-    return best, out
-
-
-def compare_analytic_gaussian(quick=False, n_eps=1000, delta=1e-6):
-    """One row for benchmarks/compare.py: ``analytic_gaussian_sigma`` on an
-    ``n_eps``-point epsilon grid (1e-3 .. 50) at one delta against
-    ``dp_accounting.get_sigma_gaussian`` in a Python loop.  Target: >= 50x.
-
-    ``quick`` times the baseline on every 5th point and extrapolates (the
-    diffident side always solves the whole grid).  ``check`` is the largest
-    relative difference from dp-accounting on the points it solved; the
-    row passes when the speed-up reaches 50x and ``check <= 1e-9``.
-    Raises ImportError when dp-accounting is not installed.
-    """
-    from dp_accounting import get_sigma_gaussian
-
-    eps = _eps_grid(n_eps)
-    t_di, ours = _best_time(lambda: analytic_gaussian_sigma(eps, delta), repeat=20, budget=2.0)
-    stride = 5 if quick else 1
-    sub = eps[::stride]
-    t_sub, ref = _best_time(lambda: _baseline_loop(get_sigma_gaussian, sub, delta),
-                            repeat=1 if quick else 3, budget=5.0)
-    t_base = t_sub * eps.size / sub.size
-    check = float(np.max(np.abs(ours[::stride] / ref - 1.0)))
-    speedup = t_base / t_di
-    baseline = "dp_accounting.get_sigma_gaussian loop"
-    if stride > 1:
-        baseline += f" x{sub.size}, extrapolated"
-    return dict(case=f"analytic_gaussian_sigma {n_eps} eps, delta={delta:g}",
-                t_diffident=t_di, t_baseline=t_base, baseline=baseline,
-                speedup=speedup, target=">= 50x",
-                passed=bool(speedup >= 50.0 and check <= 1e-9), check=check)
-
-
-if __name__ == "__main__":
-    import sys
-
-    print(compare_analytic_gaussian(quick="--quick" in sys.argv))

@@ -1,26 +1,14 @@
 """asv suites for possible worlds and sensitive ranges (conventions as in
-bench_core.py: seeded data, every timed call made once in ``setup``)."""
-import itertools
-
-import numba
+bench_core.py: seeded data, every timed call made once in ``setup``).  The
+brute force baseline is the table's (``diffident.testing.COMPARISONS``):
+itertools over the worlds, the query evaluated on each."""
 import numpy as np
 
 import diffident as di
+from diffident.testing import COMPARISONS
+from diffident.testing.brute_force import jit_spread as _spread
 
-
-@numba.njit
-def _spread(w):
-    lo = w[0]
-    hi = w[0]
-    for x in w:
-        lo = min(lo, x)
-        hi = max(hi, x)
-    return hi - lo
-
-
-def _brute_values(fn, known, cand, k):
-    return np.unique([fn(np.concatenate([known, np.array(c)])) for c in itertools.combinations(cand, k)],
-                     return_counts=True)
+brute_world_values = COMPARISONS["world_values"].reference("brute")
 
 
 class WorldValues:
@@ -42,7 +30,7 @@ class WorldValues:
 
     def time_brute_force_small(self, query, k):
         fn = {"mean": np.mean, "median": np.median, "std": np.std}[query]
-        _brute_values(fn, self.known[:50], self.small, k)
+        brute_world_values(fn, self.known[:50], self.small, k)
 
     def time_world_values_small(self, query, k):
         di.world_values(query, self.known[:50], self.small, k=k)

@@ -31,21 +31,27 @@ Panel ``worst_case_risk``: the worst-case risk that the library calibrates,
   and O(m log m), and the time includes the sort.
 * ``scipy``: one ``scipy.special.logsumexp(-np.abs(values[j] - values) / scale)``
   per world j, then ``max_j 1 / exp(.)``. This is O(m^2).
-* ``dense``: the NumPy broadcast formula in row chunks,
-  ``compare.dense_worst_case_risk``. This is O(m^2).
+* ``dense``: the NumPy broadcast formula in row blocks,
+  ``diffident.testing.dense.dense_worst_case_risk``. This is O(m^2).
 
 Panel ``log_evidence``: the posterior's normaliser for one response R = 37.5,
 ``log sum_k exp(-|R - f_k| / scale)``. All three methods are O(m).
 
 * ``diffident``: ``diffident.log_evidence(values, R, scale)``.
 * ``scipy``: ``scipy.special.logsumexp(-np.abs(R - values) / scale)``.
-* ``dense``: ``np.log(np.sum(np.exp(-np.abs(R - values) / scale)))``.
+* ``dense``: ``np.log(np.sum(np.exp(-(E - E.min())))) - E.min()`` with
+  ``E = np.abs(R - values) / scale``,
+  ``diffident.testing.dense.dense_log_evidence``.
+
+The baselines are the table's: ``diffident.testing.COMPARISONS`` (the
+``"scipy"`` and ``"dense"`` references of ``worst_case_risk`` and
+``log_evidence``).
 
 How each size is timed:
 
 * ``time.perf_counter``, best of at least 3 and at most 50 runs. It stops
   after 3 runs once 1 s has been spent in timed runs. This follows
-  ``compare.best_time``, with a minimum number of runs added. The number of
+  ``diffident.testing.timing.best_time``, with a minimum number of runs added. The number of
   timed runs goes in the CSV column ``repeats``.
 * Each diffident call gets one untimed warm-up call first, so Numba
   compilation and loading of the on-disk cache are never timed. The baselines
@@ -86,16 +92,12 @@ import time
 from pathlib import Path
 
 import numpy as np
-from scipy.special import logsumexp
 
 import diffident as di
+from diffident.testing import COMPARISONS
+from diffident.testing.timing import fmt_t, machine_info, rel_diff
 
-_HERE = Path(__file__).resolve().parent
-if str(_HERE) not in sys.path:
-    sys.path.insert(0, str(_HERE))
-from compare import dense_worst_case_risk, fmt_t, machine_info, rel_diff  # noqa: E402
-
-REPO_ROOT = _HERE.parent
+REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_PNG = REPO_ROOT / "docs" / "img" / "scaling.png"
 DEFAULT_CSV = REPO_ROOT / "docs" / "data" / "scaling.csv"
 
@@ -150,13 +152,11 @@ def size_grid(max_m):
 # --------------------------------------------------------------------------- methods
 
 
-def scipy_worst_case_risk(values, scale):
-    """One logsumexp per world: max_j 1 / exp(logsumexp(-|f_j - f| / scale))."""
-    return max(1.0 / np.exp(logsumexp(-np.abs(fj - values) / scale)) for fj in values)
-
-
-def dense_log_evidence(values, response, scale):
-    return np.log(np.sum(np.exp(-np.abs(response - values) / scale)))
+# the baselines: one logsumexp per world, the dense formula, for each panel
+scipy_worst_case_risk = COMPARISONS["worst_case_risk"].reference("scipy")
+dense_worst_case_risk = COMPARISONS["worst_case_risk"].reference("dense")
+scipy_log_evidence = COMPARISONS["log_evidence"].reference("scipy")
+dense_log_evidence = COMPARISONS["log_evidence"].reference("dense")
 
 
 def methods(panel, values):
@@ -166,7 +166,7 @@ def methods(panel, values):
                 "scipy": lambda: scipy_worst_case_risk(values, SCALE),
                 "dense": lambda: dense_worst_case_risk(values, SCALE)}
     return {"diffident": lambda: di.log_evidence(values, RESPONSE, SCALE),
-            "scipy": lambda: logsumexp(-np.abs(RESPONSE - values) / SCALE),
+            "scipy": lambda: scipy_log_evidence(values, RESPONSE, SCALE),
             "dense": lambda: dense_log_evidence(values, RESPONSE, SCALE)}
 
 

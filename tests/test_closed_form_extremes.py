@@ -281,13 +281,23 @@ def q_p(draw):
 
 # -------------------------------------------------------------- properties --
 
+# the epsilon calibrations: (calibration, its exact value, the float
+# evaluator it inverts, the (target, m or prior) pairs to try)
+EPSILONS = {
+    "epsilon_for_rho": (di.epsilon_for_rho, ref_eps, di.rho_for_epsilon, rho_m),
+    "epsilon_for_posterior": (di.epsilon_for_posterior, ref_eps_post, di.posterior_bound, q_p()),
+}
+
+
+@pytest.mark.parametrize("name", list(EPSILONS))
 @settings(max_examples=250, **SETTINGS)
-@given(rho_m)
-def test_epsilon_for_rho_extremes(t):
-    rho, m = t
-    e = di.epsilon_for_rho(rho, m)
-    assert_below(e, ref_eps(rho, m), N_EPS)
-    assert di.rho_for_epsilon(e, m) <= rho
+@given(data=st.data())
+def test_epsilon_calibration_extremes(name, data):
+    calibrate, exact, evaluate, inputs = EPSILONS[name]
+    target, other = data.draw(inputs)
+    e = calibrate(target, other)
+    assert_below(e, exact(target, other), N_EPS)
+    assert evaluate(e, other) <= target
 
 
 @settings(max_examples=200, **SETTINGS)
@@ -302,15 +312,6 @@ def test_scale_for_rho_extremes(t, s):
     else:
         assert_above(lam, exact, N_EPS)
     assert di.risk_bound(lam, m, s) <= rho
-
-
-@settings(max_examples=200, **SETTINGS)
-@given(q_p())
-def test_epsilon_for_posterior_extremes(t):
-    q, p = t
-    e = di.epsilon_for_posterior(q, p)
-    assert_below(e, ref_eps_post(q, p), N_EPS)
-    assert di.posterior_bound(e, p) <= q
 
 
 @settings(max_examples=150, **SETTINGS)

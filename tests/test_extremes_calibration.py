@@ -1,5 +1,5 @@
 """Hardening tests, part 1: calibrations at the edges (the issue's examples
-1-4 and 12), against the 60-digit reference (tests/reference.py).
+1-4 and 12), against the 60-digit reference (diffident.testing.mpmath_reference).
 
 A calibration on the unsafe side is the worst defect this library can have,
 so every calibration here is checked twice:
@@ -23,17 +23,13 @@ relative 1e-13 (the issue's target).
 """
 
 import math
-import os
-import sys
 
 import numpy as np
 import pytest
 from mpmath import mp, mpf
 
 import diffident as di
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import reference as ref  # noqa: E402
+from diffident.testing import mpmath_reference as ref
 
 ULPS = 8
 TIGHT = 1e-9

@@ -8,17 +8,12 @@ float range are ValueError (example 13); strings in numeric arrays are
 TypeError (example 15).
 """
 
-import os
-import sys
-
 import numpy as np
 import pytest
 
 import diffident as di
 import diffident.rr as rr
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import reference as ref  # noqa: E402
+from diffident.testing import mpmath_reference as ref
 
 BIG = 10 ** 400  # a Python int beyond the float range
 V2 = [0.0, 1.0]

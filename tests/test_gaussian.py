@@ -2,35 +2,10 @@
 
 import numpy as np
 import pytest
-from scipy import integrate, optimize
 from scipy.stats import norm
 
 import diffident as di
-
-
-def delta_by_quad(values, rho, sigma, j, counts=None, prior=None):
-    """P_{R ~ N(f_j, sigma^2)}[posterior of world j > rho], by quadrature of
-    the indicator (split at the points where it changes, found on a grid)."""
-    v = np.asarray(values, float)
-    grid = np.linspace(v.min() - 12 * sigma, v.max() + 12 * sigma, 20001)
-    p = di.disclosure_risk(v, grid, sigma, world=j, counts=counts, prior=prior, noise="gaussian")
-    inside = p > rho
-    total = 0.0
-    f = lambda R: norm.pdf(R, v[j], sigma)  # noqa: E731
-    edges = np.flatnonzero(np.diff(inside.astype(int)))
-
-    def excess(R):
-        return di.disclosure_risk(v, R, sigma, world=j, counts=counts, prior=prior, noise="gaussian") - rho
-
-    # each change of the indicator located to 1e-15 by scipy's brentq
-    bounds = [-np.inf] + [optimize.brentq(excess, grid[e], grid[e + 1], xtol=1e-15, rtol=1e-15)
-                          for e in edges] + [np.inf]
-    state = inside[0]
-    for a, b in zip(bounds[:-1], bounds[1:]):
-        if state:
-            total += integrate.quad(f, a, b, epsabs=1e-13, epsrel=1e-12)[0]
-        state = not state
-    return total
+from diffident.testing.dense import quad_gaussian_delta
 
 
 def test_two_worlds_closed_form():
@@ -51,7 +26,7 @@ def test_against_quadrature():
         s = float(rng.uniform(0.3, 2.0))
         for j in range(m):
             got = di.gaussian_delta(v, rho, s, world=j, counts=c)
-            assert got == pytest.approx(delta_by_quad(v, rho, s, j, counts=c), abs=1e-11)
+            assert got == pytest.approx(quad_gaussian_delta(v, rho, s, j, counts=c), abs=1e-11)
 
 
 def test_edges_and_shapes():

@@ -4,22 +4,7 @@ import numpy as np
 import pytest
 
 import diffident as di
-
-
-def brute(values, scales, counts=None, prior=None, grid=None):
-    """max over worlds j and a response grid (containing every f(w)) of the posterior."""
-    F = np.asarray(values, float)
-    m, q = F.shape
-    c = np.ones(m) if counts is None else np.asarray(counts, float)
-    p = np.ones(m) if prior is None else np.asarray(prior, float)
-    axes = [np.unique(np.concatenate([F[:, t], np.linspace(F[:, t].min() - 1, F[:, t].max() + 1, 41)]))
-            for t in range(q)]
-    R = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, q)
-    a = -(np.abs(R[:, None, :] - F[None, :, :]) / np.asarray(scales)).sum(-1)  # (grid, m)
-    logw = np.log(c * p, where=c * p > 0, out=np.full(m, -np.inf))
-    lse = np.logaddexp.reduce(a + logw, axis=1)
-    post = np.exp(np.log(p, where=p > 0, out=np.full(m, -np.inf)) + a - lse[:, None])
-    return post[:, c * p > 0].max()
+from diffident.testing.dense import grid_worst_case_risk
 
 
 def test_against_brute_force_q2():
@@ -31,7 +16,7 @@ def test_against_brute_force_q2():
         p = rng.uniform(0.2, 1.0, m) if trial % 3 == 0 else None
         for scales in ([0.5, 1.0], [2.0, 0.3]):
             got, j = di.multi_worst_case_risk(v, scales, counts=c, prior=p, return_world=True)
-            assert got == pytest.approx(brute(v, scales, c, p), rel=1e-12)
+            assert got == pytest.approx(grid_worst_case_risk(v, scales, c, p), rel=1e-12)
             # attained at R = f(w_j)
             assert 0 <= j < m
 

@@ -1,4 +1,4 @@
-"""Accuracy of diffident against the mpmath reference (tests/reference.py).
+"""Accuracy of diffident against the mpmath reference (diffident.testing.mpmath_reference).
 
 Inputs are float64 and taken as exact; the reference evaluates the defining
 formulas at 60 digits, so any difference is the library's own error.  The
@@ -19,19 +19,15 @@ priors with zero weights, a 2000 x 5000 response/world batch (sorted-sweep
 path) and one response against >= 1e5 worlds (chunked parallel path).
 """
 
-import os
-import sys
-
 import numpy as np
 import pytest
 
 import diffident as di
 from diffident import _worst_case as WC
 from diffident._worlds import Worlds
+from diffident.testing import mpmath_reference as ref
+from diffident.testing.dense import dense_worst_case_risk
 from mpmath import mpf
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import reference as ref  # noqa: E402
 
 RTOL = 1e-12
 TINY = 1e-300  # posteriors below this are "underflowed"
@@ -426,7 +422,7 @@ def test_worst_case_large_m_subsampled_and_dense():
         r = ref.world_risks(values, s, counts=counts, prior=prior, worlds=list(sub) + [int(world[k])])
         assert risk[k] == pytest.approx(float(r[int(world[k])]), rel=RTOL)
         assert all(risk[k] >= float(v) * (1 - RTOL) for v in r.values())
-        dense = ref.dense_worst_case_risk(values, s, counts, prior)
+        dense = dense_worst_case_risk(values, s, counts, prior)
         assert risk[k] == pytest.approx(dense, rel=RTOL)
 
 
@@ -440,7 +436,7 @@ def test_worst_case_equals_dense_float64(seed):
     pt = np.ptp(values)
     scales = pt * np.array([1e-6, 1e-3, 0.05, 1.0, 30.0])
     risk = np.asarray(di.worst_case_risk(values, scales, counts=counts, prior=prior))
-    dense = np.array([ref.dense_worst_case_risk(values, s, counts, prior) for s in scales])
+    dense = np.array([dense_worst_case_risk(values, s, counts, prior) for s in scales])
     np.testing.assert_allclose(risk, dense, rtol=RTOL, atol=0)
 
 

@@ -1,9 +1,9 @@
 """diffident.rr at the extremes, against an independent 60-digit reference.
 
-The reference below is written from the formulas in ``diffident.rr``'s
-module docstring only (the four likelihoods, Bayes' rule, epsilon as the
-largest log-likelihood ratio, Warner's coin and k-ary randomized response):
-every rational quantity is computed exactly with ``fractions.Fraction`` (a
+The reference (``diffident.testing.rr_reference``) is written from the
+formulas in ``diffident.rr``'s module docstring only (the four likelihoods,
+Bayes' rule, epsilon as the largest log-likelihood ratio, Warner's coin and
+k-ary randomized response): every rational quantity is computed exactly with ``fractions.Fraction`` (a
 float64 input is a dyadic rational, so the likelihoods, posteriors and
 estimates are exact), and only the logarithms and exponentials go through
 mpmath at 60 digits.  None of it shares code or formulas with the
@@ -31,158 +31,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import diffident.rr as rr
+from diffident.testing import rr_reference as ref
 
 DPS = 60
 TINY = 2.0 ** -1022          # smallest normal
 SUB = 2.0 ** -1074           # smallest subnormal, 5e-324
 MAXF = F(sys.float_info.max)
 REL = 1e-12
-
-
-# ---------------------------------------------------------------- the reference
-
-def _mpf(x):
-    """An exact Fraction (or int) as an mpf at the working precision."""
-    x = F(x)
-    return mpmath.mpf(x.numerator) / x.denominator
-
-
-def _table(p, k):
-    """P(report | x) exactly, from the module docstring: {(report, x): prob}."""
-    p, k = F(p), F(k)
-    return {(1, 1): 1 - p * k, (1, 0): p * (1 - k), (0, 1): p * k, (0, 0): 1 - p + p * k}
-
-
-def ref_epsilon(p, k):
-    """max over reports r and ordered inputs (x, x') of ln P(r|x)/P(r|x')."""
-    t = _table(p, k)
-    with mpmath.workdps(DPS):
-        best = mpmath.mpf(0)
-        for r in (0, 1):
-            for x, y in ((0, 1), (1, 0)):
-                num, den = t[r, x], t[r, y]
-                if num == 0 and den == 0:
-                    continue          # a report that never happens constrains nothing
-                if den == 0:
-                    return math.inf
-                if num == 0:
-                    continue
-                best = max(best, mpmath.log(_mpf(num / den)))
-        return best
-
-
-def ref_epsilon_bound(p, k):
-    p, k = F(p), F(k)
-    m = min(k, 1 - k)
-    if p == 0 or m == 0:
-        return math.inf
-    with mpmath.workdps(DPS):
-        return -mpmath.log(_mpf(p * m))
-
-
-def _joint(p, k, prior, report):
-    """{x: P(report | x) P(x)} exactly."""
-    t = _table(p, k)
-    pr = F(prior)
-    return {1: t[report, 1] * pr, 0: t[report, 0] * (1 - pr)}
-
-
-def ref_posterior(p, k, prior, report, value=1):
-    """P(x = value | report) by Bayes; nan if the report is impossible."""
-    j = _joint(p, k, prior, report)
-    tot = j[0] + j[1]
-    return math.nan if tot == 0 else j[value] / tot
-
-
-def ref_risk(p, k, prior, value=1):
-    """max over the possible reports r of P(x = value | r)."""
-    post = [ref_posterior(p, k, prior, r, value) for r in (0, 1)]
-    return max(v for v in post if not (isinstance(v, float) and math.isnan(v)))
-
-
-def ref_rho(p, k, prior):
-    """max over true bits x (prior weight > 0) and reports x can produce of P(x | r)."""
-    t = _table(p, k)
-    w = {1: F(prior), 0: 1 - F(prior)}
-    cand = [ref_posterior(p, k, prior, r, x) for x in (0, 1) for r in (0, 1) if w[x] > 0 and t[r, x] > 0]
-    return max(cand)
-
-
-def ref_estimate(q, p, k):
-    q, p, k = F(q), F(p), F(k)
-    return (q - p * (1 - k)) / (1 - p)
-
-
-def ref_variance(q, p, k, n):
-    q, p, n = F(q), F(p), F(n)
-    num, den = q * (1 - q), (1 - p) ** 2 * n
-    if den == 0:
-        return math.inf if num > 0 else math.nan
-    return num / den
-
-
-def ref_warner_p(eps):
-    if eps == math.inf:
-        return F(1)
-    with mpmath.workdps(DPS):
-        e = mpmath.exp(_mpf(eps))
-        return e / (e + 1)
-
-
-def ref_warner_epsilon(p):
-    p = F(p)
-    if p == 1:
-        return math.inf
-    with mpmath.workdps(DPS):
-        return mpmath.log(_mpf(p / (1 - p)))
-
-
-def ref_warner_estimate(n_yes, n, p):
-    n_yes, n, p = F(n_yes), F(n), F(p)
-    return (n_yes - n * (1 - p)) / (2 * p - 1)
-
-
-def ref_kary_p(eps, d):
-    if eps == math.inf:
-        return F(1)
-    with mpmath.workdps(DPS):
-        e = mpmath.exp(_mpf(eps))
-        return e / (e + _mpf(d) - 1)
-
-
-def ref_kary_epsilon(p, d):
-    """max(0, ln(p (d - 1) / (1 - p))): 0 at (a float just below) p = 1/d."""
-    p, d = F(p), F(d)
-    if p == 1:
-        return math.inf
-    ratio = p * (d - 1) / (1 - p)
-    if ratio <= 1:
-        return mpmath.mpf(0)
-    with mpmath.workdps(DPS):
-        return mpmath.log(_mpf(ratio))
-
-
-def ref_kary_estimate(counts, eps):
-    """(c_j - n q) / (p - q) with p = kary_p, q = (1 - p) / (d - 1), at a
-    precision that resolves e^eps - 1 (60 digits beyond 1/eps); also returns
-    the scale of the terms that cancel (|c_j| + |n q - ...|, see the test)."""
-    c = [F(x) for x in counts]
-    d, n = len(c), sum(c)
-    if eps == math.inf:
-        return [(cj, abs(cj)) for cj in c]
-    extra = max(0, int(-math.log10(eps)) + 5) if eps < 1 else 0
-    with mpmath.workdps(DPS + extra):
-        e = mpmath.exp(_mpf(eps))
-        p = e / (e + d - 1)
-        q = 1 / (e + d - 1)
-        out = []
-        for cj in c:
-            est = (_mpf(cj) - _mpf(n) * q) / (p - q)
-            # the estimate is c_j + (d c_j - n) / (e^eps - 1): two terms that
-            # may cancel; the documented error is relative to their sizes
-            scale = abs(_mpf(cj)) + abs(_mpf(d * cj - n) / (e - 1))
-            out.append((+est, +scale))
-        return out
 
 
 # ---------------------------------------------------------------- comparing
@@ -203,20 +58,10 @@ def rel_error(got, want):
         return 0.0 if got == want else math.inf
     if math.isnan(got):
         return math.inf
-    if isinstance(want, F):
-        w = want
-        if abs(w) > MAXF:
-            return 0.0 if math.isinf(got) and (got > 0) == (w > 0) else math.inf
-        if math.isinf(got):
-            return math.inf
-        if w == 0:
-            return 0.0 if got == 0 else math.inf
-        if abs(w) < TINY:
-            return None
-        return float(abs(F(got) - w) / abs(w))
+    num = F if isinstance(want, F) else mpmath.mpf  # exact rationals stay exact
     with mpmath.workdps(DPS):
-        w = mpmath.mpf(want)
-        if abs(w) > _mpf(MAXF):
+        w = num(want)
+        if abs(w) > num(MAXF):
             return 0.0 if math.isinf(got) and (got > 0) == (w > 0) else math.inf
         if math.isinf(got):
             return math.inf
@@ -224,14 +69,14 @@ def rel_error(got, want):
             return 0.0 if got == 0 else math.inf
         if abs(w) < TINY:
             return None
-        return float(abs(mpmath.mpf(got) - w) / abs(w))
+        return float(abs(num(got) - w) / abs(w))
 
 
 def close(got, want, rel=REL):
     e = rel_error(got, want)
     if e is None:  # a true value below the normal range: two subnormal units
         with mpmath.workdps(DPS):
-            return abs(mpmath.mpf(float(got)) - (_mpf(want) if isinstance(want, F) else mpmath.mpf(want))) <= 2 * SUB
+            return abs(mpmath.mpf(float(got)) - (ref.to_mpf(want) if isinstance(want, F) else mpmath.mpf(want))) <= 2 * SUB
     return e <= rel
 
 
@@ -240,9 +85,9 @@ def check_kary_estimate(counts, eps):
     1e-14 of the terms that cancel (documented), or inf for a true value
     beyond the float range."""
     got = rr.kary_estimate(counts, eps)
-    for g, (want, scale) in zip(got, ref_kary_estimate(counts, eps)):
+    for g, (want, scale) in zip(got, ref.kary_estimate(counts, eps)):
         with mpmath.workdps(DPS):
-            if abs(want) > _mpf(MAXF):
+            if abs(want) > ref.to_mpf(MAXF):
                 assert math.isinf(g) and (g > 0) == (want > 0), (counts, eps, g, want)
                 continue
             assert abs(mpmath.mpf(float(g)) - want) <= 1e-12 * abs(want) + 1e-14 * scale, (counts, eps, g, want)
@@ -293,69 +138,69 @@ def test_identification_risk_value0_and_rho_near_prior_one():
     # 1 - P(x = 1 | r) cancelled: at prior 1 - 1e-10 about 7 digits were lost
     for p, k in [(0.5, 0.5), (0.1, 0.9), (0.9, 0.2), (1e-3, 0.5)]:
         pr = 1 - 1e-10
-        check(rr.identification_risk(p, k, pr, value=0), ref_risk(p, k, pr, 0), p, k, pr)
-        check(rr.posterior(p, k, pr, report=0), ref_posterior(p, k, pr, 0), p, k, pr)
+        check(rr.identification_risk(p, k, pr, value=0), ref.risk(p, k, pr, 0), p, k, pr)
+        check(rr.posterior(p, k, pr, report=0), ref.posterior(p, k, pr, 0), p, k, pr)
         # rho at a prior near 0 is P(x = 0 | r) near 1 - 1e-10
-        check(rr.rho(p, k, 1e-10), ref_rho(p, k, 1e-10), p, k)
+        check(rr.rho(p, k, 1e-10), ref.rho(p, k, 1e-10), p, k)
     # tiny posteriors of x = 0 keep their digits too
     for pr in (1 - 2.0 ** -53, 1 - 1e-15):
-        check(rr.identification_risk(0.3, 0.4, pr, value=0), ref_risk(0.3, 0.4, pr, 0), pr)
+        check(rr.identification_risk(0.3, 0.4, pr, value=0), ref.risk(0.3, 0.4, pr, 0), pr)
 
 
 def test_epsilon_where_p_times_k_underflows():
     # p k = 1e-600 underflows to 0: was inf, is ln((1 - p)/(p k)) = 1381.55...
     got = rr.epsilon(1e-300, 1e-300)
-    check(got, ref_epsilon(1e-300, 1e-300))
+    check(got, ref.epsilon(1e-300, 1e-300))
     assert 1381.5 < got < 1381.6
     for p, k in [(1e-300, 1 - 1e-300), (SUB, 0.5), (SUB, SUB), (1e-310, 1e-10), (1 - 2.0 ** -53, SUB),
                  (0.5, 1e-310), (1e-200, 1e-200)]:
-        check(rr.epsilon(p, k), ref_epsilon(p, k), p, k)
-        check(rr.epsilon_bound(p, k), ref_epsilon_bound(p, k), p, k)
+        check(rr.epsilon(p, k), ref.epsilon(p, k), p, k)
+        check(rr.epsilon_bound(p, k), ref.epsilon_bound(p, k), p, k)
 
 
 def test_kary_epsilon_near_one_over_d():
     # d p - 1 cancelled: at the float above 1/3 the old value was off entirely
     for p in (math.nextafter(1 / 3, 1), 1 / 3 + 1e-12, 1 / 3 + 1e-15):
-        check(rr.kary_epsilon(p, 3), ref_kary_epsilon(p, 3), p)
+        check(rr.kary_epsilon(p, 3), ref.kary_epsilon(p, 3), p)
     assert rr.kary_epsilon(1 / 3, 3) == 0.0        # fl(1/3) < 1/3: the edge
     for d in (7, 10, 1000, 2 ** 53):
         p = math.nextafter(1 / d, 1)
-        check(rr.kary_epsilon(p, d), ref_kary_epsilon(p, d), p, d)
+        check(rr.kary_epsilon(p, d), ref.kary_epsilon(p, d), p, d)
     # a huge number of categories: the quotient overflows
-    check(rr.kary_epsilon(1 - 2.0 ** -53, 1e300), ref_kary_epsilon(1 - 2.0 ** -53, 1e300))
+    check(rr.kary_epsilon(1 - 2.0 ** -53, 1e300), ref.kary_epsilon(1 - 2.0 ** -53, 1e300))
 
 
 def test_subnormal_inputs_give_no_nan():
     vals = [0.0, SUB, 1e-310, 0.5, 1 - 2.0 ** -53, 1.0]
     for p in vals:
         for k in vals:
-            check(rr.epsilon(p, k), ref_epsilon(p, k), "epsilon", p, k)
-            check(rr.epsilon_bound(p, k), ref_epsilon_bound(p, k), "epsilon_bound", p, k)
+            check(rr.epsilon(p, k), ref.epsilon(p, k), "epsilon", p, k)
+            check(rr.epsilon_bound(p, k), ref.epsilon_bound(p, k), "epsilon_bound", p, k)
             for pr in vals:
                 for r in (0, 1):
-                    check(rr.posterior(p, k, pr, report=r), ref_posterior(p, k, pr, r), "posterior", p, k, pr, r)
-                    check(rr.identification_risk(p, k, pr, value=r), ref_risk(p, k, pr, r), "risk", p, k, pr, r)
-                check(rr.rho(p, k, pr), ref_rho(p, k, pr), "rho", p, k, pr)
+                    check(rr.posterior(p, k, pr, report=r), ref.posterior(p, k, pr, r), "posterior", p, k, pr, r)
+                    check(rr.identification_risk(p, k, pr, value=r), ref.risk(p, k, pr, r), "risk", p, k, pr, r)
+                check(rr.rho(p, k, pr), ref.rho(p, k, pr), "rho", p, k, pr)
                 if p < 1:
-                    check(rr.estimate(pr, p, k), ref_estimate(pr, p, k), "estimate", pr, p, k)
+                    check(rr.estimate(pr, p, k), ref.estimate(pr, p, k), "estimate", pr, p, k)
                 for n in (SUB, 1e-310, 1.0, 1e300):
-                    check(rr.variance(pr, p, k, n), ref_variance(pr, p, k, n), "variance", pr, p, k, n)
+                    check(rr.variance(pr, p, k, n), ref.variance(pr, p, k, n), "variance", pr, p, k, n)
     for e in (SUB, 1e-310, 1e-300):
-        check(rr.warner_p(e), ref_warner_p(e), e)
-        check(rr.kary_p(e, 3), ref_kary_p(e, 3), e)
+        check(rr.warner_p(e), ref.warner_p(e), e)
+        check(rr.kary_p(e, 3), ref.kary_p(e, 3), e)
         check_kary_estimate([3, 5], e)        # -2 / e: overflows to -inf below 1e-308
     for n in (SUB, 1e-310, 1.0):
         for p in (0.5 + SUB, 0.75, 1 - 2.0 ** -53, 1.0):
             if p == 0.5 + SUB:
                 continue                      # 0.5 + 5e-324 is 0.5: not allowed
             for ny in (0.0, SUB, n / 2, n):
-                check(rr.warner_estimate(ny, n, p), ref_warner_estimate(ny, n, p), ny, n, p)
+                check(rr.warner_estimate(ny, n, p), ref.warner_estimate(ny, n, p), ny, n, p)
 
 
 def test_kary_p_with_many_categories_and_a_large_epsilon():
     # (d - 1) e^-eps with e^-eps subnormal but the product near 1
     for eps, d in [(710.0, 1e308), (709.0, 1e300), (745.0, 1e300), (1e300, 5.0), (800.0, 1e308)]:
-        check(rr.kary_p(eps, d), ref_kary_p(eps, d), eps, d)
+        check(rr.kary_p(eps, d), ref.kary_p(eps, d), eps, d)
 
 
 def test_kary_estimate_at_a_tiny_epsilon():
@@ -363,7 +208,7 @@ def test_kary_estimate_at_a_tiny_epsilon():
     for eps in (1e-300, 1e-20, 1e-9):
         for counts in ([10, 10, 10], [10, 10, 11]):
             got = rr.kary_estimate(counts, eps)
-            for g, (want, _) in zip(got, ref_kary_estimate(counts, eps)):
+            for g, (want, _) in zip(got, ref.kary_estimate(counts, eps)):
                 with mpmath.workdps(DPS):
                     assert abs(mpmath.mpf(float(g)) - want) <= 1e-12 * abs(want), (counts, eps, g, want)
 
@@ -373,9 +218,9 @@ def test_estimate_cancellation_is_carried_exactly():
     for p, k in [(0.3, 0.1), (0.7, 0.25), (1e-300, 0.3), (0.5, 1e-300), (1 - 2.0 ** -53, 0.4)]:
         q0 = p * (1 - k)
         for q in (q0, math.nextafter(q0, 0), math.nextafter(q0, 1)):
-            check(rr.estimate(q, p, k), ref_estimate(q, p, k), q, p, k)
+            check(rr.estimate(q, p, k), ref.estimate(q, p, k), q, p, k)
     # q == p: the estimate is p k / (1 - p), however small
-    check(rr.estimate(1e-200, 1e-200, 1e-200), ref_estimate(1e-200, 1e-200, 1e-200))
+    check(rr.estimate(1e-200, 1e-200, 1e-200), ref.estimate(1e-200, 1e-200, 1e-200))
 
 
 def test_warner_estimate_cancellation_and_huge_counts():
@@ -383,7 +228,7 @@ def test_warner_estimate_cancellation_and_huge_counts():
         ny = n * (1 - p)
         for x in (ny, math.nextafter(ny, 0), math.nextafter(ny, math.inf)):
             x = min(x, n)
-            check(rr.warner_estimate(x, n, p), ref_warner_estimate(x, n, p), x, n, p)
+            check(rr.warner_estimate(x, n, p), ref.warner_estimate(x, n, p), x, n, p)
 
 
 def test_documented_edge_values_kept():
@@ -407,16 +252,16 @@ def test_documented_edge_values_kept():
 @SETTINGS
 @given(probs, probs)
 def test_epsilon_and_bound_extremes(p, k):
-    check(rr.epsilon(p, k), ref_epsilon(p, k), p, k)
-    check(rr.epsilon_bound(p, k), ref_epsilon_bound(p, k), p, k)
+    check(rr.epsilon(p, k), ref.epsilon(p, k), p, k)
+    check(rr.epsilon_bound(p, k), ref.epsilon_bound(p, k), p, k)
 
 
 @SETTINGS
 @given(probs, probs, probs, st.sampled_from([0, 1]))
 def test_posterior_risk_rho_extremes(p, k, prior, r):
-    check(rr.posterior(p, k, prior, report=r), ref_posterior(p, k, prior, r), p, k, prior, r)
-    check(rr.identification_risk(p, k, prior, value=r), ref_risk(p, k, prior, r), p, k, prior, r)
-    check(rr.rho(p, k, prior), ref_rho(p, k, prior), p, k, prior)
+    check(rr.posterior(p, k, prior, report=r), ref.posterior(p, k, prior, r), p, k, prior, r)
+    check(rr.identification_risk(p, k, prior, value=r), ref.risk(p, k, prior, r), p, k, prior, r)
+    check(rr.rho(p, k, prior), ref.rho(p, k, prior), p, k, prior)
 
 
 @SETTINGS
@@ -426,27 +271,27 @@ def test_estimate_extremes(q, p, k, how, ulps):
         q = p * (1 - k)
         for _ in range(abs(ulps)):
             q = math.nextafter(q, 1.0 if ulps > 0 else 0.0)
-    check(rr.estimate(q, p, k), ref_estimate(q, p, k), q, p, k)
+    check(rr.estimate(q, p, k), ref.estimate(q, p, k), q, p, k)
 
 
 @SETTINGS
 @given(probs, probs, probs, st.one_of(counts_n, st.sampled_from([SUB, 1e-320, 1e-310, 1e-300])))
 def test_variance_extremes(q, p, k, n):
-    check(rr.variance(q, p, k, n), ref_variance(q, p, k, n), q, p, k, n)
+    check(rr.variance(q, p, k, n), ref.variance(q, p, k, n), q, p, k, n)
 
 
 @SETTINGS
 @given(epsilons, categories)
 def test_warner_and_kary_p_extremes(eps, d):
-    check(rr.warner_p(eps), ref_warner_p(eps), eps)
-    check(rr.kary_p(eps, d), ref_kary_p(eps, d), eps, d)
+    check(rr.warner_p(eps), ref.warner_p(eps), eps)
+    check(rr.kary_p(eps, d), ref.kary_p(eps, d), eps, d)
 
 
 @SETTINGS
 @given(half_to_one, kary_inputs())
 def test_warner_and_kary_epsilon_extremes(p, pd):
-    check(rr.warner_epsilon(p), ref_warner_epsilon(p), p)
-    check(rr.kary_epsilon(*pd), ref_kary_epsilon(*pd), *pd)
+    check(rr.warner_epsilon(p), ref.warner_epsilon(p), p)
+    check(rr.kary_epsilon(*pd), ref.kary_epsilon(*pd), *pd)
 
 
 @SETTINGS
@@ -454,7 +299,7 @@ def test_warner_and_kary_epsilon_extremes(p, pd):
 def test_warner_estimate_extremes(n, frac, p, how):
     ny = n * (1 - p) if how == "cancel" else n * frac
     ny = min(ny, n)
-    check(rr.warner_estimate(ny, n, p), ref_warner_estimate(ny, n, p), ny, n, p)
+    check(rr.warner_estimate(ny, n, p), ref.warner_estimate(ny, n, p), ny, n, p)
 
 
 @SETTINGS
@@ -498,25 +343,25 @@ def _measure():
         res[name] = (worst, fails, len(cases), first)
 
     G, S = GRID, GRID_SHORT
-    record("epsilon", rr.epsilon, ref_epsilon, [(p, k) for p in G for k in G])
-    record("epsilon_bound", rr.epsilon_bound, ref_epsilon_bound, [(p, k) for p in G for k in G])
-    record("posterior", lambda p, k, pr, r: rr.posterior(p, k, pr, report=r), ref_posterior,
+    record("epsilon", rr.epsilon, ref.epsilon, [(p, k) for p in G for k in G])
+    record("epsilon_bound", rr.epsilon_bound, ref.epsilon_bound, [(p, k) for p in G for k in G])
+    record("posterior", lambda p, k, pr, r: rr.posterior(p, k, pr, report=r), ref.posterior,
            [(p, k, pr, r) for p in S for k in S for pr in S for r in (0, 1)])
-    record("identification_risk", lambda p, k, pr, v: rr.identification_risk(p, k, pr, value=v), ref_risk,
+    record("identification_risk", lambda p, k, pr, v: rr.identification_risk(p, k, pr, value=v), ref.risk,
            [(p, k, pr, v) for p in S for k in S for pr in S for v in (0, 1)])
-    record("rho", rr.rho, ref_rho, [(p, k, pr) for p in S for k in S for pr in S])
+    record("rho", rr.rho, ref.rho, [(p, k, pr) for p in S for k in S for pr in S])
     q0 = [(p * (1 - k), p, k) for p in S if p < 1 for k in S]
-    record("estimate", rr.estimate, ref_estimate,
+    record("estimate", rr.estimate, ref.estimate,
            [(q, p, k) for q in S for p in S if p < 1 for k in S] + q0)
-    record("variance", rr.variance, ref_variance,
+    record("variance", rr.variance, ref.variance,
            [(q, p, k, n) for q in S for p in S for k in (SUB, 0.5) for n in (SUB, 1e-300, 1.0, 1e6, 1e300)])
     E = [0.0, SUB, 1e-310, 1e-300, 1e-100, 1e-16, 1e-8, 0.1, 1.0, 10.0, 100.0, 700.0, 709.0, 710.0, 745.0,
          800.0, 1e10, 1e300, math.inf]
     D = [2, 3, 7, 1000, 2.0 ** 53, 1e300, 1e308]
-    record("warner_p", rr.warner_p, ref_warner_p, [(e,) for e in E])
-    record("kary_p", rr.kary_p, ref_kary_p, [(e, d) for e in E for d in D])
+    record("warner_p", rr.warner_p, ref.warner_p, [(e,) for e in E])
+    record("kary_p", rr.kary_p, ref.kary_p, [(e, d) for e in E for d in D])
     H = sorted({min(max(0.5, x), 1.0) for g in G for x in (1 - g / 2, 0.5 + g / 2)})
-    record("warner_epsilon", rr.warner_epsilon, ref_warner_epsilon, [(p,) for p in H])
+    record("warner_epsilon", rr.warner_epsilon, ref.warner_epsilon, [(p,) for p in H])
     kc = []
     for d in D:
         lo = 1.0 / d
@@ -524,18 +369,18 @@ def _measure():
         ps += [min(lo + g * (1 - lo), 1.0) for g in G if g > 0] + [1 - g for g in G if g <= 0.5]
         kc += [(p, d) for p in ps if p >= lo]
     kc += [(1 / 3 + 1e-12, 3)]
-    record("kary_epsilon", rr.kary_epsilon, ref_kary_epsilon, kc)
+    record("kary_epsilon", rr.kary_epsilon, ref.kary_epsilon, kc)
     N = [SUB, 1e-310, 1.0, 3.0, 1000.0, 1e300, 1e308]
     P = [0.5 + 2.0 ** -53, 0.6, 0.75, 0.9, 1 - 1e-10, 1 - 2.0 ** -53, 1.0]
     wc = [(min(ny, n), n, p) for n in N for p in P
           for ny in (0.0, SUB, n / 3, n / 2, n, n * (1 - p), math.nextafter(n * (1 - p), 0))]
-    record("warner_estimate", rr.warner_estimate, ref_warner_estimate, wc)
+    record("warner_estimate", rr.warner_estimate, ref.warner_estimate, wc)
 
     def ke(counts, eps):
         return rr.kary_estimate(counts, eps)[0]
 
     def ke_ref(counts, eps):
-        return ref_kary_estimate(counts, eps)[0][0]
+        return ref.kary_estimate(counts, eps)[0][0]
 
     CNT = [[10, 10, 10], [500, 250, 250], [1, 0], [0, 7, 3, 1], [10 ** 12, 3, 5]]
     record("kary_estimate", ke, ke_ref, [(c, e) for c in CNT for e in E if e > 0])

@@ -1,6 +1,6 @@
 """Possible worlds and sensitive ranges against a brute-force reference.
 
-tests/brute_worlds.py enumerates every world explicitly and evaluates the
+diffident.testing.brute_force enumerates every world explicitly and evaluates the
 query with NumPy (MATH.md s. 1 and s. 6, the worlds spec).  Here diffident's
 ``world_values``, ``sensitive_range``, ``contributions`` and
 ``dataset_sensitive_range`` are compared with it on many small seeded random
@@ -19,17 +19,13 @@ that differ only by rounding (counts always exactly).
 
 import itertools
 import math
-import os
-import sys
 
 import numba
 import numpy as np
 import pytest
 
 import diffident as di
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import brute_worlds as bw  # noqa: E402
+from diffident.testing import brute_force as bw
 
 RTOL = 1e-12
 ATOL = 1e-12

@@ -6,18 +6,11 @@ import pytest
 import diffident as di
 from diffident import _worst_case as WC
 from diffident._worlds import Worlds
+from diffident.testing import mpmath_reference as ref
+from diffident.testing.dense import dense_worst_case_risk as dense
 
 TOY_MEAN = np.array([2, 8 / 3, 3, 10 / 3, 11 / 3, 4, 13 / 3, 14 / 3])
 TOY_MEDIAN = np.array([2, 3, 3, 3, 3, 3, 3, 3], dtype=float)
-
-
-def dense(values, scale, counts=None, prior=None):
-    v = np.asarray(values, float)
-    c = np.ones(v.size) if counts is None else np.asarray(counts, float)
-    p = np.ones(v.size) if prior is None else np.asarray(prior, float)
-    live = c * p > 0
-    k = np.exp(-np.abs(v[:, None] - v[None, :]) / scale)
-    return np.max(p[live] / (k[live] @ (c * p)))
 
 
 def test_toy_mean_worst_case_and_tight_epsilon():
@@ -200,10 +193,6 @@ def test_tight_scale_near_the_unattainable_limit():
     # within the evaluation's error bound of 1/m the search cannot certify a
     # scale; the closed form (exact for two worlds) still can: finite, no
     # more than it, and conservative at 60 digits
-    import sys
-    from pathlib import Path
-    sys.path.insert(0, str(Path(__file__).parent))
-    import reference as ref
     from mpmath import mpf
 
     for v, rho in (([0.0, 1.0], 0.5 * (1 + 1e-14)), ([0.0, 1.0], 0.5 * (1 + 1e-13)),

@@ -1,9 +1,8 @@
-"""Brute-force reference for possible worlds and sensitive ranges.
+"""Brute-force reference for possible worlds, sensitive ranges and membership.
 
-Written from /work/shared/MATH.md sections 1, 3 and 6 and the worlds spec,
-with the plainest possible code.  It does not import diffident; speed is
-irrelevant.  Every world is built explicitly and the query is evaluated on it
-with NumPy.
+Written from MATH.md sections 1, 3, 6 and 8 and the worlds spec, with the
+plainest possible code.  It does not call diffident; speed is irrelevant.
+Every world is built explicitly and the query is evaluated on it with NumPy.
 
 Candidates are given as
 
@@ -14,7 +13,7 @@ Candidates are given as
   the k unknown values range over it *with repetition*, one world per
   multiset of size k: C(m + k - 1, k) worlds.
 
-Real intervals have infinitely many worlds; :func:`grid_sensitive_range`
+Real intervals have infinitely many worlds; `grid_sensitive_range`
 evaluates the query on a dense grid instead (an approximation from below
 that is exact when the grid contains the extreme points).
 
@@ -23,6 +22,11 @@ worlds holding the same multiset of values give bit-identical results (the
 named queries are symmetric; only floating-point rounding could depend on
 the order).  Callables get the world in construction order: known values
 first, then the chosen candidates in index order.
+
+`membership_posterior` and `membership_risk` (MATH.md section 8) enumerate
+the worlds of k unknown individuals and sum the posteriors of
+`diffident.testing.dense.dense_posterior` over the worlds that hold a given
+candidate.
 """
 
 from __future__ import annotations
@@ -30,7 +34,10 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 
+import numba
 import numpy as np
+
+from .dense import dense_posterior
 
 NAMES = ("sum", "mean", "median", "quantile", "min", "max", "var", "std", "count")
 
@@ -39,12 +46,19 @@ __all__ = [
     "candidate_values",
     "enumerate_worlds",
     "evaluate",
+    "all_values",
     "world_values",
     "sensitive_range",
     "contributions",
+    "candidates_for",
+    "removal_ranges",
     "dataset_sensitive_range",
+    "real_grid",
     "grid_sensitive_range",
     "grid_dataset_sensitive_range",
+    "membership_posterior",
+    "membership_risk",
+    "jit_spread",
 ]
 
 
@@ -53,8 +67,11 @@ def _is_interval(candidates):
 
 
 def candidate_values(candidates):
-    """The candidate individuals' values as a float array (an integer
-    interval: its values lo..hi in order)."""
+    """The candidate individuals' values as a float array.
+
+    ``candidates`` is an explicit 1-d array (returned as float64) or an
+    integer interval ``(lo, hi)`` (its values lo..hi in order).
+    """
     if _is_interval(candidates):
         lo, hi = candidates
         return np.arange(int(lo), int(hi) + 1, dtype=np.float64)
@@ -62,8 +79,12 @@ def candidate_values(candidates):
 
 
 def enumerate_worlds(known, candidates, k):
-    """Yield every possible world as a 1-d float64 array (known values
-    first, then the k chosen candidates)."""
+    """Yield every possible world as a 1-d float64 array.
+
+    Each world holds the ``known`` values first, then the k chosen
+    candidates (a k-subset of an explicit array's indices, or a k-multiset
+    of an integer interval's values).
+    """
     known = np.asarray(known, dtype=np.float64).ravel()
     if _is_interval(candidates):
         values = candidate_values(candidates)
@@ -76,7 +97,12 @@ def enumerate_worlds(known, candidates, k):
 
 
 def evaluate(query, world, ddof=0, q=0.5):
-    """f(world) for a query name or a callable."""
+    """The query's value on one world, a float.
+
+    ``query`` is a name of `NAMES` (evaluated on the sorted world, with
+    ``ddof`` for var/std and ``q`` for quantile) or a callable that gets the
+    world as it is.
+    """
     world = np.asarray(world, dtype=np.float64)
     if callable(query):
         return float(query(world))
@@ -103,7 +129,11 @@ def evaluate(query, world, ddof=0, q=0.5):
 
 
 def all_values(query, known, candidates, k=1, ddof=0, q=0.5):
-    """f of every world, in enumeration order (a float array)."""
+    """The query's value on every world, in enumeration order.
+
+    Arguments as in `enumerate_worlds` and `evaluate`; returns a float
+    array of one value per world.
+    """
     return np.array(
         [evaluate(query, w, ddof, q) for w in enumerate_worlds(known, candidates, k)],
         dtype=np.float64,
@@ -111,7 +141,11 @@ def all_values(query, known, candidates, k=1, ddof=0, q=0.5):
 
 
 def world_values(query, known, candidates, k=1, ddof=0, q=0.5):
-    """(sorted distinct values, int64 counts), counted over exact floats."""
+    """The distinct world values and how many worlds give each.
+
+    Arguments as in `all_values`; returns (sorted distinct values, int64
+    counts), the worlds counted over exactly equal floats.
+    """
     counter = Counter(all_values(query, known, candidates, k, ddof, q).tolist())
     keys = sorted(counter)
     return (np.array(keys, dtype=np.float64),
@@ -119,14 +153,21 @@ def world_values(query, known, candidates, k=1, ddof=0, q=0.5):
 
 
 def sensitive_range(query, known, candidates, k=1, ddof=0, q=0.5):
-    """max over worlds of f - min over worlds of f."""
+    """The sensitive range, max over worlds of f minus min over worlds of f.
+
+    Arguments as in `all_values`; returns a float.
+    """
     f = all_values(query, known, candidates, k, ddof, q)
     return float(f.max() - f.min())
 
 
 def contributions(query, known, candidates, ddof=0, q=0.5):
-    """C_f(i) = max over j != i of |f(known + {c_i}) - f(known + {c_j})|
-    (k = 1; 0 when there is a single candidate)."""
+    """Each candidate's contribution to the sensitive range (k = 1).
+
+    C_f(i) = max over j != i of |f(known + {c_i}) - f(known + {c_j})|, 0
+    when there is a single candidate.  Returns a float array, one entry per
+    candidate.
+    """
     f = all_values(query, known, candidates, 1, ddof, q)
     out = np.zeros(f.size)
     for i in range(f.size):
@@ -139,8 +180,11 @@ def contributions(query, known, candidates, ddof=0, q=0.5):
 
 
 def candidates_for(candidates, data, removed):
-    """The candidates of the adversary who knows data minus ``removed``: an
-    interval stays itself; an explicit array gains the removed values."""
+    """The candidates of the adversary who knows data minus ``removed``.
+
+    An integer interval stays itself; an explicit array gains the removed
+    individuals' values (``removed`` is a tuple of indices into ``data``).
+    """
     if _is_interval(candidates):
         return candidates
     data = np.asarray(data, dtype=np.float64).ravel()
@@ -148,7 +192,11 @@ def candidates_for(candidates, data, removed):
 
 
 def removal_ranges(query, data, candidates, k=1, ddof=0, q=0.5):
-    """{removed index tuple: sensitive range of that adversary}."""
+    """The sensitive range of every adversary who misses k individuals.
+
+    Returns {removed index tuple: sensitive range}, one entry per k-subset
+    of the individuals of ``data``, each range over `candidates_for`.
+    """
     data = np.asarray(data, dtype=np.float64).ravel()
     out = {}
     for removed in itertools.combinations(range(data.size), k):
@@ -159,9 +207,13 @@ def removal_ranges(query, data, candidates, k=1, ddof=0, q=0.5):
 
 
 def dataset_sensitive_range(query, data, candidates, k=1, ddof=0, q=0.5):
-    """(S, attaining): S = max over every removal of k data individuals of
-    the sensitive range; attaining = every removal index tuple (sorted
-    indices, lexicographic order) whose range equals S exactly."""
+    """The dataset-level sensitive range and the removals attaining it.
+
+    Returns (S, attaining): S is the maximum over every removal of k data
+    individuals of the sensitive range (`removal_ranges`); attaining is
+    every removal index tuple (sorted indices, lexicographic order) whose
+    range equals S exactly.
+    """
     ranges = removal_ranges(query, data, candidates, k, ddof, q)
     s = max(ranges.values())
     return s, sorted(r for r, v in ranges.items() if v == s)
@@ -172,8 +224,12 @@ def dataset_sensitive_range(query, data, candidates, k=1, ddof=0, q=0.5):
 # ---------------------------------------------------------------------------
 
 def real_grid(known, lo, hi, npts):
-    """npts equispaced points of [lo, hi] plus lo, hi and mean(known)
-    clipped to [lo, hi] (the minimiser of the variance for k = 1)."""
+    """A dense grid of a real interval that holds its extreme points.
+
+    ``npts`` equispaced points of [lo, hi] plus lo, hi and mean(known)
+    clipped to [lo, hi] (the minimiser of the variance for k = 1); returns
+    the sorted distinct points.
+    """
     pts = [np.linspace(lo, hi, npts), [lo, hi]]
     known = np.asarray(known, dtype=np.float64).ravel()
     if known.size:
@@ -198,8 +254,11 @@ def _evaluate_rows(query, worlds, ddof, q):
 
 
 def grid_sensitive_range(query, known, lo, hi, k=1, ddof=0, q=0.5, npts=20001):
-    """max - min of f over worlds known + S, S a k-multiset of grid points of
-    [lo, hi] (see :func:`real_grid`).  Use a small npts for k > 1."""
+    """The sensitive range over a real interval, on a dense grid.
+
+    max - min of f over worlds known + S, S a k-multiset of the points of
+    `real_grid` (use a small ``npts`` for k > 1).  Returns a float.
+    """
     grid = real_grid(known, lo, hi, npts)
     known = np.asarray(known, dtype=np.float64).ravel()
     if k == 1 and not callable(query):
@@ -215,10 +274,75 @@ def grid_sensitive_range(query, known, lo, hi, k=1, ddof=0, q=0.5, npts=20001):
 
 
 def grid_dataset_sensitive_range(query, data, lo, hi, k=1, ddof=0, q=0.5, npts=20001):
-    """{removed index tuple: grid sensitive range} for a real interval."""
+    """The grid sensitive range of every adversary who misses k individuals.
+
+    Returns {removed index tuple: `grid_sensitive_range`} over the real
+    interval [lo, hi], one entry per k-subset of the individuals of ``data``.
+    """
     data = np.asarray(data, dtype=np.float64).ravel()
     out = {}
     for removed in itertools.combinations(range(data.size), k):
         known = np.delete(data, list(removed))
         out[removed] = grid_sensitive_range(query, known, lo, hi, k, ddof, q, npts)
     return out
+
+
+# ---------------------------------------------------------------------------
+# a jitted callable query
+# ---------------------------------------------------------------------------
+
+@numba.njit
+def jit_spread(w):
+    """The spread max - min of a world, as a Numba-jitted callable query.
+
+    The user callable of the enumeration benchmarks (``world_values`` with a
+    jitted function over millions of worlds); ``w`` is a 1-d float array.
+    Returns a float.
+    """
+    lo = w[0]
+    hi = w[0]
+    for x in w:
+        lo = min(lo, x)
+        hi = max(hi, x)
+    return hi - lo
+
+
+# ---------------------------------------------------------------------------
+# membership (MATH.md section 8)
+# ---------------------------------------------------------------------------
+
+def _membership_worlds(query, known, candidates, k):
+    """(the released value of every world, a boolean (worlds, N) table of
+    which candidates each world holds)."""
+    cand = candidate_values(candidates)
+    combos = list(itertools.combinations(range(cand.size), k))
+    f = np.array([evaluate(query, np.concatenate([np.asarray(known, dtype=np.float64), cand[list(c)]]))
+                  for c in combos])
+    holds = np.zeros((len(combos), cand.size), dtype=bool)
+    for row, c in enumerate(combos):
+        holds[row, list(c)] = True
+    return f, holds
+
+
+def membership_posterior(query, known, candidates, scale, response, k=1):
+    """P(candidate i is in D | R) for every candidate, by enumeration.
+
+    The worlds are ``known`` plus every k-subset of the explicit
+    ``candidates``; the posterior of each world at each response (Laplace
+    noise of ``scale``, `dense_posterior`) is summed over the worlds that
+    hold candidate i.  Returns an (n responses, N candidates) array.
+    """
+    f, holds = _membership_worlds(query, known, candidates, k)
+    return dense_posterior(f, response, scale) @ holds
+
+
+def membership_risk(query, known, candidates, scale, k=1, points=301, pad=3.0):
+    """Each candidate's largest membership posterior over a response grid.
+
+    The grid holds every world value and ``points`` equispaced points from
+    ``pad`` below the smallest to ``pad`` above the largest; the maximum of
+    `membership_posterior` over it, per candidate.  Returns an (N,) array.
+    """
+    f, holds = _membership_worlds(query, known, candidates, k)
+    R = np.unique(np.concatenate([f, np.linspace(f.min() - pad, f.max() + pad, points)]))
+    return (dense_posterior(f, R, scale) @ holds).max(axis=0)

@@ -1,0 +1,282 @@
+"""Plain float64 definitions and SciPy / dp-accounting baselines.
+
+The posterior over possible worlds written once, straight from its
+definition in NumPy (MATH.md section 2): the noise energy of every world at
+every response, shifted by the smallest energy of a world of positive
+weight, exponentiated and normalised.  Everything else in this module is
+that formula read another way:
+
+* `dense_posterior`, `dense_log_evidence`: at given responses, O(n m);
+* `dense_worst_case_risk`: each world's posterior at its own value (where
+  it is largest), the O(m^2) worst case of MATH.md section 4, in row blocks
+  so that memory stays bounded; 2-d values are several Laplace releases
+  (MATH.md section 7);
+* `grid_worst_case_risk`: the largest posterior over a grid of responses,
+  the brute force over responses;
+* `quad_gaussian_delta`: Gaussian (rho, delta)-identifiability by SciPy
+  quadrature of the indicator {posterior > rho};
+
+and the baselines that compute the same things with other libraries:
+`scipy_log_evidence` and `scipy_worst_case_risk` (``scipy.special.
+logsumexp``), `brentq_tight_scale` (``scipy.optimize.brentq`` on
+diffident's own worst case) and `dp_accounting_sigma` (Google's
+dp-accounting).  None of these calls diffident except `brentq_tight_scale`,
+whose point is the search, not the risk.  SciPy and dp-accounting are
+imported when a baseline is called, never at import.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "dense_posterior",
+    "dense_log_evidence",
+    "dense_worst_case_risk",
+    "grid_worst_case_risk",
+    "quad_gaussian_delta",
+    "scipy_log_evidence",
+    "scipy_worst_case_risk",
+    "brentq_tight_scale",
+    "dp_accounting_sigma",
+]
+
+_NOISES = ("laplace", "gaussian")
+
+
+def _as_worlds(values, counts=None, prior=None):
+    """(F, c, p): values as an (m, q) float array, counts and prior (m,)."""
+    F = np.asarray(values, dtype=np.float64)
+    F = F.reshape(-1, 1) if F.ndim <= 1 else F
+    m = F.shape[0]
+    c = np.ones(m) if counts is None else np.asarray(counts, dtype=np.float64).ravel()
+    p = np.ones(m) if prior is None else np.asarray(prior, dtype=np.float64).ravel()
+    return F, c, p
+
+
+def _scaled(d, s, noise):
+    """The energy of a distance d >= 0 at one scale s (0 and inf: the limits)."""
+    if noise == "gaussian":
+        return d * d / (2.0 * s * s)
+    if s == 0.0:
+        return np.where(d == 0.0, 0.0, np.inf)
+    return d / s
+
+
+def _energies(R, F, scales, noise):
+    """(n, m) energies of the m worlds F (m, q) at the n responses R (n, q):
+    sum over the q releases of |R_t - F_t| / scale_t (Laplace) or
+    (R - F)^2 / (2 sigma^2) (Gaussian)."""
+    E = _scaled(np.abs(R[:, :1] - F[:, 0]), scales[0], noise)
+    for t in range(1, F.shape[1]):
+        E = E + _scaled(np.abs(R[:, t:t + 1] - F[:, t]), scales[t], noise)
+    return E
+
+
+def _likelihoods(R, F, w, scales, noise="laplace"):
+    """The dense formula: (K, Z, shift) with K = exp(-(E - shift)) (n, m),
+    Z = K @ w and shift the smallest energy of a world of weight w > 0."""
+    if noise not in _NOISES:
+        raise ValueError(f"unknown noise {noise!r}")
+    E = _energies(R, F, scales, noise)
+    live = w > 0
+    shift = (E if live.all() else E[:, live]).min(axis=1)
+    K = np.exp(shift[:, None] - E)
+    return K, K @ w, shift
+
+
+def _setup(values, response, scale, counts, prior):
+    F, c, p = _as_worlds(values, counts, prior)
+    R = np.asarray(response, dtype=np.float64).reshape(-1, F.shape[1])
+    scales = np.broadcast_to(np.asarray(scale, dtype=np.float64).ravel(), (F.shape[1],))
+    return F, c, p, R, scales
+
+
+def dense_posterior(values, response, scale, counts=None, prior=None, noise="laplace"):
+    """The posterior of one world of each entry at each response, dense.
+
+    P(w_j | R) = pi_j L_j(R) / sum_k c_k pi_k L_k(R) in float64, with the
+    energies shifted by the smallest one of a world of positive weight (no
+    underflow of the evidence).  ``values`` is (m,) or (m, q) for q
+    releases, ``response`` holds n responses ((n,) or (n, q)), ``scale`` is
+    one scale (or q of them); ``noise`` is ``"laplace"`` or ``"gaussian"``
+    (sigma as the scale, one release).  Returns an (n, m) array.
+    """
+    F, c, p, R, scales = _setup(values, response, scale, counts, prior)
+    K, Z, _ = _likelihoods(R, F, c * p, scales, noise)
+    return p * K / Z[:, None]
+
+
+def dense_log_evidence(values, response, scale, counts=None, prior=None, noise="laplace"):
+    """The log-evidence ``log sum_k c_k pi_k L_k(R)`` from the dense formula.
+
+    Same arguments as `dense_posterior`; the log of the shifted sum plus the
+    shift back.  Returns a float for one response, else an (n,) array.
+    """
+    F, c, p, R, scales = _setup(values, response, scale, counts, prior)
+    _, Z, shift = _likelihoods(R, F, c * p, scales, noise)
+    out = np.log(Z) - shift
+    return float(out[0]) if np.ndim(response) == 0 else out
+
+
+def dense_worst_case_risk(values, scale, counts=None, prior=None, return_world=False,
+                          max_block=1 << 22):
+    """The O(m^2) worst-case risk: each world's posterior at its own value.
+
+    rho* = max_{j: c_j pi_j > 0} pi_j / sum_k c_k pi_k exp(-|f_j - f_k| / scale)
+    in float64, the posterior of `dense_posterior` at R = f_j.  Rows are
+    processed in blocks of about ``max_block`` matrix entries, so memory
+    stays bounded (m = 2e4 needs ~100 MB, not 3 GB).  ``scale`` is a scalar
+    (0 and inf give the limits); 2-d ``values`` (m, q) with q scales are q
+    independent Laplace releases.  With ``return_world`` also returns the
+    index (into ``values``) of a worst world.
+    """
+    F, c, p = _as_worlds(values, counts, prior)
+    scales = np.broadcast_to(np.asarray(scale, dtype=np.float64).ravel(), (F.shape[1],))
+    w = c * p
+    act = np.flatnonzero(w > 0)
+    Fk, wk = F[act], w[act]
+    rows = max(1, int(max_block) // max(1, Fk.size))
+    best, best_j = -np.inf, -1
+    for start in range(0, act.size, rows):
+        j = act[start:start + rows]
+        K, Z, _ = _likelihoods(F[j], Fk, wk, scales)
+        risk = p[j] * K[np.arange(j.size), start + np.arange(j.size)] / Z
+        i = int(np.argmax(risk))
+        if risk[i] > best:
+            best, best_j = float(risk[i]), int(j[i])
+    return (best, best_j) if return_world else best
+
+
+def grid_worst_case_risk(values, scale, counts=None, prior=None, points=41, pad=1.0):
+    """The largest posterior of any world over a grid of responses.
+
+    The brute force over responses: for each release the grid holds every
+    world value and ``points`` equispaced points from ``pad`` below the
+    smallest to ``pad`` above the largest; with q releases it is the
+    product grid.  ``values`` (m,) or (m, q); ``scale`` one scale per
+    release.  Returns a float, the maximum of `dense_posterior` over the
+    grid and the worlds of positive weight.
+    """
+    F, c, p = _as_worlds(values, counts, prior)
+    axes = [np.unique(np.concatenate([F[:, t], np.linspace(F[:, t].min() - pad, F[:, t].max() + pad, points)]))
+            for t in range(F.shape[1])]
+    R = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, F.shape[1])
+    post = dense_posterior(F, R, scale, c, p)
+    return float(post[:, c * p > 0].max())
+
+
+def quad_gaussian_delta(values, rho, sigma, world, counts=None, prior=None, npts=20001, half_width=None):
+    """Gaussian (rho, delta)-identifiability by SciPy quadrature.
+
+    P_{R ~ N(f_j, sigma^2)}[P(w_j | R) > rho] for the world j = ``world``:
+    the indicator is evaluated (by `dense_posterior`) on ``npts`` points from
+    12 sigma below the smallest value to 12 sigma above the largest (or
+    ``half_width`` either side of f_j), each change located to 1e-15 by
+    ``scipy.optimize.brentq``, and the normal density integrated by
+    ``scipy.integrate.quad`` over the intervals where the posterior exceeds
+    ``rho``.  Returns a float.
+    """
+    from scipy import integrate, optimize
+    from scipy.stats import norm
+
+    v = np.asarray(values, dtype=np.float64)
+    if half_width is None:
+        grid = np.linspace(v.min() - 12 * sigma, v.max() + 12 * sigma, npts)
+    else:
+        grid = np.linspace(v[world] - half_width, v[world] + half_width, npts)
+    rows = max(1, (1 << 22) // v.size)
+    p = np.concatenate([dense_posterior(v, grid[a:a + rows], sigma, counts, prior, noise="gaussian")[:, world]
+                        for a in range(0, grid.size, rows)])
+    inside = p > rho
+    edges = np.flatnonzero(np.diff(inside.astype(int)))
+
+    def excess(R):
+        return dense_posterior(v, R, sigma, counts, prior, noise="gaussian")[0, world] - rho
+
+    bounds = [-np.inf if half_width is None else grid[0]]
+    bounds += [optimize.brentq(excess, grid[e], grid[e + 1], xtol=1e-15, rtol=1e-15) for e in edges]
+    bounds += [np.inf if half_width is None else grid[-1]]
+    total, state = 0.0, inside[0]
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        if state:
+            total += integrate.quad(lambda R: norm.pdf(R, v[world], sigma), a, b, epsabs=1e-13, epsrel=1e-12)[0]
+        state = not state
+    return total
+
+
+def scipy_log_evidence(values, response, scale, counts=None, prior=None):
+    """The Laplace log-evidence by ``scipy.special.logsumexp``.
+
+    ``logsumexp(-|R - f| / scale, b=c pi)`` for one scalar response (the
+    weights passed only when ``counts`` or ``prior`` is given, so that the
+    plain call is timed as users write it).  Returns a float.
+    """
+    from scipy.special import logsumexp
+
+    F, c, p = _as_worlds(values, counts, prior)
+    a = -_energies(np.array([[float(response)]]), F, [float(scale)], "laplace")[0]
+    if counts is None and prior is None:
+        return float(logsumexp(a))
+    return float(logsumexp(a, b=c * p))
+
+
+def scipy_worst_case_risk(values, scale, counts=None, prior=None):
+    """The worst-case risk by one ``scipy.special.logsumexp`` per world.
+
+    max over worlds j of positive weight of pi_j / exp(logsumexp(-|f_j - f|
+    / scale, b=c pi)): O(m^2) time, O(m) memory.  Returns a float.
+    """
+    from scipy.special import logsumexp
+
+    F, c, p = _as_worlds(values, counts, prior)
+    w = c * p
+    b = None if counts is None and prior is None else w
+    s = [float(scale)]
+    return max(p[j] / np.exp(logsumexp(-_energies(F[j:j + 1], F, s, "laplace")[0], b=b))
+               for j in np.flatnonzero(w > 0))
+
+
+def brentq_tight_scale(values, rho, risk=None):
+    """The tight scale by ``scipy.optimize.brentq`` on the worst-case risk.
+
+    The root of risk(values, s) = rho in log(s), ``risk`` defaulting to
+    ``diffident.worst_case_risk``.  Upper bracket: the paper's closed form
+    S / ln((m - 1) rho / (1 - rho)) (computed here, with a 1% margin: it
+    guarantees the bound, hence the exact risk); lower bracket 40 e-folds
+    below it.  Scalar ``rho`` in (1/m, 1), unweighted worlds.  Returns a
+    float.
+    """
+    from scipy.optimize import brentq
+
+    if risk is None:
+        from diffident import worst_case_risk as risk
+    values = np.asarray(values, dtype=np.float64)
+    m = values.size
+    hi = 1.01 * float(np.ptp(values)) / np.log((m - 1) * rho / (1.0 - rho))
+    t_hi = np.log(hi)
+
+    def g(t):
+        return risk(values, np.exp(t)) - rho
+
+    t = brentq(g, t_hi - 40.0, t_hi, xtol=1e-14, rtol=4 * np.finfo(float).eps)
+    return np.exp(t)
+
+
+def dp_accounting_sigma(epsilon, delta, sensitivity=1.0):
+    """The analytic Gaussian mechanism's sigma from dp-accounting.
+
+    ``dp_accounting.get_sigma_gaussian(epsilon, delta)`` (one
+    ``scipy.optimize.brentq`` per point) called in a Python loop over the
+    broadcast of ``epsilon`` and ``delta``, times ``sensitivity``.  Returns
+    a float for scalar input, else an array.  Raises ImportError when
+    dp-accounting is not installed.
+    """
+    from dp_accounting import get_sigma_gaussian
+
+    if np.ndim(epsilon) == 0 and np.ndim(delta) == 0:  # the scalar call, as users write it
+        return get_sigma_gaussian(float(epsilon), float(delta)) * sensitivity
+    e, d = np.broadcast_arrays(np.asarray(epsilon, dtype=np.float64), np.asarray(delta, dtype=np.float64))
+    out = np.array([get_sigma_gaussian(float(a), float(b)) for a, b in zip(e.ravel(), d.ravel())])
+    out = out.reshape(e.shape) * sensitivity
+    return float(out) if out.ndim == 0 else out

@@ -1,0 +1,114 @@
+"""Timing and reporting helpers shared by the benchmark scripts.
+
+``benchmarks/compare.py`` and ``benchmarks/scaling.py`` time diffident
+against the baselines of `diffident.testing.COMPARISONS` with these, and
+describe the machine the timings come from.  Plain ``time.perf_counter``;
+nothing here is specific to asv.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+
+import numpy as np
+
+__all__ = ["best_time", "rel_diff", "machine_info", "fmt_t", "fmt_n"]
+
+
+def best_time(fn, repeat=5, budget=5.0, warmup=True):
+    """Best wall time of ``fn()`` over up to ``repeat`` runs.
+
+    One untimed warm-up call first when ``warmup`` (JIT compilation, cache
+    loading, page faults); stops early once ``budget`` seconds have been
+    spent in timed runs, at least one timed run always happening.  Returns
+    (best seconds, the last result).
+    """
+    out = fn() if warmup else None
+    best = np.inf
+    spent = 0.0
+    for _ in range(max(1, repeat)):
+        t0 = time.perf_counter()
+        out = fn()
+        dt = time.perf_counter() - t0
+        best = min(best, dt)
+        spent += dt
+        if spent >= budget:
+            break
+    return best, out
+
+
+def rel_diff(a, b):
+    """The largest relative difference of ``a`` from the reference ``b``.
+
+    Elementwise ``|a - b| / max(|b|, tiny)`` over arrays of one shape (or
+    scalars), as a float: the "check" column of the benchmark tables.
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    denom = np.maximum(np.abs(b), np.finfo(np.float64).tiny)
+    return float(np.max(np.abs(a - b) / denom))
+
+
+def machine_info():
+    """The machine and the library versions a timing was taken with.
+
+    CPU model and counts, Numba's thread count and threading layer, and
+    the versions of Python, NumPy, Numba, SciPy and diffident.  Returns a
+    dict of strings and numbers.
+    """
+    import numba
+    import scipy
+
+    import diffident
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        affinity = len(os.sched_getaffinity(0))
+    except AttributeError:
+        affinity = None
+    try:
+        layer = numba.threading_layer()
+    except ValueError:  # no parallel region has run yet
+        layer = "n/a"
+    return dict(cpu=cpu, cpu_count=os.cpu_count(), cpu_affinity=affinity,
+                numba_threads=numba.get_num_threads(), numba_threading_layer=layer,
+                python=platform.python_version(), numpy=np.__version__,
+                numba=numba.__version__, scipy=scipy.__version__,
+                diffident=getattr(diffident, "__version__", "?"),
+                platform=platform.platform())
+
+
+def fmt_n(n):
+    """A size in short scientific notation, for a table's case names.
+
+    ``n`` is a number; 10000000 gives ``'1e7'`` and 20000 ``'2e4'``.
+    Returns a string.
+    """
+    return f"{n:.0e}".replace("e+0", "e").replace("e+", "e")
+
+
+def fmt_t(t):
+    """A duration in seconds for a table, in a readable unit.
+
+    ``t`` is in seconds (None gives ``'-'``); the result is like
+    ``'1.23 s'``, ``'4.56 ms'`` or ``'7.8 us'``.  Returns a string.
+    """
+    if t is None:
+        return "-"
+    if t >= 100:
+        return f"{t:.0f} s"
+    if t >= 1:
+        return f"{t:.2f} s"
+    if t >= 1e-3:
+        return f"{t * 1e3:.2f} ms"
+    return f"{t * 1e6:.1f} us"

@@ -1,0 +1,47 @@
+"""Every entry of diffident.testing.COMPARISONS against each of its references.
+
+The table names, for every public computation, its reference
+implementations (dense NumPy, brute force over worlds, mpmath, SciPy,
+dp-accounting) and a seeded input generator; here each reference is checked
+on the entry's cases to the tolerance it promises.  A new function gets
+this test by one entry in the table.
+"""
+
+import numpy as np
+import pytest
+
+from diffident.testing import COMPARISONS
+
+PAIRS = [(name, ref.kind) for name, entry in COMPARISONS.items() for ref in entry.references]
+
+
+def as_floats(x):
+    """A result as one flat float array (a tuple of arrays concatenated)."""
+    if isinstance(x, tuple):
+        return np.concatenate([np.ravel(np.asarray(a, dtype=np.float64)) for a in x])
+    return np.asarray(x, dtype=np.float64)
+
+
+@pytest.mark.parametrize("name, kind", PAIRS, ids=[f"{n}-{k}" for n, k in PAIRS])
+def test_agrees_with_reference(name, kind):
+    entry = COMPARISONS[name]
+    ref = entry.reference(kind)
+    if not ref.available():
+        pytest.skip(f"{ref.requires} is not installed")
+    for case in entry.cases():
+        got = as_floats(entry.call(**case))
+        want = as_floats(ref(**case))
+        assert got.shape == want.shape, (case, got, want)
+        np.testing.assert_allclose(got, want, rtol=ref.rtol, atol=ref.atol, err_msg=f"{name} vs {kind}: {case}")
+
+
+def test_every_entry_has_a_reference_and_cases():
+    for name, entry in COMPARISONS.items():
+        assert entry.references, name
+        assert len({r.kind for r in entry.references}) == len(entry.references), name
+        assert entry.cases(), name
+        # the generator is seeded: the same case twice
+        a, b = entry.inputs(0), entry.inputs(0)
+        assert a.keys() == b.keys()
+        for key in a:
+            np.testing.assert_array_equal(np.asarray(a[key], dtype=object), np.asarray(b[key], dtype=object))

@@ -65,7 +65,7 @@ import numpy as np
 
 import diffident as di
 from diffident.testing import COMPARISONS
-from diffident.testing import brute_force as bw
+from diffident.testing import brute_force
 from diffident.testing.timing import best_time, fmt_n, fmt_t, machine_info, rel_diff
 
 # --------------------------------------------------------------------------- baselines (the table's)
@@ -278,9 +278,9 @@ def case_sensitive_range_closed_form(quick, rng):
     total = n_cand * (n_cand - 1) // 2
     sub = cand[:120]
     n_sub = 120 * 119 // 2
-    t_b, _ = best_time(lambda: bw.sensitive_range(np.std, known, sub, 2), repeat=1, warmup=False)
+    t_b, _ = best_time(lambda: brute_force.sensitive_range(np.std, known, sub, 2), repeat=1, warmup=False)
     t_base = t_b / n_sub * total
-    ref = bw.sensitive_range(np.std, known, cand, 2) if quick else None
+    ref = brute_force.sensitive_range(np.std, known, cand, 2) if quick else None
     return dict(case=f"sensitive_range std k=2, {fmt_n(n_cand)} candidates",
                 t_diffident=t_di, t_baseline=t_base,
                 baseline="itertools + np.std (extrapolated)" if ref is None else "itertools + np.std",
@@ -289,7 +289,7 @@ def case_sensitive_range_closed_form(quick, rng):
 
 
 def case_enumeration(quick, rng):
-    spread = bw.jit_spread
+    spread = brute_force.jit_spread
     n_cand = 180 if quick else 400
     known = np.array([1.0, 2.0, 3.0])
     cand = np.arange(float(n_cand))
@@ -299,7 +299,7 @@ def case_enumeration(quick, rng):
     rate = worlds / t_di
     sub = cand[:60]
     n_sub = 60 * 59 * 58 // 6
-    t_b, _ = best_time(lambda: bw.sensitive_range(lambda w: float(w.max() - w.min()), known, sub, 3),
+    t_b, _ = best_time(lambda: brute_force.sensitive_range(lambda w: float(w.max() - w.min()), known, sub, 3),
                        repeat=1, warmup=False)
     t_base = t_b / n_sub * worlds
     return dict(case=f"world_values jitted callable, {worlds:.2e} worlds ({rate:.2e}/s)",

@@ -24,7 +24,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import diffident as di
-from diffident import _dd as D
+from diffident import _dd
 
 DPS = 60
 N_EPS = 2  # epsilon_for_rho, epsilon_for_posterior, scale_for_rho: ulps from the exact inverse
@@ -407,36 +407,36 @@ def test_double_double_functions_against_mpmath():
         x = [M(v) * j for v, j in zip(np.concatenate([rng.uniform(-650, 700, 300), rng.uniform(-1e-3, 1e-3, 100)]),
                                       jitter)]
         h, lo = _dd_of(x)
-        assert _rel(*D.exp(h, lo), [mp.exp(v) for v in x]) < bound
+        assert _rel(*_dd.exp(h, lo), [mp.exp(v) for v in x]) < bound
         small = [v for v in x if abs(v) < 700]
         hs, ls = _dd_of(small)
-        assert _rel(*D.expm1(hs, ls), [mp.expm1(v) for v in small]) < bound
+        assert _rel(*_dd.expm1(hs, ls), [mp.expm1(v) for v in small]) < bound
         y = [M(v) * j for v, j in zip(10.0 ** rng.uniform(-290, 308, 400), jitter)]
         h, lo = _dd_of(y)
-        got_h, got_l = D.log(h, lo)
+        got_h, got_l = _dd.log(h, lo)
         # log: absolute 2^-100 near 1, relative elsewhere
         assert max(float(abs(M(a) + M(b) - mp.log(v)) / max(1, abs(mp.log(v))))
                    for a, b, v in zip(got_h, got_l, y)) < bound
         z = [M(v) * j for v, j in zip(np.concatenate([rng.uniform(-0.9, 3, 200), 10.0 ** rng.uniform(-290, 0, 150),
                                                       10.0 ** rng.uniform(0, 300, 50)]), jitter)]
         h, lo = _dd_of(z)
-        assert _rel(*D.log1p(h, lo), [mp.log1p(v) for v in z]) < bound
+        assert _rel(*_dd.log1p(h, lo), [mp.log1p(v) for v in z]) < bound
         t = [M(v) * j for v, j in zip(rng.uniform(-650, 800, 400), jitter)]
         h, lo = _dd_of(t)
-        assert _rel(*D.log1p_exp(h, lo), [mp.log1p(mp.exp(v)) for v in t]) < bound
+        assert _rel(*_dd.log1p_exp(h, lo), [mp.log1p(mp.exp(v)) for v in t]) < bound
         a, b = _dd_of(x[:200]), _dd_of(y[:200])
         A = [M(p) + M(q) for p, q in zip(*a)]
         B = [M(p) + M(q) for p, q in zip(*b)]
-        assert _rel(*D.div(*a, *b), [p / q for p, q in zip(A, B)]) < 2.0**-103
-        assert _rel(*D.mul(*a, *b), [p * q for p, q in zip(A, B)]) < 2.0**-104
+        assert _rel(*_dd.div(*a, *b), [p / q for p, q in zip(A, B)]) < 2.0**-103
+        assert _rel(*_dd.mul(*a, *b), [p * q for p, q in zip(A, B)]) < 2.0**-104
 
 
 def test_double_double_table():
     with mp.workdps(DPS):
         for j in range(64):
-            assert abs(M(D._T_H[j]) + M(D._T_L[j]) - mp.mpf(2) ** (mp.mpf(j) / 64)) < mp.mpf(2) ** -106
-        assert abs(M(D.LN2_H) + M(D.LN2_L) + M(D.LN2_LL) - mp.log(2)) < mp.mpf(2) ** -160
-        assert abs(M(D._C1) + M(D._C2) + M(D._C3) - mp.log(2) / 64) < mp.mpf(2) ** -140
+            assert abs(M(_dd._T_H[j]) + M(_dd._T_L[j]) - mp.mpf(2) ** (mp.mpf(j) / 64)) < mp.mpf(2) ** -106
+        assert abs(M(_dd.LN2_H) + M(_dd.LN2_L) + M(_dd.LN2_LL) - mp.log(2)) < mp.mpf(2) ** -160
+        assert abs(M(_dd._C1) + M(_dd._C2) + M(_dd._C3) - mp.log(2) / 64) < mp.mpf(2) ** -140
 
 
 @settings(max_examples=120, **SETTINGS)

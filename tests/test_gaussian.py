@@ -108,7 +108,7 @@ def test_zero_weight_worlds_and_world_edges():
 
 
 def test_convex_searches_of_the_search_module():
-    from diffident import _search as S
+    from diffident import _search
 
     def ev(c):  # h(x) = x^2 - c per entry, and h'
         return lambda i, x: (x * x - c[i], 2.0 * x)
@@ -116,14 +116,14 @@ def test_convex_searches_of_the_search_module():
     c = np.array([2.0, -1.0, 0.0, 1e-300])
     lo, hi = np.full(4, -3.0), np.full(4, 5.0)
     h_lo, h_hi = 9.0 - c, 25.0 - c
-    x, l2, h2, st = S.convex_min(ev(c), lo, hi, h_lo, np.full(4, -6.0), h_hi, np.full(4, 10.0))
-    assert st[0] == S.CONVERGED and x[0] ** 2 < 2.0
-    assert st[1] == S.NOT_REACHED  # x^2 + 1 > 0: the tangents prove it
-    assert st[2] == S.NOT_REACHED  # x^2 >= 0, touching 0 at x = 0 (a zero slope there)
-    assert st[3] == S.CONVERGED and x[3] ** 2 < 1e-300
+    x, l2, h2, st = _search.convex_min(ev(c), lo, hi, h_lo, np.full(4, -6.0), h_hi, np.full(4, 10.0))
+    assert st[0] == _search.CONVERGED and x[0] ** 2 < 2.0
+    assert st[1] == _search.NOT_REACHED  # x^2 + 1 > 0: the tangents prove it
+    assert st[2] == _search.NOT_REACHED  # x^2 >= 0, touching 0 at x = 0 (a zero slope there)
+    assert st[3] == _search.CONVERGED and x[3] ** 2 < 1e-300
     # the ends of x^2 < 2 from the inside point 0: adjacent floats around sqrt(2)
-    inside, outside, st = S.convex_end(ev(np.array([2.0, 2.0])), [0.0, 0.0], [5.0, -3.0],
+    inside, outside, st = _search.convex_end(ev(np.array([2.0, 2.0])), [0.0, 0.0], [5.0, -3.0],
                                        [-2.0, -2.0], [0.0, 0.0], [23.0, 7.0], [10.0, -6.0])
-    assert np.all(st == S.CONVERGED)
+    assert np.all(st == _search.CONVERGED)
     assert inside[0] ** 2 < 2.0 <= outside[0] ** 2 and np.nextafter(inside[0], 9) == outside[0]
     assert inside[1] ** 2 < 2.0 <= outside[1] ** 2 and np.nextafter(inside[1], -9) == outside[1]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import diffident as di
-from diffident.testing import brute_force as bw
+from diffident.testing import brute_force
 
 
 @pytest.mark.parametrize("k", [1, 2, 3])
@@ -17,7 +17,7 @@ def test_against_brute_force(k, query):
         known = rng.integers(0, 10, int(rng.integers(0, 5))).astype(float)
         cands = rng.integers(0, 8, int(rng.integers(k + 1, 9))).astype(float)  # repeated values
         for scale in (0.3, 2.0):
-            ref = bw.membership_risk(query, known, cands, scale, k=k)
+            ref = brute_force.membership_risk(query, known, cands, scale, k=k)
             got = di.membership_risk(query, known, cands, scale, k=k, individual=np.arange(cands.size))
             np.testing.assert_allclose(got, ref, rtol=1e-12)
             assert di.membership_risk(query, known, cands, scale, k=k) == pytest.approx(ref.max(), rel=1e-12)
@@ -56,7 +56,7 @@ def test_posterior_at_a_response_against_brute_force():
     k = 2
     R = np.array([1.0, 2.9, 10.0])
     for scale in (0.2, 1.5):
-        want = bw.membership_posterior("mean", known, cands, scale, R, k=k)
+        want = brute_force.membership_posterior("mean", known, cands, scale, R, k=k)
         got = di.membership_risk("mean", known, cands, scale, k=k, individual=[0, 1, 5], response=R)
         for col, i in enumerate([0, 1, 5]):
             np.testing.assert_allclose(got[:, col], want[:, i], rtol=1e-12)

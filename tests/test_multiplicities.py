@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import diffident as di
-from diffident.testing import brute_force as bw
+from diffident.testing import brute_force
 
 
 @pytest.mark.parametrize("k", [2, 3, 4])
@@ -20,7 +20,7 @@ def test_against_itertools_with_repeats(k, query):
         if trial == 3:
             cands = cands * 0.25  # a dyadic grid
         v, c = di.world_values(query, known, cands, k=k)
-        bv, bc = bw.world_values(query, known, cands, k)
+        bv, bc = brute_force.world_values(query, known, cands, k)
         np.testing.assert_array_equal(v, bv)
         np.testing.assert_array_equal(c, bc)
         assert c.sum() == math.comb(cands.size, k)
@@ -29,7 +29,7 @@ def test_against_itertools_with_repeats(k, query):
 @pytest.mark.parametrize("k", [2, 3])
 def test_integer_domain_multisets(k):
     v, c = di.world_values("mean", [1.0, 2.0], di.Domain(-2, 5), k=k)
-    bv, bc = bw.world_values("mean", np.array([1.0, 2.0]), (-2, 5), k)  # multisets of -2..5
+    bv, bc = brute_force.world_values("mean", np.array([1.0, 2.0]), (-2, 5), k)  # multisets of -2..5
     np.testing.assert_array_equal(v, bv)
     np.testing.assert_array_equal(c, bc)
     assert c.sum() == math.comb(8 + k - 1, k)
@@ -38,7 +38,7 @@ def test_integer_domain_multisets(k):
 def test_decimal_grid():
     cands = np.array([0.01, 0.02, 0.03, 0.05, 0.05, 1.25])
     v, c = di.world_values("sum", [0.5], cands, k=2)
-    bv, bc = bw.world_values("sum", np.array([0.5]), cands, 2)
+    bv, bc = brute_force.world_values("sum", np.array([0.5]), cands, 2)
     np.testing.assert_allclose(v, bv, rtol=1e-15)
     np.testing.assert_array_equal(c, bc)
 

@@ -249,18 +249,18 @@ def test_var_approximation_within_bound(query, ddof, offset, spread):
     xs = np.sort(data)
     full = Known(xs, 0.0)
     n = xs.size
-    from diffident._kernels import neighbours as NK
+    from diffident._kernels import neighbours
 
     x = np.unique(xs)
     mu, qc, s2 = (np.empty(x.size) for _ in range(3))
-    NK.removed_moments(full.st, full.c, x, n - 1, mu, qc, s2, np.empty(6))
+    neighbours.removed_moments(full.st, full.c, x, n - 1, mu, qc, s2, np.empty(6))
     gap = xs[n // 2 + 1] - xs[n // 2 - 1]
     err, top = var_errors(mu, qc, s2, full.c, n, (n - 1) / n, float(n - ddof), lo, hi, query == "std", gap)
     V = dom.values()
     for j, xv in enumerate(x):
         exact = Known(np.delete(xs, np.searchsorted(xs, xv)), lo).values(qy, V[:, None])
         approx = np.empty(V.size)
-        NK.var_worlds(V, mu[j], qc[j], (n - 1) / n, float(n - ddof), query == "std", approx)
+        neighbours.var_worlds(V, mu[j], qc[j], (n - 1) / n, float(n - ddof), query == "std", approx)
         assert np.max(np.abs(approx - exact)) <= err[j]
         assert np.max(np.abs(exact)) <= top[j]
         assert err[j] < 1e-9 * top[j]  # and the bound is not vacuous

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import diffident as di
-from diffident import _posterior as P
+from diffident import _posterior
 from diffident.testing.dense import dense_log_evidence, dense_posterior
 
 TOY = np.array([2, 8 / 3, 3, 10 / 3, 11 / 3, 4, 13 / 3, 14 / 3])
@@ -110,10 +110,10 @@ def test_sweep_path_equals_direct_path(monkeypatch):
     for kw in ({}, {"counts": c}, {"prior": pri}, {"counts": c, "prior": pri}):
         a_ev = di.log_evidence(v, R, lam, **kw)
         a_r = di.disclosure_risk(v, R, lam, world=w, **kw)
-        monkeypatch.setattr(P, "_DIRECT_NS", 1e9)  # force the sweep
+        monkeypatch.setattr(_posterior, "_DIRECT_NS", 1e9)  # force the sweep
         b_ev = di.log_evidence(v, R, lam, **kw)
         b_r = di.disclosure_risk(v, R, lam, world=w, **kw)
-        monkeypatch.setattr(P, "_DIRECT_NS", 0.0)  # force the direct kernels
+        monkeypatch.setattr(_posterior, "_DIRECT_NS", 0.0)  # force the direct kernels
         c_ev = di.log_evidence(v, R, lam, **kw)
         c_r = di.disclosure_risk(v, R, lam, world=w, **kw)
         monkeypatch.undo()

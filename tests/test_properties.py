@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import diffident as di
-from diffident import _worst_case as WC
+from diffident import _worst_case
 from diffident._worlds import Worlds
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None,
@@ -192,7 +192,7 @@ def test_tight_scale_conservative_and_tight(prob, u):
     assert di.worst_case_risk(values, ts, counts=counts, prior=prior) <= rho
     # tight to the evaluation's error bound (the margin that proves the
     # exact risk meets rho, not only the rounded one)
-    err = WC.Risk(Worlds(values, counts, prior)).error
+    err = _worst_case.Risk(Worlds(values, counts, prior)).error
     assert di.worst_case_risk(values, np.nextafter(ts, 0.0), counts=counts, prior=prior) > np.nextafter(rho * (1 - err), 0)
 
 
@@ -212,7 +212,7 @@ def test_tight_epsilon_at_least_closed_form(values, u):
     # the tight scale meets rho lowered by its evaluation's error bound err:
     # an epsilon lower by up to err / (1 - rho) (the bound's slope), which is
     # large against epsilon itself near rho = 1/m
-    err = WC.Risk(Worlds(values)).error
+    err = _worst_case.Risk(Worlds(values)).error
     assert te >= closed * (1 - 1e-12) - 2.0 * err / (1.0 - rho)
     if m == 2:  # two worlds: every distance is S, the bound is exact
         assert te == pytest.approx(closed, rel=1e-9, abs=4.0 * err / (1.0 - rho))

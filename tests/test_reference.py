@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 import diffident as di
-from diffident import _worst_case as WC
+from diffident import _worst_case
 from diffident._worlds import Worlds
 from diffident.testing import mpmath_reference as ref
 from diffident.testing.dense import dense_worst_case_risk
@@ -494,7 +494,7 @@ def test_tight_scale_conservative_and_tight(kind):
     assert np.all(w[fin] <= rho[fin])
     # tight to the evaluation's error bound: one float lower fails rho
     # lowered by that bound (the margin that makes the exact risk pass)
-    err = WC.Risk(Worlds(values, counts, prior)).error
+    err = _worst_case.Risk(Worlds(values, counts, prior)).error
     below = np.asarray(di.worst_case_risk(values, np.nextafter(ts[fin], 0), counts=counts, prior=prior))
     assert np.all(below > np.nextafter(rho[fin] * (1 - err), 0))
     # against the reference: rho*(ts) <= rho exactly (60 digits); the float

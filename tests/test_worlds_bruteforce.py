@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 import diffident as di
-from diffident.testing import brute_force as bw
+from diffident.testing import brute_force
 
 RTOL = 1e-12
 ATOL = 1e-12
@@ -216,10 +216,10 @@ def check_removed(got, ranges, s_ref, k, exact):
 @pytest.mark.parametrize("query,ddof,q", QUERIES, ids=QIDS)
 def test_world_values_and_sensitive_range(query, ddof, q, k, kind):
     for known, cand in cases(kind, k, query, ddof):
-        want = bw.world_values(query, known, cand, k, ddof, q)
+        want = brute_force.world_values(query, known, cand, k, ddof, q)
         got = di.world_values(query, known, lib_cands(cand), k=k, ddof=ddof, q=q)
         assert_world_values(got, want, is_exact(query, q), n_worlds(cand, k))
-        s_ref = bw.sensitive_range(query, known, cand, k, ddof, q)
+        s_ref = brute_force.sensitive_range(query, known, cand, k, ddof, q)
         s = di.sensitive_range(query, known, lib_cands(cand), k=k, ddof=ddof, q=q)
         assert_close(s, s_ref)
         # S(f) = max - min of the world values
@@ -269,15 +269,15 @@ def test_large_values_and_wide_domain(query, ddof, q):
     for s in range(3):
         known = rng.integers(-3000, 3001, 1 + s).astype(np.float64)
         cand = (int(rng.integers(-40, 0)), int(rng.integers(0, 40)))
-        want = bw.world_values(query, known, cand, 2, ddof, q)
+        want = brute_force.world_values(query, known, cand, 2, ddof, q)
         got = di.world_values(query, known, lib_cands(cand), k=2, ddof=ddof, q=q)
         assert_world_values(got, want, is_exact(query, q), n_worlds(cand, 2))
         assert_close(di.sensitive_range(query, known, lib_cands(cand), k=2, ddof=ddof, q=q),
-                     bw.sensitive_range(query, known, cand, 2, ddof, q))
+                     brute_force.sensitive_range(query, known, cand, 2, ddof, q))
         cand = known[::-1] * 0.5 + 1000.0
         if cand.size >= 2:
             assert_close(di.sensitive_range(query, known, cand, k=2, ddof=ddof, q=q),
-                         bw.sensitive_range(query, known, cand, 2, ddof, q))
+                         brute_force.sensitive_range(query, known, cand, 2, ddof, q))
 
 
 # ---------------------------------------------------------------------------
@@ -288,10 +288,10 @@ def test_large_values_and_wide_domain(query, ddof, q):
 @pytest.mark.parametrize("query,ddof,q", QUERIES, ids=QIDS)
 def test_contributions(query, ddof, q, kind):
     for known, cand in cases(kind, 1, query, ddof, base=3):
-        want = bw.contributions(query, known, cand, ddof, q)
+        want = brute_force.contributions(query, known, cand, ddof, q)
         got = di.contributions(query, known, lib_cands(cand), ddof=ddof, q=q)
         assert isinstance(got, np.ndarray) and got.dtype == np.float64
-        assert got.shape == want.shape == (bw.candidate_values(cand).size,)
+        assert got.shape == want.shape == (brute_force.candidate_values(cand).size,)
         np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)
         s = di.sensitive_range(query, known, lib_cands(cand), k=1, ddof=ddof, q=q)
         if want.size >= 2:
@@ -324,8 +324,8 @@ def dataset_cases(k, query, ddof, sizes, base):
 def test_dataset_sensitive_range(query, ddof, q, k):
     sizes = (k, k + 1, 3, 5, 4, 6, 4, 2)
     for data, cand in dataset_cases(k, query, ddof, sizes, base=1):
-        ranges = bw.removal_ranges(query, data, cand, k, ddof, q)
-        s_ref, _ = bw.dataset_sensitive_range(query, data, cand, k, ddof, q)
+        ranges = brute_force.removal_ranges(query, data, cand, k, ddof, q)
+        s_ref, _ = brute_force.dataset_sensitive_range(query, data, cand, k, ddof, q)
         s = di.dataset_sensitive_range(query, data, lib_cands(cand), k=k, ddof=ddof, q=q)
         assert_close(s, s_ref)
         got = di.dataset_sensitive_range(query, data, lib_cands(cand), k=k, ddof=ddof, q=q,
@@ -354,8 +354,8 @@ def test_dataset_removed_exact_ties(query, k):
                 data = np.array([2.0, 2.0, 2.0, 2.0])
         else:
             cand = rng.integers(-4, 5, int(rng.integers(1, 4))).astype(np.float64)
-        ranges = bw.removal_ranges(query, data, cand, k, 0, 0.5)
-        s_ref, attaining = bw.dataset_sensitive_range(query, data, cand, k, 0, 0.5)
+        ranges = brute_force.removal_ranges(query, data, cand, k, 0, 0.5)
+        s_ref, attaining = brute_force.dataset_sensitive_range(query, data, cand, k, 0, 0.5)
         got = di.dataset_sensitive_range(query, data, lib_cands(cand), k=k, return_removed=True)
         check_removed(got, ranges, s_ref, k, exact=True)
         assert as_rows(got[1], k) == attaining
@@ -398,7 +398,7 @@ def test_dataset_var_removed_value_outside_the_candidates():
     s, removed = di.dataset_sensitive_range("var", data, np.array([-3.0]), return_removed=True)
     assert s == 4.8125
     np.testing.assert_array_equal(removed, [3])
-    assert bw.dataset_sensitive_range("var", data, np.array([-3.0])) == (4.8125, [(3,)])
+    assert brute_force.dataset_sensitive_range("var", data, np.array([-3.0])) == (4.8125, [(3,)])
     # the same on the other side: data [-2, -4, 5], candidates [6]: removing
     # the -2 leaves [-4, 5] (mean 1/2) with candidates {-2, 6}
     data = np.array([-2.0, -4.0, 5.0])
@@ -483,22 +483,22 @@ def test_callables(name, func, k, kind):
     for known, cand in cases(kind, k, "sum", 0, count=6, base=7):
         if known.size + k < 3:
             known = np.concatenate([known, [0.75, -1.25]])
-        want = bw.world_values(func, known, cand, k)
+        want = brute_force.world_values(func, known, cand, k)
         got = di.world_values(func, known, lib_cands(cand), k=k)
         assert_world_values(got, want, True, n_worlds(cand, k))
         assert_close(di.sensitive_range(func, known, lib_cands(cand), k=k),
-                     bw.sensitive_range(func, known, cand, k))
+                     brute_force.sensitive_range(func, known, cand, k))
         if k == 1:
             np.testing.assert_allclose(di.contributions(func, known, lib_cands(cand)),
-                                       bw.contributions(func, known, cand), rtol=RTOL, atol=ATOL)
+                                       brute_force.contributions(func, known, cand), rtol=RTOL, atol=ATOL)
 
 
 @pytest.mark.parametrize("k", [1, 2])
 def test_callable_dataset_sensitive_range(k):
     for data, cand in dataset_cases(k, "sum", 0, (3, 4, 5, 4), base=8):
         for _, func in CALLABLES:
-            ranges = bw.removal_ranges(func, data, cand, k)
-            s_ref, _ = bw.dataset_sensitive_range(func, data, cand, k)
+            ranges = brute_force.removal_ranges(func, data, cand, k)
+            s_ref, _ = brute_force.dataset_sensitive_range(func, data, cand, k)
             got = di.dataset_sensitive_range(func, data, lib_cands(cand), k=k, return_removed=True)
             check_removed(got, ranges, s_ref, k, exact=func is not trimmed_mean)
 
@@ -533,7 +533,7 @@ def test_real_interval_k1_dense_grid(query, ddof, q):
         known = rand_known(rng, KNOWN_SIZES[i]) * (1 + i % 3)   # mean(known) in or out
         if not valid(query, ddof, known.size, 1):
             continue
-        want = bw.grid_sensitive_range(query, known, lo, hi, 1, ddof, q)
+        want = brute_force.grid_sensitive_range(query, known, lo, hi, 1, ddof, q)
         got = di.sensitive_range(query, known, di.Domain(lo, hi, integer=False), ddof=ddof, q=q)
         assert_close(got, want)
 
@@ -548,7 +548,7 @@ def test_real_interval_k2_grid(query, ddof, q):
         known = rand_known(rng, (0, 2, 3)[i]) * 2
         if not valid(query, ddof, known.size, 2):
             continue
-        want = bw.grid_sensitive_range(query, known, lo, hi, 2, ddof, q, npts=61)
+        want = brute_force.grid_sensitive_range(query, known, lo, hi, 2, ddof, q, npts=61)
         got = di.sensitive_range(query, known, di.Domain(lo, hi, integer=False),
                                  k=2, ddof=ddof, q=q)
         assert_close(got, want)
@@ -561,7 +561,7 @@ def test_real_interval_dataset(query, ddof, k):
     rng = np.random.default_rng(47)
     data = rng.integers(-2, 4, 4).astype(np.float64)
     lo, hi = -2.5, 3.0                                      # holds the data
-    ranges = bw.grid_dataset_sensitive_range(query, data, lo, hi, k, ddof,
+    ranges = brute_force.grid_dataset_sensitive_range(query, data, lo, hi, k, ddof,
                                              npts=20001 if k == 1 else 61)
     s_ref = max(ranges.values())
     dom = di.Domain(lo, hi, integer=False)
@@ -611,12 +611,12 @@ TOY_CANDS = np.array([2.0, 4, 5, 6, 7, 8, 9, 10])
 
 def test_toy_example_brute_force():
     """The reference itself reproduces the paper's numbers."""
-    np.testing.assert_allclose(bw.all_values("mean", TOY_KNOWN, TOY_CANDS),
+    np.testing.assert_allclose(brute_force.all_values("mean", TOY_KNOWN, TOY_CANDS),
                                np.array([6, 8, 9, 10, 11, 12, 13, 14]) / 3, rtol=1e-15)
-    np.testing.assert_array_equal(bw.all_values("median", TOY_KNOWN, TOY_CANDS),
+    np.testing.assert_array_equal(brute_force.all_values("median", TOY_KNOWN, TOY_CANDS),
                                   [2, 3, 3, 3, 3, 3, 3, 3])
-    assert math.isclose(bw.sensitive_range("mean", TOY_KNOWN, TOY_CANDS), 8 / 3, rel_tol=1e-15)
-    assert bw.sensitive_range("median", TOY_KNOWN, TOY_CANDS) == 1.0
+    assert math.isclose(brute_force.sensitive_range("mean", TOY_KNOWN, TOY_CANDS), 8 / 3, rel_tol=1e-15)
+    assert brute_force.sensitive_range("median", TOY_KNOWN, TOY_CANDS) == 1.0
 
 
 def test_toy_example():
@@ -717,7 +717,7 @@ def test_empty_known_var():
         di.dataset_sensitive_range("var", [2.0], np.array([0.0]), ddof=1, k=1)
     # valid: data of 3 with k = 3 leaves an empty known part but worlds of 3
     assert_close(di.dataset_sensitive_range("var", [1.0, 2.0, 3.0], np.array([0.0]), ddof=1, k=3),
-                 bw.dataset_sensitive_range("var", [1.0, 2.0, 3.0], np.array([0.0]), 3, 1)[0])
+                 brute_force.dataset_sensitive_range("var", [1.0, 2.0, 3.0], np.array([0.0]), 3, 1)[0])
     # valid: a world of k = 2 values with ddof = 1, or one value with ddof = 0
     v, c = di.world_values("var", [], np.array([1.0, 3.0, 3.0]), k=2, ddof=1)
     np.testing.assert_allclose(v, [0.0, 2.0], atol=1e-15)
@@ -786,12 +786,12 @@ def test_max_worlds():
 # ---------------------------------------------------------------------------
 
 def test_brute_force_enumeration_counts():
-    assert sum(1 for _ in bw.enumerate_worlds([1.0], np.arange(6.0), 3)) == math.comb(6, 3)
-    assert sum(1 for _ in bw.enumerate_worlds([], (-2, 1), 3)) == math.comb(4 + 3 - 1, 3)
-    worlds = sorted(tuple(w) for w in bw.enumerate_worlds([9.0], (0, 1), 2))
+    assert sum(1 for _ in brute_force.enumerate_worlds([1.0], np.arange(6.0), 3)) == math.comb(6, 3)
+    assert sum(1 for _ in brute_force.enumerate_worlds([], (-2, 1), 3)) == math.comb(4 + 3 - 1, 3)
+    worlds = sorted(tuple(w) for w in brute_force.enumerate_worlds([9.0], (0, 1), 2))
     assert worlds == [(9.0, 0.0, 0.0), (9.0, 0.0, 1.0), (9.0, 1.0, 1.0)]
-    worlds = [tuple(w) for w in bw.enumerate_worlds([], np.array([5.0, 5.0, 7.0]), 2)]
+    worlds = [tuple(w) for w in brute_force.enumerate_worlds([], np.array([5.0, 5.0, 7.0]), 2)]
     assert worlds == [(5.0, 5.0), (5.0, 7.0), (5.0, 7.0)]
-    s, att = bw.dataset_sensitive_range("sum", [0, 0, 10], np.array([5.0]))
+    s, att = brute_force.dataset_sensitive_range("sum", [0, 0, 10], np.array([5.0]))
     assert s == 5.0 and att == [(0,), (1,), (2,)]
-    assert list(itertools.islice(bw.enumerate_worlds([], (3, 3), 2), 5))[0].tolist() == [3.0, 3.0]
+    assert list(itertools.islice(brute_force.enumerate_worlds([], (3, 3), 2), 5))[0].tolist() == [3.0, 3.0]

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import diffident as di
-from diffident import _worst_case as WC
+from diffident import _worst_case
 from diffident._worlds import Worlds
 from diffident.testing import mpmath_reference as ref
 from diffident.testing.dense import dense_worst_case_risk as dense
@@ -117,7 +117,7 @@ def test_tight_scale_is_conservative_and_tight():
         assert np.all(di.worst_case_risk(v, lam, counts=c, prior=p) <= rho)
         # tight to the evaluation's error bound: the float below fails rho
         # lowered by that bound (the margin that makes the exact risk pass)
-        err = WC.Risk(Worlds(v, c, p)).error
+        err = _worst_case.Risk(Worlds(v, c, p)).error
         assert 0 < err < 1e-11
         assert np.all(di.worst_case_risk(v, np.nextafter(lam, 0), counts=c, prior=p) > np.nextafter(rho * (1 - err), 0))
         loose = di.tight_scale(v, rho, counts=c, prior=p, rtol=1e-6)
@@ -155,13 +155,13 @@ def test_fewer_passes_than_bisection(monkeypatch):
     rng = np.random.default_rng(0)
     v = rng.random(2000)
     calls = []
-    orig = WC.Evaluator.__call__
+    orig = _worst_case.Evaluator.__call__
 
     def counting(self, inv):
         calls.append(inv.size)
         return orig(self, inv)
 
-    monkeypatch.setattr(WC.Evaluator, "__call__", counting)
+    monkeypatch.setattr(_worst_case.Evaluator, "__call__", counting)
     di.tight_scale(v, np.linspace(0.01, 0.5, 50))
     assert sum(calls) / 50 < 30  # bisection to adjacent floats needs ~55
 

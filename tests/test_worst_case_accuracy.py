@@ -29,7 +29,7 @@ import pytest
 from mpmath import mp, mpf
 
 import diffident as di
-from diffident import _worst_case as WC
+from diffident import _worst_case
 from diffident._worlds import Worlds
 
 DPS = 60
@@ -243,7 +243,7 @@ def test_tight_scale_passes_whichever_path_checks_it():
     assert np.all(di.chunked_worst_case_risk(parts, lam) <= rho)
     # tight to the evaluation's error bound (the margin that makes the exact
     # risk, not only the computed one, meet rho)
-    err = WC.Risk(Worlds(v)).error
+    err = _worst_case.Risk(Worlds(v)).error
     assert np.all(di.worst_case_risk(v, np.nextafter(lam, 0)) > np.nextafter(rho * (1 - err), 0))
 
 

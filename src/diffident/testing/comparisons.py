@@ -32,7 +32,7 @@ import numpy as np
 import diffident as di
 from diffident import rr
 
-from . import brute_force as bw
+from . import brute_force
 from . import dense
 
 __all__ = ["Reference", "Comparison", "COMPARISONS", "comparison"]
@@ -373,7 +373,7 @@ def _membership_each(query, known, candidates, scale, k=1):
 
 
 def _brute_dataset_range(query, data, candidates):
-    return bw.dataset_sensitive_range(query, data, candidates)[0]
+    return brute_force.dataset_sensitive_range(query, data, candidates)[0]
 
 
 def _exact_dataset_range(query, data, candidates):
@@ -429,9 +429,9 @@ _ENTRIES = [
     Comparison(di.risk_bound, (_mpmath("risk_bound"),), _pick("scale", "m", sensitive_range="S")),
     Comparison(di.min_rho, (_mpmath("min_rho"),), _pick("m")),
     Comparison(di.effective_worlds, (_mpmath("effective_worlds"),), _prior_case),
-    Comparison(di.world_values, (Reference("brute", bw.world_values, 0.0),), _world_values_case, seeds=5),
-    Comparison(di.sensitive_range, (Reference("brute", bw.sensitive_range),), _worlds_case, seeds=7),
-    Comparison(di.contributions, (Reference("brute", bw.contributions, 1e-12, 1e-12),), _contributions_case,
+    Comparison(di.world_values, (Reference("brute", brute_force.world_values, 0.0),), _world_values_case, seeds=5),
+    Comparison(di.sensitive_range, (Reference("brute", brute_force.sensitive_range),), _worlds_case, seeds=7),
+    Comparison(di.contributions, (Reference("brute", brute_force.contributions, 1e-12, 1e-12),), _contributions_case,
                seeds=7),
     Comparison(di.dataset_sensitive_range, (
         Reference("brute", _brute_dataset_range),
@@ -453,7 +453,7 @@ _ENTRIES = [
         Reference("brute", dense.grid_worst_case_risk),
         Reference("mpmath", _multi_mpmath, requires="mpmath"),
     ), _multi_case),
-    Comparison(di.membership_risk, (Reference("brute", bw.membership_risk),), _membership_case,
+    Comparison(di.membership_risk, (Reference("brute", brute_force.membership_risk),), _membership_case,
                call=_membership_each),
     Comparison(di.posterior_bound, (_mpmath("posterior_bound"),),
                lambda seed: {k: _bayes_case(seed)[k] for k in ("epsilon", "prior")}),

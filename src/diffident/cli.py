@@ -24,9 +24,12 @@ from . import __version__
 from ._closed_form import epsilon_for_rho, min_rho, risk_bound, scale_for_rho
 
 # The paper's Adult example (Table 3 domain of hours-per-week, n = 48,842).
-_ADULT_N = 48842
-_HOURS_WORLDS = 99
-_HOURS_RANGE = 98 / _ADULT_N
+from .replicate.paper import ADULT_N as _ADULT_N
+from .replicate.paper import DOMAINS
+
+_HOURS_LO, _HOURS_HI = DOMAINS["hours-per-week"]
+_HOURS_WORLDS = _HOURS_HI - _HOURS_LO + 1
+_HOURS_RANGE = (_HOURS_HI - _HOURS_LO) / _ADULT_N
 _DEFAULT_RHO = (0.5, 0.1, 0.015, 0.001)
 
 
@@ -155,7 +158,7 @@ def build_parser():
         "calibrate",
         help="the paper's Laplace scale and epsilon for a risk bound rho",
         description="The paper's Laplace calibration (Theorem 1). Defaults: the Adult hours-per-week example "
-        f"(m = {_HOURS_WORLDS}, S = 98/{_ADULT_N}) at rho = {', '.join(map(str, _DEFAULT_RHO))}.",
+        f"(m = {_HOURS_WORLDS}, S = {_HOURS_HI - _HOURS_LO}/{_ADULT_N}) at rho = {', '.join(map(str, _DEFAULT_RHO))}.",
     )
     c.add_argument("--rho", type=_rho_arg, nargs="+", default=list(_DEFAULT_RHO), help="risk bound(s) in [0, 1]")
     c.add_argument("--worlds", "-m", type=_worlds_arg, default=float(_HOURS_WORLDS), help="number of possible worlds m (>= 1)")

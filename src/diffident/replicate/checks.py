@@ -145,7 +145,7 @@ def compare(paper, ours):
 class Check(NamedTuple):
     """One row of the report's comparison table (and of comparison.csv).
 
-    Attributes
+    Parameters
     ----------
     item : str
         What is compared.

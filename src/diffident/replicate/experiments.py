@@ -388,7 +388,7 @@ def noise_ratio(rng, scale, true):
 
 
 def figure2(checks, n, mean, rows_label, embedded, rng):
-    """Figures 2 and 3: noise ratio of the mean query at the paper's scale.
+    """The noise ratio of the mean query at the paper's scale: Figures 2 and 3.
 
     Parameters
     ----------
@@ -490,7 +490,7 @@ def figure4(rows, rows_label, rng_sample, rng_draws, notes):
 class Results(NamedTuple):
     """Everything the replication computed, for the tables, figures and report.
 
-    Attributes
+    Parameters
     ----------
     checks : Checks
         Every number beside the paper's, in the report's order.

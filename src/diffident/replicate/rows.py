@@ -13,7 +13,7 @@ import numpy as np
 class Sec35Row(NamedTuple):
     """A world of the worked posterior example (sec35_posterior.csv).
 
-    Attributes
+    Parameters
     ----------
     world : int
         World number, from 1.
@@ -43,7 +43,7 @@ class Sec35Row(NamedTuple):
 class Table2Row(NamedTuple):
     """A world of the toy example, the paper's Table 2 (table2_toy_worlds.csv).
 
-    Attributes
+    Parameters
     ----------
     world : int
         World number, from 1.
@@ -70,7 +70,7 @@ class ToyPoint(NamedTuple):
     The data of Figure 1 (fig1_toy_risk.csv) and of the tight-epsilon figure
     (fig_tight_epsilon.csv), each file a selection of the fields.
 
-    Attributes
+    Parameters
     ----------
     query : str
         ``'mean'`` or ``'median'``.
@@ -115,7 +115,7 @@ class ToyPoint(NamedTuple):
 class Table4Row(NamedTuple):
     """A cell of the paper's Table 4 (table4.csv, one column per response).
 
-    Attributes
+    Parameters
     ----------
     attribute : str
         The Adult column.
@@ -169,7 +169,7 @@ class Table4Row(NamedTuple):
 class Table4TightRow(NamedTuple):
     """The tight calibration beside a cell of Table 4 (table4_tight.csv).
 
-    Attributes
+    Parameters
     ----------
     attribute, query : str
         The Adult column and the query, as in `Table4Row`.

@@ -25,7 +25,7 @@ from .experiments import DRAWS as DRAWS
 from .experiments import RESPONSES as RESPONSES
 from .experiments import TOY_REPORT_RHO as TOY_REPORT_RHO
 from .experiments import compute
-from .paper import *  # the paper's facts stay attributes of diffident.replicate
+from .paper import *  # noqa: F403  (the paper's facts stay attributes of diffident.replicate)
 from .paper import ATTRIBUTES, PAPER_N
 from .report import report_text, write_tables
 

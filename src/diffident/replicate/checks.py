@@ -78,14 +78,17 @@ def pct(rho):
 
 
 def _as_printed(paper, ours):
-    """Ours rounded as the paper printed its value (a decimal string, 'inf'
-    or a fraction 'a/b')."""
+    """Ours rounded as the paper printed its value (a decimal string, 'inf' or a fraction 'a/b')."""
     if paper == "inf" or not math.isfinite(ours):
         return exact_text(ours)
     if "/" in paper:
         return f"{ours:.4f}"
-    d = Decimal(paper)
-    return str(Decimal(ours).quantize(Decimal(1).scaleb(d.as_tuple().exponent), rounding=ROUND_HALF_UP))
+    return str(Decimal(ours).quantize(_last_digit(Decimal(paper)), rounding=ROUND_HALF_UP))
+
+
+def _last_digit(d):
+    """The value of the last printed digit of a finite decimal (0.0001 for 0.0007)."""
+    return Decimal(1).scaleb(int(d.as_tuple().exponent))
 
 
 def compare(paper, ours):
@@ -133,8 +136,7 @@ def compare(paper, ours):
     if len(target.as_tuple().digits) >= 15 and ulps <= 2:
         return EQUAL, printed, (f"to {len(target.as_tuple().digits) - 1} significant digits; the last "
                                 f"printed digit differs by {ulps:.0f} ulp of the double")
-    step = Decimal(1).scaleb(target.as_tuple().exponent)
-    truncated = Decimal(ours).quantize(step, rounding=ROUND_DOWN)
+    truncated = Decimal(ours).quantize(_last_digit(target), rounding=ROUND_DOWN)
     if truncated == target:
         return DIFFERENT, printed, (f"in the last printed digit only: ours is {ours!r}, which rounds to {printed}; "
                                     f"the paper's {paper} is ours truncated, not rounded")
@@ -221,7 +223,7 @@ class Checks:
         dict of str to int
             Status -> number of rows, in the order the statuses first occur.
         """
-        out = {}
+        out: dict[str, int] = {}
         for r in self.rows:
             out[r.status] = out.get(r.status, 0) + 1
         return out

@@ -102,7 +102,7 @@ def load_adult(path):
     try:
         table = _loadtxt(path, idx)
     except ValueError:
-        for col, i in zip(ATTRIBUTES, idx):  # say which column is at fault
+        for col, i in zip(ATTRIBUTES, idx, strict=True):  # say which column is at fault
             try:
                 _loadtxt(path, [i])
             except ValueError as exc:

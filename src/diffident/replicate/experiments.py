@@ -466,7 +466,7 @@ def figure4(rows, rows_label, rng_sample, rng_draws, notes):
             lo, hi = DOMAINS[col]
             m = hi - lo + 1
             x = rows[col][pick]
-            pair = {}
+            pair: dict[int, list[float]] = {}
             for query, s, true in (("mean", (hi - lo) / size, float(x.mean())),
                                    ("sum", float(hi - lo), float(x.sum()))):
                 for k, rho in enumerate(FIGURE_RHO):

@@ -59,7 +59,7 @@ def _save(fig, path):
 
 def _toy_risk(path, toy):
     fig, axes = _figure(11, 4.6, 1, 2)
-    for ax, q, tag in zip(axes[0], ("mean", "median"), ("a", "b")):
+    for ax, q, tag in zip(axes[0], ("mean", "median"), ("a", "b"), strict=True):
         rows = [r for r in toy["points"] if r.query == q]
         rho = np.array([r.rho for r in rows])
         wc = np.array([r.worst_case_risk for r in rows])
@@ -84,7 +84,7 @@ def _toy_risk(path, toy):
 
 def _toy_tight(path, toy):
     fig, axes = _figure(11, 4.6, 1, 2)
-    for ax, q in zip(axes[0], ("mean", "median")):
+    for ax, q in zip(axes[0], ("mean", "median"), strict=True):
         rows = [r for r in toy["points"] if r.query == q and r.paper_epsilon > 0]
         rho = np.array([r.rho for r in rows])
         ax.plot(100 * rho, [r.tight_epsilon for r in rows], "-", color=_COLORS[2], lw=2.5,
@@ -108,8 +108,11 @@ def _toy_labels(ax, toy, q, ylabel, tag=""):
 
 
 def _boxes(ax, cells, groups, key, base_pos, log=True, spread=0.11, width=0.09):
-    """Grouped box plots: one box per cell, grouped by ``base_pos(cell)``,
-    coloured by ``groups`` (the values of ``cell[key]``)."""
+    """Grouped box plots: one box per cell.
+
+    Grouped by ``base_pos(cell)``, coloured by ``groups`` (the values of
+    ``cell[key]``).
+    """
     from matplotlib.transforms import blended_transform_factory
 
     trans = blended_transform_factory(ax.transData, ax.transAxes)
@@ -122,7 +125,11 @@ def _boxes(ax, cells, groups, key, base_pos, log=True, spread=0.11, width=0.09):
         for c in cs:
             p = base_pos(c)
             p = p * 10 ** off if log else p + off
-            (data.append(c["ratio"]), pos.append(p)) if c["ratio"] is not None else bad.append(p)
+            if c["ratio"] is not None:
+                data.append(c["ratio"])
+                pos.append(p)
+            else:
+                bad.append(p)
         if data:
             widths = [p * (10 ** (width / 2) - 10 ** (-width / 2)) for p in pos] if log else width
             bp = ax.boxplot(data, positions=pos, widths=widths, whis=(5, 95), showfliers=False, patch_artist=True,
@@ -168,7 +175,7 @@ def _finish_rho_axis(ax, cells):
 
 def _noise_ratio_eps(path, cells, attrs):
     fig, axes = _figure(11, 4.8, 1, len(attrs))
-    for ax, col, i in zip(axes[0], attrs, range(len(attrs))):
+    for ax, col, i in zip(axes[0], attrs, range(len(attrs)), strict=True):
         cs = sorted((c for c in cells if c["attribute"] == col), key=lambda c: c["epsilon"])
         good = [c for c in cs if c["ratio"] is not None]
         bad = [c for c in cs if c["ratio"] is None]

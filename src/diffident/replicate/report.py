@@ -200,7 +200,7 @@ def report_text(res, tables, figures, *, plots, source, seed, notes):
 
 
 def _summary(checks, embedded, plots, source, seed):
-    L = []
+    L: list[str] = []
     add = L.append
     counts = checks.counts()
     add('# Replication of Lee and Clifton, "Differential Identifiability" (KDD 2012)')
@@ -254,7 +254,7 @@ def _summary(checks, embedded, plots, source, seed):
 
 
 def _sec35(sec35, tables):
-    L = []
+    L: list[str] = []
     add = L.append
     add("## 1. The worked posterior (paper sec. 3.5)")
     add("")
@@ -269,7 +269,7 @@ def _sec35(sec35, tables):
 
 
 def _toy(toy, tables, figures):
-    L = []
+    L: list[str] = []
     add = L.append
     m = toy["m"]
     add("## 2. The toy example: Table 2 and Figure 1 (paper sec. 4)")
@@ -300,7 +300,7 @@ def _toy(toy, tables, figures):
 
 
 def _tight(toy, tables, figures):
-    L = []
+    L: list[str] = []
     add = L.append
     add("## 3. Tight calibration (the notebook extension, beyond the paper)")
     add("")
@@ -320,7 +320,7 @@ def _tight(toy, tables, figures):
 
 
 def _table4(res, tables):
-    L = []
+    L: list[str] = []
     add = L.append
     embedded, t4 = res.embedded, res.table4
     add("## 4. Table 4 (paper sec. 5, Adult)")
@@ -361,12 +361,12 @@ def _table4(res, tables):
         "(the removed individual in `removed_index`); the exact worst-case risk at the paper's scale, and the "
         "tight scale (`tight_scale`) that meets rho exactly.")
     add("")
-    body = [(r.attribute, r.query, r.rho, fmt(r.paper_scale, 6), fmt(r.worst_case_risk_at_paper_scale, 6),
-             fmt(r.tight_scale, 6), fmt(r.worst_case_risk_at_tight_scale, 6),
-             fmt(r.paper_scale_over_tight_scale, 4) if math.isfinite(r.paper_scale_over_tight_scale) else "-")
-            for r in t4["tight"]]
+    tight = [(r.attribute, r.query, r.rho, fmt(r.paper_scale, 6), fmt(r.worst_case_risk_at_paper_scale, 6),
+              fmt(r.tight_scale, 6), fmt(r.worst_case_risk_at_tight_scale, 6),
+              fmt(r.paper_scale_over_tight_scale, 4) if math.isfinite(r.paper_scale_over_tight_scale) else "-")
+             for r in t4["tight"]]
     add(_md_table(["attribute", "query", "rho", "paper scale", "exact risk at paper scale", "tight scale",
-                   "exact risk at tight scale", "paper / tight"], body))
+                   "exact risk at tight scale", "paper / tight"], tight))
     add("")
     L += _data(tables["table4"], tables["table4_tight"])
     add("### The standard-deviation column (not reproducible)")
@@ -387,7 +387,7 @@ def _table4(res, tables):
 
 
 def _noise_ratio(res, tables, figures):
-    L = []
+    L: list[str] = []
     add = L.append
     embedded, fig2, fig4 = res.embedded, res.fig2, res.fig4
     add("## 5. Noise ratio: Figures 2, 3 and 4")
@@ -434,7 +434,7 @@ def _noise_ratio(res, tables, figures):
     if len(sizes) == 2:
         q = []
         for col in ATTRIBUTES:
-            for x, y in zip(_fig4_means(fig4, col, sizes[0]), _fig4_means(fig4, col, sizes[1])):
+            for x, y in zip(_fig4_means(fig4, col, sizes[0]), _fig4_means(fig4, col, sizes[1]), strict=True):
                 if x["ratio"] is not None and y["ratio"] is not None:
                     q.append(np.median(x["ratio"]) / np.median(y["ratio"]))
         if q:

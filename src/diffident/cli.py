@@ -158,7 +158,7 @@ def build_parser():
         "calibrate",
         help="the paper's Laplace scale and epsilon for a risk bound rho",
         description="The paper's Laplace calibration (Theorem 1). Defaults: the Adult hours-per-week example "
-        f"(m = {_HOURS_WORLDS}, S = {_HOURS_HI - _HOURS_LO}/{_ADULT_N}) at rho = {', '.join(map(str, _DEFAULT_RHO))}.",
+        f"(m = {_HOURS_WORLDS}, S = 98/{_ADULT_N}) at rho = {', '.join(map(str, _DEFAULT_RHO))}.",
     )
     c.add_argument("--rho", type=_rho_arg, nargs="+", default=list(_DEFAULT_RHO), help="risk bound(s) in [0, 1]")
     c.add_argument("--worlds", "-m", type=_worlds_arg, default=float(_HOURS_WORLDS), help="number of possible worlds m (>= 1)")

@@ -18,6 +18,7 @@ Run from the repository root, e.g.::
 import numpy as np
 
 import diffident as di
+from diffident.replicate.paper import ADULT_N, DOMAINS
 from diffident.testing import COMPARISONS
 
 from . import warm_up
@@ -245,8 +246,9 @@ class ClosedForms:
 
     def setup(self, n):
         rng = _rng()
-        self.m = 99.0
-        self.S = 98.0 / 48842.0
+        lo, hi = DOMAINS["hours-per-week"]  # the paper's Adult example
+        self.m = float(hi - lo + 1)
+        self.S = (hi - lo) / ADULT_N
         self.rho = rng.uniform(0.0, 1.0, n)
         self.eps = rng.exponential(2.0, n)
         self.scale = rng.exponential(1e-3, n)

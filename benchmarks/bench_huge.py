@@ -3,6 +3,7 @@ membership, chunked evaluation (conventions as in bench_core.py)."""
 import numpy as np
 
 import diffident as di
+from diffident.replicate.paper import ADULT_N, DOMAINS
 
 
 class SubsetSumWorlds:
@@ -14,8 +15,9 @@ class SubsetSumWorlds:
 
     def setup(self, k):
         rng = np.random.default_rng(0)
-        self.cands = rng.integers(0, 4357, 47842 + k).astype(float)
-        self.known = rng.integers(0, 4357, 1000 - k).astype(float)
+        lo, hi = DOMAINS["capital-loss"]
+        self.cands = rng.integers(lo, hi + 1, ADULT_N - 1000 + k).astype(float)
+        self.known = rng.integers(lo, hi + 1, 1000 - k).astype(float)
         self.values, self.counts = di.world_values("mean", self.known, self.cands, k=k)
         di.worst_case_risk(self.values, 0.1, counts=self.counts)
         di.tight_scale(self.values, [0.1], counts=self.counts)

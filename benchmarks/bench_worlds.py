@@ -5,6 +5,7 @@ itertools over the worlds, the query evaluated on each."""
 import numpy as np
 
 import diffident as di
+from diffident.replicate.paper import ADULT_N, DOMAINS
 from diffident.testing import COMPARISONS
 from diffident.testing.brute_force import jit_spread as _spread
 
@@ -60,13 +61,13 @@ class SensitiveRange:
 class DatasetSensitiveRange:
     """The paper's max over D' = D - i*, k = 1, on Adult-sized integer columns."""
 
-    params = (["mean", "median", "std"], [(1, 99), (0, 99999)])
+    params = (["mean", "median", "std"], [DOMAINS["hours-per-week"], DOMAINS["capital-gain"]])
     param_names = ["query", "domain"]
 
     def setup(self, query, domain):
         rng = np.random.default_rng(2)
         lo, hi = domain
-        self.data = rng.integers(lo, hi + 1, 48842).astype(float)
+        self.data = rng.integers(lo, hi + 1, ADULT_N).astype(float)
         self.domain = di.Domain(lo, hi)
         di.dataset_sensitive_range(query, self.data, self.domain, ddof=1)
 
@@ -108,8 +109,8 @@ class Sweep:
 
     def setup(self, n_rho):
         rng = np.random.default_rng(3)
-        self.data = {"age": rng.integers(17, 91, 48842).astype(float),
-                     "capital-loss": rng.integers(0, 4357, 48842).astype(float)}
+        self.data = {c: rng.integers(DOMAINS[c][0], DOMAINS[c][1] + 1, ADULT_N).astype(float)
+                     for c in ("age", "capital-loss")}
         di.sweep(self.data, n_rho=3)
 
     def time_sweep(self, n_rho):

@@ -64,8 +64,10 @@ import time
 import numpy as np
 
 import diffident as di
-from diffident.testing import COMPARISONS
-from diffident.testing import brute_force
+from diffident.replicate.data import adult_path, load_adult
+from diffident.replicate.paper import ADULT_N
+from diffident.replicate.paper import DOMAINS as ADULT_DOMAINS
+from diffident.testing import COMPARISONS, brute_force
 from diffident.testing.timing import best_time, fmt_n, fmt_t, machine_info, rel_diff
 
 # --------------------------------------------------------------------------- baselines (the table's)
@@ -219,23 +221,14 @@ def case_cold_start(quick, rng):
 
 # ------------------------------------------------------- possible worlds (issue 3)
 
-ADULT_DOMAINS = {"age": (17, 90), "educational-num": (1, 16), "capital-gain": (0, 99999),
-                 "capital-loss": (0, 4356), "hours-per-week": (1, 99)}
-
-
 def adult_columns(rng):
-    """The Adult numeric columns (DIFFIDENT_ADULT_CSV, default ../shared/data/adult.csv),
-    or a seeded synthetic stand-in with the same domains and size when absent."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    path = os.environ.get("DIFFIDENT_ADULT_CSV",
-                          os.path.join(here, "..", "..", "shared", "data", "adult.csv"))
-    if os.path.isfile(path):
-        with open(path) as fh:
-            header = fh.readline().strip().split(",")
-        cols = list(ADULT_DOMAINS)
-        data = np.loadtxt(path, delimiter=",", skiprows=1, usecols=[header.index(c) for c in cols])
-        return {c: data[:, i] for i, c in enumerate(cols)}, "Adult"
-    return {c: rng.integers(lo, hi + 1, 48842).astype(float)
+    """The Adult numeric columns (diffident.replicate's loader: DIFFIDENT_ADULT_CSV,
+    default ../shared/data/adult.csv), or a seeded synthetic stand-in with the
+    same domains and size when absent."""
+    path = adult_path(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    if path.is_file():
+        return load_adult(path), "Adult"
+    return {c: rng.integers(lo, hi + 1, ADULT_N).astype(float)
             for c, (lo, hi) in ADULT_DOMAINS.items()}, "synthetic"
 
 
@@ -319,7 +312,7 @@ def case_sweep(quick, rng):
     # baseline: one tight scale by scipy's brentq per grid point, on a few
     # points of the largest world set, extrapolated to the whole grid
     col = cols["capital-gain"]
-    v, c = di.world_values("mean", col[1:], di.Domain(0, 99999))
+    v, c = di.world_values("mean", col[1:], di.Domain(*ADULT_DOMAINS["capital-gain"]))
     rhos = np.geomspace(2e-5, 0.5, 4)
     t_b, _ = best_time(lambda: [brentq_tight_scale(v, r) for r in rhos], repeat=1, warmup=False)
     t_base = t_b / rhos.size * len(table)

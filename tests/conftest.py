@@ -1,8 +1,10 @@
 import os
 from pathlib import Path
 
-import numpy as np
 import pytest
+
+from diffident.replicate.data import adult_path as _adult_path
+from diffident.replicate.data import load_adult
 
 try:  # hypothesis profiles: "ci" (default) and "long" (HYPOTHESIS_PROFILE=long)
     from hypothesis import HealthCheck, settings
@@ -19,11 +21,13 @@ if settings is not None:
                               suppress_health_check=_QUIET, print_blob=True)
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
-_DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "adult.csv"
+_ROOT = Path(__file__).resolve().parents[1]
 
 
 def adult_path():
-    return Path(os.environ.get("DIFFIDENT_ADULT_CSV", str(_DEFAULT)))
+    """The Adult file's path: DIFFIDENT_ADULT_CSV, else ../shared/data/adult.csv
+    beside the repository (diffident.replicate.data.adult_path)."""
+    return _adult_path(_ROOT)
 
 
 def require_adult():
@@ -40,11 +44,5 @@ def require_adult():
 
 @pytest.fixture(scope="session")
 def adult():
-    """The UCI Adult numeric columns as a dict of float arrays."""
-    path = require_adult()
-    with open(path) as fh:
-        header = fh.readline().strip().split(",")
-    cols = ["age", "educational-num", "capital-gain", "capital-loss", "hours-per-week"]
-    idx = [header.index(c) for c in cols]
-    data = np.loadtxt(path, delimiter=",", skiprows=1, usecols=idx, dtype=np.float64)
-    return {c: data[:, i] for i, c in enumerate(cols)}
+    """The UCI Adult numeric columns as a dict of float arrays (load_adult)."""
+    return load_adult(require_adult())

@@ -4,16 +4,10 @@ import numpy as np
 import pytest
 
 import diffident as di
+from diffident.replicate.paper import ADULT_N, ATTRIBUTES, DOMAINS, PAPER_MEAN_SCALE
 
-ADULT_N = 48842
 # Table 3 domains and Table 4 scales (rho = 0.1 and 0.001), paper sec. 5
-TABLE4 = {
-    "age": (17, 90, 0.0007, np.inf),
-    "educational-num": (1, 16, 0.0006, np.inf),
-    "capital-gain": (0, 99999, 0.2198, 0.4445),
-    "capital-loss": (0, 4356, 0.0144, 0.0606),
-    "hours-per-week": (1, 99, 8.403207231434116e-4, np.inf),
-}
+TABLE4 = {c: (*DOMAINS[c], float(PAPER_MEAN_SCALE[0.1][c]), float(PAPER_MEAN_SCALE[0.001][c])) for c in ATTRIBUTES}
 
 
 def test_toy_example_scale_and_epsilon():

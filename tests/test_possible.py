@@ -5,16 +5,10 @@ import numpy as np
 import pytest
 
 import diffident as di
+from diffident.replicate.paper import DOMAINS as ADULT  # Table 3 domains
 
 TOY_KNOWN = [1.0, 3.0]
 TOY_CANDIDATES = [2.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0]  # U = {1..10} minus D'
-ADULT = {  # Table 3 domains
-    "age": (17, 90),
-    "educational-num": (1, 16),
-    "capital-gain": (0, 99999),
-    "capital-loss": (0, 4356),
-    "hours-per-week": (1, 99),
-}
 
 
 def test_toy_example_table_2():

@@ -24,9 +24,12 @@ from . import __version__, _validate
 from ._closed_form import laplace_epsilon, laplace_risk, laplace_scale
 
 # The paper's Adult example (Table 3 domain of hours-per-week, n = 48,842).
-_ADULT_N = 48842
-_HOURS_WORLDS = 99
-_HOURS_RANGE = 98 / _ADULT_N
+from .replicate.paper import ADULT_N as _ADULT_N
+from .replicate.paper import DOMAINS
+
+_HOURS_LO, _HOURS_HI = DOMAINS["hours-per-week"]
+_HOURS_WORLDS = _HOURS_HI - _HOURS_LO + 1
+_HOURS_RANGE = (_HOURS_HI - _HOURS_LO) / _ADULT_N
 _DEFAULT_RHO = (0.5, 0.1, 0.015, 0.001)
 
 

@@ -1,4 +1,4 @@
-"""Figures of the replication (:mod:`diffident.replicate`).
+"""Figures of the replication (`diffident.replicate`).
 
 matplotlib is optional: nothing here imports it at module level.  The
 figures use the object-oriented API (``Figure`` with an Agg canvas), so no
@@ -9,12 +9,20 @@ from pathlib import Path
 
 import numpy as np
 
+from .paper import FIG3_ATTRIBUTES
+
 DPI = 100
 _COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd")
 
 
 def unavailable():
-    """None when matplotlib can draw, else the reason it cannot (a short string)."""
+    """Whether matplotlib can draw the figures.
+
+    Returns
+    -------
+    str or None
+        None when matplotlib imports, else the reason it cannot (one line).
+    """
     try:
         import matplotlib  # noqa: F401
         from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: F401
@@ -51,11 +59,11 @@ def _save(fig, path):
 
 def _toy_risk(path, toy):
     fig, axes = _figure(11, 4.6, 1, 2)
-    for ax, q, tag in zip(axes[0], ("mean", "median"), ("a", "b")):
-        rows = [r for r in toy["fig1"] if r[0] == q]
-        rho = np.array([r[1] for r in rows])
-        wc = np.array([r[8] for r in rows])
-        bound = np.array([r[7] for r in rows])
+    for ax, q, tag in zip(axes[0], ("mean", "median"), ("a", "b"), strict=True):
+        rows = [r for r in toy["points"] if r.query == q]
+        rho = np.array([r.rho for r in rows])
+        wc = np.array([r.worst_case_risk for r in rows])
+        bound = np.array([r.risk_bound for r in rows])
         ax.plot(100 * rho, 100 * wc, "-", color=_COLORS[0], lw=2.5, label="exact worst-case risk at the paper's scale")
         ax.plot(100 * rho, 100 * bound, "--", color="0.2", lw=1.5, label="paper's bound (risk = rho)")
         lo = 100 * toy["min_rho"]
@@ -69,38 +77,42 @@ def _toy_risk(path, toy):
         ticks = [10, lo, 20, 30, 50, 70, 100]
         _percent_axis(ax, "x", ticks)
         _percent_axis(ax, "y", ticks[1:])
-        ax.set_xlabel("risk bound rho (%, log scale)")
-        ax.set_ylabel("identification risk (%, log scale)")
-        ax.set_title(f"({tag}) toy example, {q} (m = {toy['m']}, S = {toy['s_' + q]:.4g})")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8, loc="upper left")
+        _toy_labels(ax, toy, q, "identification risk (%, log scale)", f"({tag}) ")
     fig.suptitle("Figure 1: worst-case identification risk at the paper's Laplace scale")
     return _save(fig, path)
 
 
 def _toy_tight(path, toy):
     fig, axes = _figure(11, 4.6, 1, 2)
-    for ax, q in zip(axes[0], ("mean", "median")):
-        rows = [r for r in toy["tight"] if r[0] == q and r[5] > 0]
-        rho = np.array([r[1] for r in rows])
-        ax.plot(100 * rho, [r[7] for r in rows], "-", color=_COLORS[2], lw=2.5,
+    for ax, q in zip(axes[0], ("mean", "median"), strict=True):
+        rows = [r for r in toy["points"] if r.query == q and r.paper_epsilon > 0]
+        rho = np.array([r.rho for r in rows])
+        ax.plot(100 * rho, [r.tight_epsilon for r in rows], "-", color=_COLORS[2], lw=2.5,
                 label="tight epsilon (exact worst case = rho)")
-        ax.plot(100 * rho, [r[5] for r in rows], "--", color="0.2", lw=1.5,
+        ax.plot(100 * rho, [r.paper_epsilon for r in rows], "--", color="0.2", lw=1.5,
                 label="paper: epsilon = ln((m-1) rho / (1-rho))")
         ax.set_xscale("log")
         _percent_axis(ax, "x", [100 * toy["min_rho"], 20, 30, 50, 70, 100])
-        ax.set_xlabel("risk bound rho (%, log scale)")
-        ax.set_ylabel("epsilon (Laplace scale = S / epsilon)")
-        ax.set_title(f"toy example, {q} (m = {toy['m']}, S = {toy['s_' + q]:.4g})")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8, loc="upper left")
+        _toy_labels(ax, toy, q, "epsilon (Laplace scale = S / epsilon)")
     fig.suptitle("Tight epsilon against the paper's epsilon (beyond the paper)")
     return _save(fig, path)
 
 
+def _toy_labels(ax, toy, q, ylabel, tag=""):
+    """Labels, title, grid and legend of a toy-example panel against rho."""
+    ax.set_xlabel("risk bound rho (%, log scale)")
+    ax.set_ylabel(ylabel)
+    ax.set_title(f"{tag}toy example, {q} (m = {toy['m']}, S = {toy['s_' + q]:.4g})")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left")
+
+
 def _boxes(ax, cells, groups, key, base_pos, log=True, spread=0.11, width=0.09):
-    """Grouped box plots: one box per cell, grouped by ``base_pos(cell)``,
-    coloured by ``groups`` (the values of ``cell[key]``)."""
+    """Grouped box plots: one box per cell.
+
+    Grouped by ``base_pos(cell)``, coloured by ``groups`` (the values of
+    ``cell[key]``).
+    """
     from matplotlib.transforms import blended_transform_factory
 
     trans = blended_transform_factory(ax.transData, ax.transAxes)
@@ -113,7 +125,11 @@ def _boxes(ax, cells, groups, key, base_pos, log=True, spread=0.11, width=0.09):
         for c in cs:
             p = base_pos(c)
             p = p * 10 ** off if log else p + off
-            (data.append(c["ratio"]), pos.append(p)) if c["ratio"] is not None else bad.append(p)
+            if c["ratio"] is not None:
+                data.append(c["ratio"])
+                pos.append(p)
+            else:
+                bad.append(p)
         if data:
             widths = [p * (10 ** (width / 2) - 10 ** (-width / 2)) for p in pos] if log else width
             bp = ax.boxplot(data, positions=pos, widths=widths, whis=(5, 95), showfliers=False, patch_artist=True,
@@ -159,7 +175,7 @@ def _finish_rho_axis(ax, cells):
 
 def _noise_ratio_eps(path, cells, attrs):
     fig, axes = _figure(11, 4.8, 1, len(attrs))
-    for ax, col, i in zip(axes[0], attrs, range(len(attrs))):
+    for ax, col, i in zip(axes[0], attrs, range(len(attrs)), strict=True):
         cs = sorted((c for c in cells if c["attribute"] == col), key=lambda c: c["epsilon"])
         good = [c for c in cs if c["ratio"] is not None]
         bad = [c for c in cs if c["ratio"] is None]
@@ -213,9 +229,25 @@ def _db_size(path, cells, attrs, rows_label):
     return _save(fig, path)
 
 
-def draw_all(out, *, toy, fig2, fig4, rows_label, embedded):
-    """Draw every figure into ``out``; returns {name: path}."""
+def draw_all(out, res):
+    """Draw every figure of the replication as PNG.
+
+    Parameters
+    ----------
+    out : str or path-like
+        Where the PNG files go (an existing directory).
+    res : Results
+        The replication's results (`experiments.compute`).
+
+    Returns
+    -------
+    dict of str to pathlib.Path
+        The figures drawn, by name (Figure 4 only where a database could be
+        sampled).
+    """
     out = Path(out)
+    toy, fig2, fig4 = res.toy, res.fig2, res.fig4
+    rows_label, embedded = res.rows_label, res.embedded
     attrs = list(dict.fromkeys(c["attribute"] for c in fig2))
     true_label = "published mean" if embedded else "mean"
     figs = {
@@ -225,8 +257,8 @@ def draw_all(out, *, toy, fig2, fig4, rows_label, embedded):
                                  f"Figure 2: noise ratio of the mean query (n = {fig2[0]['n']}, paper's scale)",
                                  true_label),
         "fig3": _noise_ratio_eps(out / "fig3_noise_ratio_epsilon.png",
-                                 [c for c in fig2 if c["attribute"] in ("capital-gain", "capital-loss")],
-                                 [a for a in attrs if a in ("capital-gain", "capital-loss")]),
+                                 [c for c in fig2 if c["attribute"] in FIG3_ATTRIBUTES],
+                                 [a for a in attrs if a in FIG3_ATTRIBUTES]),
     }
     if fig4:
         figs["fig4"] = _db_size(out / "fig4_db_size.png", fig4, attrs, rows_label)

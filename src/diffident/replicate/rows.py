@@ -1,0 +1,213 @@
+"""The named rows of the replication: one `typing.NamedTuple` per CSV file.
+
+The fields of each are the columns of its file (`ToyPoint` holds the data of
+two files, each a selection of its fields); `experiments` makes them,
+`report` writes them and `plots` draws them.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+
+class Sec35Row(NamedTuple):
+    """A world of the worked posterior example (sec35_posterior.csv).
+
+    Parameters
+    ----------
+    world : int
+        World number, from 1.
+    values : str
+        The world's values, space-separated.
+    mean : float
+        The query's value (the mean) on the world.
+    scale : float
+        The Laplace scale.
+    response : float
+        The noisy response R.
+    likelihood : float
+        The Laplace density of R given the world.
+    posterior : float
+        The adversary's posterior of the world after R.
+    """
+
+    world: int
+    values: str
+    mean: float
+    scale: float
+    response: float
+    likelihood: float
+    posterior: float
+
+
+class Table2Row(NamedTuple):
+    """A world of the toy example, the paper's Table 2 (table2_toy_worlds.csv).
+
+    Parameters
+    ----------
+    world : int
+        World number, from 1.
+    unknown_value : int
+        The value u added to D'.
+    world_values : str
+        The world's values D' + {u}, sorted, space-separated.
+    mean : float
+        The world's mean.
+    median : float
+        The world's median.
+    """
+
+    world: int
+    unknown_value: int
+    world_values: str
+    mean: float
+    median: float
+
+
+class ToyPoint(NamedTuple):
+    """The toy example at one rho, for one query.
+
+    The data of Figure 1 (fig1_toy_risk.csv) and of the tight-epsilon figure
+    (fig_tight_epsilon.csv), each file a selection of the fields.
+
+    Parameters
+    ----------
+    query : str
+        ``'mean'`` or ``'median'``.
+    rho : float
+        The risk bound.
+    rho_percent : float
+        ``100 rho``.
+    m : int
+        Number of worlds.
+    sensitive_range : float
+        The query's sensitive range S.
+    paper_scale : float
+        The paper's Laplace scale for rho (Theorem 1).
+    paper_epsilon : float
+        The paper's epsilon for rho.
+    risk_bound : float
+        The paper's risk bound at the paper's scale.
+    worst_case_risk : float
+        The exact worst-case risk at the paper's scale.
+    tight_epsilon : float
+        The largest epsilon whose exact worst-case risk is at most rho.
+    tight_scale : float
+        The smallest scale whose exact worst-case risk is at most rho.
+    worst_case_risk_at_tight_scale : float
+        The exact worst-case risk at the tight scale.
+    """
+
+    query: str
+    rho: float
+    rho_percent: float
+    m: int
+    sensitive_range: float
+    paper_scale: float
+    paper_epsilon: float
+    risk_bound: float
+    worst_case_risk: float
+    tight_epsilon: float
+    tight_scale: float
+    worst_case_risk_at_tight_scale: float
+
+
+class Table4Row(NamedTuple):
+    """A cell of the paper's Table 4 (table4.csv, one column per response).
+
+    Parameters
+    ----------
+    attribute : str
+        The Adult column.
+    query : str
+        ``'mean'`` or ``'std'``.
+    rows : str
+        Which rows the sensitive range comes from (``'published n'`` for the
+        mean without a data file, else the rows' label).
+    lo, hi : int
+        The Table 3 domain.
+    m : int
+        Number of worlds, ``hi - lo + 1``.
+    n : int
+        Number of rows.
+    true_value : float
+        The query's true value.
+    true_value_source : str
+        ``'published'`` or the rows' label.
+    sensitive_range : float
+        The query's sensitive range S.
+    rho : float
+        The risk bound.
+    epsilon : float
+        The paper's epsilon for rho.
+    scale : float
+        The paper's Laplace scale (``inf``: not releasable).
+    paper_scale : str
+        The paper's printed scale (the mean query only, else empty).
+    responses : ndarray
+        The sampled responses (`experiments.RESPONSES` of them), true value
+        plus Laplace noise.
+    """
+
+    attribute: str
+    query: str
+    rows: str
+    lo: int
+    hi: int
+    m: int
+    n: int
+    true_value: float
+    true_value_source: str
+    sensitive_range: float
+    rho: float
+    epsilon: float
+    scale: float
+    paper_scale: str
+    responses: np.ndarray
+
+
+class Table4TightRow(NamedTuple):
+    """The tight calibration beside a cell of Table 4 (table4_tight.csv).
+
+    Parameters
+    ----------
+    attribute, query : str
+        The Adult column and the query, as in `Table4Row`.
+    rows : str
+        The rows' label.
+    removed_index : int
+        The removed individual whose D' attains S(std).
+    rho : float
+        The risk bound.
+    m : int
+        Number of worlds.
+    sensitive_range : float
+        The sensitive range over the worlds of that D'.
+    paper_epsilon : float
+        The paper's epsilon for rho.
+    paper_scale : float
+        The paper's Laplace scale for rho.
+    worst_case_risk_at_paper_scale : float
+        The exact worst-case risk at the paper's scale.
+    tight_epsilon, tight_scale, worst_case_risk_at_tight_scale : float
+        The tight calibration for rho and its exact worst-case risk, as in
+        `ToyPoint`.
+    paper_scale_over_tight_scale : float
+        How much more noise the paper adds (NaN where either is not finite
+        and positive).
+    """
+
+    attribute: str
+    query: str
+    rows: str
+    removed_index: int
+    rho: float
+    m: int
+    sensitive_range: float
+    paper_epsilon: float
+    paper_scale: float
+    worst_case_risk_at_paper_scale: float
+    tight_epsilon: float
+    tight_scale: float
+    worst_case_risk_at_tight_scale: float
+    paper_scale_over_tight_scale: float

@@ -508,11 +508,11 @@ def print_table(rows):
                      f"{r['speedup']:.1f}x", r["target"],
                      "PASS" if r["passed"] else "FAIL", chk])
     widths = [max(len(str(x[i])) for x in [head] + body) for i in range(len(head))]
-    line = " | ".join(h.ljust(w) for h, w in zip(head, widths))
+    line = " | ".join(h.ljust(w) for h, w in zip(head, widths, strict=False))
     print(line)
     print("-+-".join("-" * w for w in widths))
     for b in body:
-        print(" | ".join(str(x).ljust(w) for x, w in zip(b, widths)))
+        print(" | ".join(str(x).ljust(w) for x, w in zip(b, widths, strict=False)))
 
 
 def main(argv=None):

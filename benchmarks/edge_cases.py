@@ -160,7 +160,7 @@ def ex1():
     v = np.column_stack([rng.uniform(0.0, 100.0, 9), np.round(rng.uniform(0.0, 100.0, 9))])
     for rho in (0.15, 0.9):
         calib_row(f"1 multi_tight_scale, columns span 100, spread [1, 1], rho={rho}",
-                  lambda: di.multi_tight_scale(v, rho, spread=[1.0, 1.0]),
+                  lambda rho=rho: di.multi_tight_scale(v, rho, spread=[1.0, 1.0]),
                   lambda s: ref.multi_worst_case_risk(v, s), rho,
                   lambda s: ref.multi_worst_case_risk(v, s * (1 - 1e-9)))
     v2 = np.column_stack([np.linspace(1e45, 2e45, 6), np.linspace(-1e45, 1e45, 6)[::-1]])
@@ -185,18 +185,18 @@ def ex2():
         rng = np.random.default_rng(20 + q)
         v = rng.normal(size=(12, q))
         rhos = np.concatenate([rng.uniform(1.0 / 12 + 1e-3, 0.99, 14), [1.0 / 12 * (1 + 1e-6), 1 - 1e-9]])
-        out, exc = _call(lambda: di.multi_tight_scale(v, rhos))
+        out, exc = _call(lambda v=v, rhos=rhos: di.multi_tight_scale(v, rhos))
         label = f"2 multi_tight_scale, {q} quer{'y' if q == 1 else 'ies'}, 16 targets: exact risk > rho / not tight"
         if exc is not None:
             row(label, exc, "0 / 0", None, "ERROR")
             continue
         s = np.asarray(out).reshape(rhos.size, q)
-        unsafe = sum(not ref.multi_worst_case_risk(v, si) <= mpf(r) for r, si in zip(rhos.tolist(), s))
+        unsafe = sum(not ref.multi_worst_case_risk(v, si) <= mpf(r) for r, si in zip(rhos.tolist(), s, strict=False))
         # tight to 1e-9 of the scale, or to 1e-12 of the risk where the risk
         # is flat in the scale (the calibration's rounding margin is worth
         # more than 1e-9 of the scale there)
         loose = sum(not ref.multi_worst_case_risk(v, si * (1 - 1e-9)) > mpf(r) * (1 - mpf(1e-12))
-                    for r, si in zip(rhos.tolist(), s))
+                    for r, si in zip(rhos.tolist(), s, strict=False))
         row(label, f"{unsafe} / {loose}", "0 / 0", None, "UNSAFE" if unsafe else ("OK" if not loose else "ERROR"))
 
 
@@ -212,7 +212,7 @@ def ex3():
     for ratio in (1e8, 1e16):
         rho = float(min(0.5 - 0.125 / ratio, np.nextafter(0.5, 0.0)))
         value_row(f"3 gaussian_delta([0, 1], rho={rho!r}, sigma={ratio:g})",
-                  lambda: di.gaussian_delta([0.0, 1.0], rho, ratio, world=0),
+                  lambda rho=rho, ratio=ratio: di.gaussian_delta([0.0, 1.0], rho, ratio, world=0),
                   ref.gaussian_delta([0.0, 1.0], rho, ratio, world=0), rtol=1e-10, prob=True)
 
 

@@ -277,10 +277,10 @@ def print_table(rows, out=sys.stdout):
             body.append(line)
         widths = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
         print(f"\n{panel}  (scale {SCALE:g}; ratio = baseline time / diffident time)", file=out)
-        print(" | ".join(h.rjust(w) for h, w in zip(head, widths)), file=out)
+        print(" | ".join(h.rjust(w) for h, w in zip(head, widths, strict=False)), file=out)
         print("-+-".join("-" * w for w in widths), file=out)
         for b in body:
-            print(" | ".join(x.rjust(w) for x, w in zip(b, widths)), file=out)
+            print(" | ".join(x.rjust(w) for x, w in zip(b, widths, strict=False)), file=out)
 
 
 def machine_note(cfg):
@@ -310,7 +310,7 @@ def plot(rows, path, note):
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.3), constrained_layout=True)
-    for ax, panel in zip(axes, PANELS):
+    for ax, panel in zip(axes, PANELS, strict=False):
         for name in METHODS:
             pts = sorted((r["m"], r["seconds"]) for r in rows
                          if r["panel"] == panel and r["method"] == name)

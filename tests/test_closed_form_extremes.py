@@ -390,13 +390,13 @@ def _dd_of(values):
     """Double-doubles nearest the mpmath values."""
     h = np.array([float(v) for v in values])
     with mp.workdps(DPS):
-        lo = np.array([float(v - M(x)) for v, x in zip(values, h)])
+        lo = np.array([float(v - M(x)) for v, x in zip(values, h, strict=False)])
     return h, lo
 
 
 def _rel(h, lo, exact):
     with mp.workdps(DPS):
-        return max(float(abs((M(a) + M(b) - e) / e)) for a, b, e in zip(h, lo, exact) if e != 0)
+        return max(float(abs((M(a) + M(b) - e) / e)) for a, b, e in zip(h, lo, exact, strict=False) if e != 0)
 
 
 def test_double_double_functions_against_mpmath():
@@ -405,30 +405,30 @@ def test_double_double_functions_against_mpmath():
     with mp.workdps(DPS), np.errstate(all="ignore"):
         jitter = [1 + M(g) * mp.mpf(2) ** -60 for g in rng.standard_normal(400)]
         x = [M(v) * j for v, j in zip(np.concatenate([rng.uniform(-650, 700, 300), rng.uniform(-1e-3, 1e-3, 100)]),
-                                      jitter)]
+                                      jitter, strict=False)]
         h, lo = _dd_of(x)
         assert _rel(*_dd.exp(h, lo), [mp.exp(v) for v in x]) < bound
         small = [v for v in x if abs(v) < 700]
         hs, ls = _dd_of(small)
         assert _rel(*_dd.expm1(hs, ls), [mp.expm1(v) for v in small]) < bound
-        y = [M(v) * j for v, j in zip(10.0 ** rng.uniform(-290, 308, 400), jitter)]
+        y = [M(v) * j for v, j in zip(10.0 ** rng.uniform(-290, 308, 400), jitter, strict=False)]
         h, lo = _dd_of(y)
         got_h, got_l = _dd.log(h, lo)
         # log: absolute 2^-100 near 1, relative elsewhere
         assert max(float(abs(M(a) + M(b) - mp.log(v)) / max(1, abs(mp.log(v))))
-                   for a, b, v in zip(got_h, got_l, y)) < bound
+                   for a, b, v in zip(got_h, got_l, y, strict=False)) < bound
         z = [M(v) * j for v, j in zip(np.concatenate([rng.uniform(-0.9, 3, 200), 10.0 ** rng.uniform(-290, 0, 150),
-                                                      10.0 ** rng.uniform(0, 300, 50)]), jitter)]
+                                                      10.0 ** rng.uniform(0, 300, 50)]), jitter, strict=False)]
         h, lo = _dd_of(z)
         assert _rel(*_dd.log1p(h, lo), [mp.log1p(v) for v in z]) < bound
-        t = [M(v) * j for v, j in zip(rng.uniform(-650, 800, 400), jitter)]
+        t = [M(v) * j for v, j in zip(rng.uniform(-650, 800, 400), jitter, strict=False)]
         h, lo = _dd_of(t)
         assert _rel(*_dd.log1p_exp(h, lo), [mp.log1p(mp.exp(v)) for v in t]) < bound
         a, b = _dd_of(x[:200]), _dd_of(y[:200])
-        A = [M(p) + M(q) for p, q in zip(*a)]
-        B = [M(p) + M(q) for p, q in zip(*b)]
-        assert _rel(*_dd.div(*a, *b), [p / q for p, q in zip(A, B)]) < 2.0**-103
-        assert _rel(*_dd.mul(*a, *b), [p * q for p, q in zip(A, B)]) < 2.0**-104
+        A = [M(p) + M(q) for p, q in zip(*a, strict=False)]
+        B = [M(p) + M(q) for p, q in zip(*b, strict=False)]
+        assert _rel(*_dd.div(*a, *b), [p / q for p, q in zip(A, B, strict=False)]) < 2.0**-103
+        assert _rel(*_dd.mul(*a, *b), [p * q for p, q in zip(A, B, strict=False)]) < 2.0**-104
 
 
 def test_double_double_table():
@@ -440,7 +440,8 @@ def test_double_double_table():
 
 
 @settings(max_examples=120, **SETTINGS)
-@given(st.floats(-12.0, 12.0).map(lambda t: 10.0**t), st.one_of(st.just(0.0), st.floats(-12.0, 6.0).map(lambda t: 10.0**t)))
+@given(st.floats(-12.0, 12.0).map(lambda t: 10.0**t),
+       st.one_of(st.just(0.0), st.floats(-12.0, 6.0).map(lambda t: 10.0**t)))
 def test_gaussian_delta_error_bound_holds(q, e):
     # the bound that analytic_gaussian_sigma's margin rests on: the float
     # log delta is within err of the exact one (all three branches)

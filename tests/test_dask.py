@@ -65,7 +65,7 @@ def test_empty_blocks_are_a_legitimate_chunking(cuts):
     # Filtering a Dask array can leave empty blocks: they change nothing.
     v = np.sort(np.random.default_rng(3).normal(size=9))
     bounds = (0, *cuts, v.size)
-    chunks = tuple(b - a for a, b in zip(bounds[:-1], bounds[1:]))
+    chunks = tuple(b - a for a, b in zip(bounds[:-1], bounds[1:], strict=False))
     assert 0 in chunks
     x = da.from_array(v, chunks=(chunks,))
     scales = np.array([0.05, 0.5, 5.0])

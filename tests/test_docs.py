@@ -7,12 +7,28 @@ from pathlib import Path
 import pytest
 
 import diffident
-from diffident import _chunked, _closed_form, _gaussian, _membership, _multi, _neighbours, _possible, _posterior, _search, _sweep, _worst_case, dp, replicate, rr
+from diffident import (
+    _chunked,
+    _closed_form,
+    _gaussian,
+    _membership,
+    _multi,
+    _neighbours,
+    _possible,
+    _posterior,
+    _search,
+    _sweep,
+    _worst_case,
+    dp,
+    replicate,
+    rr,
+)
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
-@pytest.mark.parametrize("module", [_closed_form, _posterior, _worst_case, _possible, _sweep, _multi, _gaussian, dp, _membership, _chunked, _neighbours, _search, replicate, rr])
+@pytest.mark.parametrize("module", [_closed_form, _posterior, _worst_case, _possible, _sweep, _multi, _gaussian, dp,
+                                    _membership, _chunked, _neighbours, _search, replicate, rr])
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0

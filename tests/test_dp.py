@@ -77,7 +77,7 @@ def test_analytic_sigma_conservative_and_tight(sens):
     # ... and fails a relative 1e-12 below
     assert np.all(analytic_gaussian_delta(sigma * (1 - 1e-12), E, sens) > D)
     # exactly (50 digits): met at sigma, not GAUSS_ULPS floats below
-    for s, e, d in zip(sigma.ravel()[::37], E.ravel()[::37], D.ravel()[::37]):
+    for s, e, d in zip(sigma.ravel()[::37], E.ravel()[::37], D.ravel()[::37], strict=False):
         assert ref.analytic_gaussian_delta(s, e, sens) <= d
         assert ref.analytic_gaussian_delta(s - GAUSS_ULPS * np.spacing(s), e, sens) > d
 
@@ -110,7 +110,7 @@ def test_analytic_sigma_edge_values():
     # sigma: the float delta rounded to 1 - 2^-53 there)
     s = analytic_gaussian_sigma([0.0, 1.0, 50.0], np.nextafter(1.0, 0.0))
     assert np.all((s > 0.04) & (s < 0.065))
-    for si, e in zip(s, [0.0, 1.0, 50.0]):
+    for si, e in zip(s, [0.0, 1.0, 50.0], strict=False):
         assert ref.analytic_gaussian_delta(si, e) <= np.nextafter(1.0, 0.0)
     # large epsilon: no overflow in e^eps Phi(.)
     big = analytic_gaussian_sigma([100.0, 1e4, 1e300], 1e-10)
@@ -161,7 +161,7 @@ def test_classic_formula_and_no_warning_below_one():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         got = classic_gaussian_sigma([0.1, 0.5, 0.999], [1e-5, 1e-9, 0.3], 2.0)
-    for g, e, d in zip(got, [0.1, 0.5, 0.999], [1e-5, 1e-9, 0.3]):
+    for g, e, d in zip(got, [0.1, 0.5, 0.999], [1e-5, 1e-9, 0.3], strict=False):
         want = ref.classic_gaussian_sigma(e, d, 2)
         assert g == pytest.approx(float(want), rel=4e-16)
 
@@ -219,7 +219,7 @@ def test_epsilon_for_posterior_formula_and_round_trip():
     q = np.array([0.3, 0.5, 0.75, 0.9, 0.999, 1 - 1e-12, 0.2000001])
     p = np.array([0.1, 0.25, 0.5, 0.5, 0.01, 0.5, 0.2])
     eps = epsilon_for_posterior(q, p)
-    for e, qq, pp in zip(eps, q, p):
+    for e, qq, pp in zip(eps, q, p, strict=False):
         want = float(ref.epsilon_for_posterior(qq, pp))
         assert e == pytest.approx(want, rel=1e-13)
     # conservative: the bound at the returned epsilon does not exceed q

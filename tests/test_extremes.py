@@ -79,7 +79,7 @@ def _log_weight(values, counts, prior):
     c = np.ones(len(values)) if counts is None else np.asarray(counts, float)
     p = np.ones(len(values)) if prior is None else np.asarray(prior, float)
     with mp.workdps(30):
-        tot = mp.fsum(mpf(a) * mpf(b) for a, b in zip(c.tolist(), p.tolist()))
+        tot = mp.fsum(mpf(a) * mpf(b) for a, b in zip(c.tolist(), p.tolist(), strict=False))
         return float(abs(mp.log(tot)))
 
 

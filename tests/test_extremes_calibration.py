@@ -62,7 +62,7 @@ def _check_multi(values, rhos, scales, label, tight=True):
     bad = []
     rhos = np.atleast_1d(rhos)
     scales = np.asarray(scales).reshape(rhos.size, -1)
-    for rho, s in zip(rhos.tolist(), scales):
+    for rho, s in zip(rhos.tolist(), scales, strict=False):
         if not np.all(np.isfinite(s)) or np.any(s <= 0):
             bad.append(f"{label} rho={rho!r}: scales {s.tolist()} (expected finite positive)")
             continue
@@ -363,7 +363,7 @@ def test_worst_case_risk_counts_beyond_the_float_range(values, counts):
     got = di.worst_case_risk(values, scales, counts=counts)
     chunked = di.chunked_worst_case_risk([(np.array(values), np.array(counts))], scales)
     np.testing.assert_array_equal(chunked, got)
-    for s, r in zip(scales, got):
+    for s, r in zip(scales, got, strict=False):
         x = ref.worst_case_risk(values, s, counts=counts)[0]
         assert abs(mpf(r) - x) <= 2 * mpf(5e-324) + 1e-13 * x, f"scale {s}: {r!r} vs exact {mp.nstr(x, 20)}"
 
@@ -377,7 +377,7 @@ def test_tight_scale_counts_beyond_the_float_range(values, counts):
     rho = np.array([1e-310, float(limit) * 0.999, float(limit) * 1.01, float(limit) * 1.1, 0.5])
     lam = di.tight_scale(values, rho, counts=counts)
     eps = di.tight_epsilon(values, rho, counts=counts)
-    for r, s, e in zip(rho, lam, eps):
+    for r, s, e in zip(rho, lam, eps, strict=False):
         if mpf(r) <= limit:
             assert s == np.inf and e == 0.0
             continue

@@ -548,9 +548,9 @@ def test_world_values_var_without_known_part_far_candidates(query, cands, k):
         with mpmath.workdps(50):
             x = float(v) if query == "var" else float(mpmath.sqrt(mpmath.mpf(v.numerator) / v.denominator))
         want[x] = want.get(x, 0) + 1
-    got = dict(zip(vals.tolist(), counts.tolist()))
+    got = dict(zip(vals.tolist(), counts.tolist(), strict=False))
     assert sorted(got.values()) == sorted(want.values())
-    for (g, w) in zip(sorted(got), sorted(want)):
+    for (g, w) in zip(sorted(got), sorted(want), strict=False):
         assert g == pytest.approx(w, rel=4e-16, abs=0), (g, w)
 
 

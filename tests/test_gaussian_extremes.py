@@ -114,7 +114,7 @@ def limit_share(values, j, counts=None, prior=None):
     m = len(values)
     c = [1.0] * m if counts is None else counts
     p = [1.0] * m if prior is None else prior
-    return Fraction(float(p[j])) / sum(Fraction(float(a)) * Fraction(float(b)) for a, b in zip(c, p))
+    return Fraction(float(p[j])) / sum(Fraction(float(a)) * Fraction(float(b)) for a, b in zip(c, p, strict=False))
 
 
 def tolerance(a, b):

@@ -13,7 +13,7 @@ from diffident.testing import brute_force
 @pytest.mark.parametrize("query", ["sum", "mean"])
 def test_against_brute_force(k, query):
     rng = np.random.default_rng(k * 7 + (query == "mean"))
-    for trial in range(3):
+    for _trial in range(3):
         known = rng.integers(0, 10, int(rng.integers(0, 5))).astype(float)
         cands = rng.integers(0, 8, int(rng.integers(k + 1, 9))).astype(float)  # repeated values
         for scale in (0.3, 2.0):
@@ -82,7 +82,7 @@ def test_posterior_at_a_response_extreme_scales(scale):
         for p, r in enumerate(R):
             L = [mp.exp(-abs(mpf(r) - mpf(v)) / mpf(scale)) for v in f]
             for col, i in enumerate([0, 1, 3]):
-                num = sum(l for l, c in zip(L, combos) if i in c)
+                num = sum(l for l, c in zip(L, combos, strict=False) if i in c)
                 den = sum(L)
                 want = num / den if den > 0 else None
                 if want is None:  # every term underflows even at 60 digits: skip

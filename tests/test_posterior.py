@@ -49,7 +49,7 @@ def test_posterior_matches_direct_formula_and_sums_to_one():
     R = rng.normal(size=7) * 3
     lam = 10 ** rng.uniform(-1, 1, 7)
     post = di.posterior(v, R, lam)
-    ref = np.concatenate([dense_posterior(v, r, s) for r, s in zip(R, lam)])
+    ref = np.concatenate([dense_posterior(v, r, s) for r, s in zip(R, lam, strict=False)])
     np.testing.assert_allclose(post, ref, rtol=1e-13, atol=1e-300)
     np.testing.assert_allclose(post.sum(-1), 1.0, rtol=1e-14)
     for w in (0, 17, 49, -1):
@@ -141,7 +141,7 @@ def test_inputs_not_modified():
     di.posterior(v, R, 1.0, counts=c)
     di.worst_case_risk(v, [1.0, 2.0], counts=c, return_world=True)
     di.tight_scale(v, [0.5], counts=c)
-    for x, y in zip((v, c, R), before):
+    for x, y in zip((v, c, R), before, strict=False):
         np.testing.assert_array_equal(x, y)
 
 
@@ -196,12 +196,12 @@ def test_gaussian_noise_against_direct_formula():
     mpmath.mp.dps = 40
     for R, sigma in [(0.3, 0.5), (1e4, 0.2), (-50.0, 3.0), (0.0, 1e-3)]:
         a = [mpmath.log(mpmath.mpf(ci * pi)) - (mpmath.mpf(R) - mpmath.mpf(x)) ** 2 / (2 * mpmath.mpf(sigma) ** 2)
-             for x, ci, pi in zip(v, c, pri)]
+             for x, ci, pi in zip(v, c, pri, strict=False)]
         ev = mpmath.log(mpmath.fsum(mpmath.exp(t) for t in a))
         got = di.log_evidence(v, R, sigma, counts=c, prior=pri, noise="gaussian")
         assert got == pytest.approx(float(ev), rel=1e-13)
         post = di.posterior(v, R, sigma, counts=c, prior=pri, noise="gaussian")
-        ref = np.array([float(mpmath.exp(t - ev) / ci) for t, ci in zip(a, c)])
+        ref = np.array([float(mpmath.exp(t - ev) / ci) for t, ci in zip(a, c, strict=False)])
         big = ref > 1e-300
         np.testing.assert_allclose(post[big], ref[big], rtol=1e-11)
         j = int(np.argmax(ref))

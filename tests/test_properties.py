@@ -193,7 +193,8 @@ def test_tight_scale_conservative_and_tight(prob, u):
     # tight to the evaluation's error bound (the margin that proves the
     # exact risk meets rho, not only the rounded one)
     err = _worst_case.Risk(Worlds(values, counts, prior)).error
-    assert di.worst_case_risk(values, np.nextafter(ts, 0.0), counts=counts, prior=prior) > np.nextafter(rho * (1 - err), 0)
+    below = di.worst_case_risk(values, np.nextafter(ts, 0.0), counts=counts, prior=prior)
+    assert below > np.nextafter(rho * (1 - err), 0)
 
 
 unique_values = st.lists(st.floats(-1e4, 1e4, allow_nan=False, allow_subnormal=False),

@@ -21,13 +21,13 @@ path) and one response against >= 1e5 worlds (chunked parallel path).
 
 import numpy as np
 import pytest
+from mpmath import mpf
 
 import diffident as di
 from diffident import _worst_case
 from diffident._worlds import Worlds
 from diffident.testing import mpmath_reference as ref
 from diffident.testing.dense import dense_worst_case_risk
-from mpmath import mpf
 
 RTOL = 1e-12
 TINY = 1e-300  # posteriors below this are "underflowed"
@@ -81,7 +81,7 @@ def make_case(regime, seed, kind="plain"):
         centers = np.sort(rng.uniform(0.0, 1.0, size=ncl))
         centers = (centers - centers[0]) / max(centers[-1] - centers[0], 1e-3)
         scale = 1e-6
-        values = np.concatenate([c + scale * rng.normal(0, 2.0, size=k) for c, k in zip(centers, per)])
+        values = np.concatenate([c + scale * rng.normal(0, 2.0, size=k) for c, k in zip(centers, per, strict=False)])
         if regime == "offset_tiny":
             values = values + 1e6
         values = rng.permutation(values)
@@ -131,7 +131,7 @@ def assert_log_posterior(lib_row, ref_row, keep=None):
     the entries to compare."""
     if keep is not None:
         lib_row = lib_row[keep]
-        ref_row = [x for x, k in zip(ref_row, keep) if k]
+        ref_row = [x for x, k in zip(ref_row, keep, strict=False) if k]
     r = fl(ref_row)
     inf = np.isneginf(r)
     assert np.array_equal(np.isneginf(lib_row), inf), (lib_row, r)
@@ -320,7 +320,8 @@ def test_single_response_many_worlds_parallel_path():
     assert_log_posterior(lp[worlds], r_lp)
     # log evidence follows from any one world's log posterior
     j = worlds[-1]
-    r_le = ref.mp.log(ref.mpf(float(prior[j]))) - abs(ref.mpf(R) - ref.mpf(float(values[j]))) / ref.mpf(scale) - r_lp[-1]
+    r_le = (ref.mp.log(ref.mpf(float(prior[j]))) - abs(ref.mpf(R) - ref.mpf(float(values[j]))) / ref.mpf(scale)
+            - r_lp[-1])
     assert le == pytest.approx(float(r_le), rel=RTOL)
     dr = np.asarray(di.disclosure_risk(values, R, scale, world=worlds, counts=counts, prior=prior))
     np.testing.assert_allclose(dr, fl([ref.mp.exp(x) for x in r_lp]), rtol=RTOL)
@@ -499,7 +500,7 @@ def test_tight_scale_conservative_and_tight(kind):
     assert np.all(below > np.nextafter(rho[fin] * (1 - err), 0))
     # against the reference: rho*(ts) <= rho exactly (60 digits); the float
     # below is within the bound of failing
-    for s, r in list(zip(ts[fin], rho[fin]))[:4]:
+    for s, r in list(zip(ts[fin], rho[fin], strict=False))[:4]:
         assert ref.worst_case_risk(values, s, counts, prior)[0] <= mpf(float(r))
         assert float(ref.worst_case_risk(values, np.nextafter(s, 0), counts, prior)[0]) >= r * (1 - RTOL)
     # tight_epsilon = ptp / tight_scale (over positive-weight worlds)

@@ -9,11 +9,10 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import require_adult
 
 import diffident as di
 from diffident import replicate as rep
-
-from conftest import require_adult
 
 HAVE_MPL = importlib.util.find_spec("matplotlib") is not None
 

@@ -37,7 +37,7 @@ def test_epsilon_against_enumeration_on_grid():
     pk, p, k = _grid_arrays()
     got = rr.epsilon(p, k)
     assert got.shape == p.shape
-    for (pf, kf), g in zip(pk, got):
+    for (pf, kf), g in zip(pk, got, strict=False):
         want = float(rr_ref.epsilon(pf, kf))
         if math.isinf(want):
             assert g == np.inf, (pf, kf)
@@ -155,7 +155,7 @@ def test_posterior_against_bayes_enumeration():
     arr = [np.array([float(c[i]) for c in cells]) for i in range(3)]
     rep = np.array([c[3] for c in cells])
     got = rr.posterior(*arr, report=rep)
-    for c, g in zip(cells, got):
+    for c, g in zip(cells, got, strict=False):
         want = _bayes(*c)
         if want is None:
             assert np.isnan(g), c
@@ -304,7 +304,7 @@ def test_identification_risk_and_rho_by_enumeration():
     risk1 = rr.identification_risk(*arr)
     risk0 = rr.identification_risk(*arr, value=0)
     rh = rr.rho(*arr)
-    for c, g1, g0, gr in zip(cells, risk1, risk0, rh):
+    for c, g1, g0, gr in zip(cells, risk1, risk0, rh, strict=False):
         p, k, pr = c
         t = rr_ref.likelihoods(p, k)
         post = {r: _bayes(p, k, pr, r) for r in (0, 1)}

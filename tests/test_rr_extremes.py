@@ -76,7 +76,8 @@ def close(got, want, rel=REL):
     e = rel_error(got, want)
     if e is None:  # a true value below the normal range: two subnormal units
         with mpmath.workdps(DPS):
-            return abs(mpmath.mpf(float(got)) - (ref.to_mpf(want) if isinstance(want, F) else mpmath.mpf(want))) <= 2 * SUB
+            exact = ref.to_mpf(want) if isinstance(want, F) else mpmath.mpf(want)
+            return abs(mpmath.mpf(float(got)) - exact) <= 2 * SUB
     return e <= rel
 
 
@@ -85,7 +86,7 @@ def check_kary_estimate(counts, eps):
     1e-14 of the terms that cancel (documented), or inf for a true value
     beyond the float range."""
     got = rr.kary_estimate(counts, eps)
-    for g, (want, scale) in zip(got, ref.kary_estimate(counts, eps)):
+    for g, (want, scale) in zip(got, ref.kary_estimate(counts, eps), strict=False):
         with mpmath.workdps(DPS):
             if abs(want) > ref.to_mpf(MAXF):
                 assert math.isinf(g) and (g > 0) == (want > 0), (counts, eps, g, want)
@@ -94,8 +95,9 @@ def check_kary_estimate(counts, eps):
 
 
 def check(got, want, *args):
-    assert close(got, want), f"{args}: got {float(got)!r}, want {want if isinstance(want, float) else float(want)!r}, " \
-                             f"relative error {rel_error(got, want)}"
+    assert close(got, want), (f"{args}: got {float(got)!r}, "
+                              f"want {want if isinstance(want, float) else float(want)!r}, "
+                              f"relative error {rel_error(got, want)}")
 
 
 # ---------------------------------------------------------------- strategies
@@ -208,7 +210,7 @@ def test_kary_estimate_at_a_tiny_epsilon():
     for eps in (1e-300, 1e-20, 1e-9):
         for counts in ([10, 10, 10], [10, 10, 11]):
             got = rr.kary_estimate(counts, eps)
-            for g, (want, _) in zip(got, ref.kary_estimate(counts, eps)):
+            for g, (want, _) in zip(got, ref.kary_estimate(counts, eps), strict=False):
                 with mpmath.workdps(DPS):
                     assert abs(mpmath.mpf(float(g)) - want) <= 1e-12 * abs(want), (counts, eps, g, want)
 
@@ -395,7 +397,7 @@ if __name__ == "__main__":
     print(f"{'function':22s} {'max rel err':>12s} {'fails':>6s} {'cases':>6s}")
     for name, (worst, fails, n, _) in results.items():
         print(f"{name:22s} {worst:12.3g} {fails:6d} {n:6d}")
-    for name, (*_, first) in results.items():
+    for _name, (*_, first) in results.items():
         if first:
             print("  e.g.", first)
 
@@ -439,7 +441,7 @@ def test_truth_probabilities_round_toward_privacy():
     eps = np.concatenate([10 ** rng.uniform(-12, 2.9, 400), [35.2, 37.0, 800.0, 1e300]])
     for d in (2, 3, 10, 49):
         p = rr.kary_p(eps, d) if d > 2 else rr.warner_p(eps)
-        for e, x in zip(eps, p):
+        for e, x in zip(eps, p, strict=False):
             assert x < 1.0
             exact = mpmath.log(mpmath.mpf(x) * (d - 1) / (1 - mpmath.mpf(x)))
             assert exact <= e, (d, e, x)

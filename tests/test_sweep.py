@@ -7,9 +7,9 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import adult_path
 
 import diffident as di
-from conftest import adult_path
 
 
 def _run(*args):
@@ -27,7 +27,7 @@ def test_table_matches_direct_engine_calls():
     assert set(t) == {"column", "query", "n", "m", "rho", "sensitive_range", "bound_scale", "bound_epsilon",
                       "tight_scale", "tight_epsilon", "risk_at_bound"}
     for i in range(len(t)):
-        col, q, n = t["column"][i], t["query"][i], int(t["n"][i])
+        col = t["column"][i]
         dom = di.Domain(0, 49) if col == "a" else di.Domain(5, 25)
         assert t["m"][i] == dom.size
         assert t["rho"][i] in rho
@@ -99,7 +99,7 @@ def test_sweep_cli_end_to_end(tmp_path):
     rng = np.random.default_rng(1)
     with open(src, "w") as fh:
         fh.write("age,name,hours\n")
-        for a, h in zip(rng.integers(17, 91, 300), rng.integers(1, 100, 300)):
+        for a, h in zip(rng.integers(17, 91, 300), rng.integers(1, 100, 300), strict=False):
             fh.write(f"{a},x{a},{h}\n")
     out = tmp_path / "out.csv"
     r = _run("sweep", "--data", str(src), "--out", str(out), "--n-rho", "4", "--quiet")

@@ -103,11 +103,11 @@ def rand_domain(rng):
     return (lo, hi)
 
 
-def cases(kind, k, query, ddof, count=len(SEEDS), base=0):
+def cases(kind, k, query, ddof, count=None, base=0):
     """Seeded (known, candidates) pairs valid for the query; the domains
     (-2, -2), (3, 3) and the explicit single world are always among them."""
     out = []
-    for s in range(count):
+    for s in range(len(SEEDS) if count is None else count):
         rng = np.random.default_rng(1000 * base + 100 * k + s)
         known = rand_known(rng, KNOWN_SIZES[s % len(KNOWN_SIZES)])
         if kind == "domain":
@@ -137,7 +137,7 @@ def merge_close(values, counts):
     scale = max(1.0, float(np.max(np.abs(values)))) if values.size else 1.0
     tol = 1e-12 * scale
     mv, mc = [], []
-    for v, c in zip(values, counts):
+    for v, c in zip(values, counts, strict=False):
         if mv and v - mv[-1][0] <= tol:
             mv[-1][1].append(v)
             mc[-1] += int(c)
@@ -539,7 +539,7 @@ def test_real_interval_k1_dense_grid(query, ddof, q):
 
 
 @pytest.mark.parametrize("query,ddof,q", [q for q in QUERIES if q[0] != "count"],
-                         ids=[i for i, q in zip(QIDS, QUERIES) if q[0] != "count"])
+                         ids=[i for i, q in zip(QIDS, QUERIES, strict=False) if q[0] != "count"])
 def test_real_interval_k2_grid(query, ddof, q):
     """k = 2: grid of 61 points (and the extremes: the variance is least
     with both unknowns at mean(known) clipped, largest at end points)."""

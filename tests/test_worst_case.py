@@ -45,7 +45,7 @@ def test_equals_dense_formula_and_brute_force():
             p[0] = max(p[0], 0.1)
         scales = 10 ** rng.uniform(-1.5, 1.5, 5)
         got, world = di.worst_case_risk(v, scales, counts=c, prior=p, return_world=True)
-        for s, g, w in zip(scales, got, world):
+        for s, g, w in zip(scales, got, world, strict=False):
             assert g == pytest.approx(dense(v, s, c, p), rel=1e-12)
             # brute force: the maximum of the posterior over a response grid that
             # contains every world value, for every true world
@@ -86,10 +86,13 @@ def test_counts_and_prior_equivalences():
     u, c = np.unique(v, return_counts=True)
     for s in (0.1, 1.0, 10.0):
         assert di.worst_case_risk(u, s, counts=c) == pytest.approx(di.worst_case_risk(v, s), rel=1e-13)
-        assert di.worst_case_risk(v, s, prior=np.full(v.size, 3.0)) == pytest.approx(di.worst_case_risk(v, s), rel=1e-13)
-    np.testing.assert_array_equal(di.tight_scale(u, [0.05, 0.2], counts=c), di.tight_scale(u, [0.05, 0.2], counts=c.astype(float)))
+        flat = di.worst_case_risk(v, s, prior=np.full(v.size, 3.0))
+        assert flat == pytest.approx(di.worst_case_risk(v, s), rel=1e-13)
+    np.testing.assert_array_equal(di.tight_scale(u, [0.05, 0.2], counts=c),
+                                  di.tight_scale(u, [0.05, 0.2], counts=c.astype(float)))
     # worlds of zero weight are not possible worlds
-    assert di.worst_case_risk([0.0, 1.0, 100.0], 1.0, counts=[1, 1, 0]) == pytest.approx(dense([0.0, 1.0], 1.0), rel=1e-14)
+    zero_weight = di.worst_case_risk([0.0, 1.0, 100.0], 1.0, counts=[1, 1, 0])
+    assert zero_weight == pytest.approx(dense([0.0, 1.0], 1.0), rel=1e-14)
 
 
 def test_invariance():

@@ -103,8 +103,8 @@ def rel_err(got, ref):
 
 
 def check(got, refs):
-    errs = [rel_err(g, r) for g, r in zip(np.ravel(got), refs)]
-    assert max(errs) <= RTOL, f"relative errors {['%.1e' % e for e in errs]}"
+    errs = [rel_err(g, r) for g, r in zip(np.ravel(got), refs, strict=False)]
+    assert max(errs) <= RTOL, f"relative errors {[f'{e:.1e}' for e in errs]}"
 
 
 # ---------------------------------------------------------------- inputs --
@@ -219,7 +219,7 @@ def test_every_path_gives_the_same_bits(case):
     v, c = _inputs()[case]
     scales = np.concatenate([[0.0, np.inf], SOME * np.ptp(v)])
     blocked, world = di.worst_case_risk(v, scales, counts=c, return_world=True)  # 10 scales: blocked
-    for s, r, wd in zip(scales, blocked, world):
+    for s, r, wd in zip(scales, blocked, world, strict=False):
         one, w1 = di.worst_case_risk(v, s, counts=c, return_world=True)
         assert one == r and w1 == wd
     for size in (1 << 16, 99_999, 333_334):  # boundaries inside runs of ties too
@@ -238,7 +238,7 @@ def test_tight_scale_passes_whichever_path_checks_it():
     rho = np.geomspace(lo * 1.01, 0.9, 24)
     lam = di.tight_scale(v, rho)
     assert np.all(di.worst_case_risk(v, lam) <= rho)  # blocked
-    assert all(di.worst_case_risk(v, x) <= r for x, r in zip(lam, rho))  # one at a time
+    assert all(di.worst_case_risk(v, x) <= r for x, r in zip(lam, rho, strict=False))  # one at a time
     parts = list(di.iter_chunks(v, 77_777))
     assert np.all(di.chunked_worst_case_risk(parts, lam) <= rho)
     # tight to the evaluation's error bound (the margin that makes the exact

@@ -75,13 +75,13 @@ def _gaussian_delta_one(groups, fj, pj, rho, sigma):
     def L(z):
         es = [-a * z - a * a / 2 for w, a in terms]
         e0 = max(es)
-        return e0 + mp.log(mp.fsum(w * mp.exp(e - e0) for (w, a), e in zip(terms, es)))
+        return e0 + mp.log(mp.fsum(w * mp.exp(e - e0) for (w, a), e in zip(terms, es, strict=False)))
 
     def dL(z):  # derivative: the weighted mean of -a_k
         es = [-a * z - a * a / 2 for w, a in terms]
         e0 = max(es)
-        ws = [w * mp.exp(e - e0) for (w, a), e in zip(terms, es)]
-        return mp.fsum(-a * x for (w, a), x in zip(terms, ws)) / mp.fsum(ws)
+        ws = [w * mp.exp(e - e0) for (w, a), e in zip(terms, es, strict=False)]
+        return mp.fsum(-a * x for (w, a), x in zip(terms, ws, strict=False)) / mp.fsum(ws)
 
     h = lambda z: L(z) - T  # noqa: E731
     # bisection tolerance in z: relative 1e-(DPS-5), and absolute where the
@@ -215,7 +215,8 @@ def multi_worst_case_risk(values, scales, counts=None, prior=None):
 def sweep_worst_case_risk(values, scale, counts=None, prior=None):
     """The worst-case risk by the sorted sweep of MATH.md s. 4, at ``DPS`` digits.
 
-    rho*(scale) by the left/right recurrences, O(u) after a sort.  For u distinct values with group weight W_g = sum c_k pi_k and largest
+    rho*(scale) by the left/right recurrences, O(u) after a sort.  For u distinct values with group weight
+    W_g = sum c_k pi_k and largest
     per-world prior P_g:  rho* = max_g P_g / (A_g + B_g - W_g) with
     A_g = W_g + A_{g-1} exp(-(f_g - f_{g-1}) / scale) and its mirror B_g.
     Every operation at ``DPS`` significant digits in Python's ``decimal``
@@ -245,9 +246,9 @@ def sweep_worst_case_risk(values, scale, counts=None, prior=None):
             Pg = [Decimal(1)] * fs.size
         else:
             Wg, Pg = [], []
-            for a, b in zip(first.tolist(), ends.tolist()):
-                Wg.append(sum((Decimal(ci) * Decimal(pi) for ci, pi in zip(c[a:b].tolist(), p[a:b].tolist())),
-                              Decimal(0)))
+            for a, b in zip(first.tolist(), ends.tolist(), strict=False):
+                pairs = zip(c[a:b].tolist(), p[a:b].tolist(), strict=True)
+                Wg.append(sum((Decimal(ci) * Decimal(pi) for ci, pi in pairs), Decimal(0)))
                 Pg.append(Decimal(float(p[a:b].max())))
         inv = 1 / Decimal(s)
         F = [Decimal(x) for x in fs.tolist()]
@@ -387,7 +388,8 @@ def _exact_query(name, xs):
 def removal_ranges_exact(query, data, candidates):
     """Exact sensitive ranges of every D' = data minus one individual (k = 1).
 
-    S(f) of D' = data minus individual i, for every i.  The worlds of D' are D' + {v} for v in candidates plus the removed
+    S(f) of D' = data minus individual i, for every i.  The worlds of D' are D' + {v} for v in candidates plus
+    the removed
     value (U minus D').  Returns a list of ``fractions.Fraction``, one per
     individual, every float input taken as the exact rational it is.
     Queries: sum, mean, median, var (ddof 0), min, max.

@@ -56,7 +56,7 @@ def _merged(f, c, p):
     """
     keep = (c > 0) & (p > 0)  # (c * p > 0, without overflow warnings for 1e200 x 1e200)
     f, c, p = f[keep], c[keep], p[keep]
-    out = []
+    out: list = []
     if f.size == 0:
         return out
     key = np.stack([f, p], axis=1)
@@ -70,9 +70,9 @@ def _merged(f, c, p):
         sums = [mpf(x) for x in np.bincount(inv, weights=c, minlength=len(uniq)).tolist()]
     else:
         sums = [mpf(0)] * len(uniq)
-        for i, ci in zip(inv.tolist(), c.tolist()):
+        for i, ci in zip(inv.tolist(), c.tolist(), strict=False):
             sums[i] += mpf(ci)
-    for (fv, pv), cs in zip(uniq.tolist(), sums):
+    for (fv, pv), cs in zip(uniq.tolist(), sums, strict=False):
         out.append((mpf(fv), cs, mpf(pv)))
     return out
 
@@ -155,7 +155,8 @@ def _nearest_group(groups, R):
 
 def _log_sum_rel(groups, R, S, fr, gauss):
     """log sum_k c_k pi_k exp(-(E_k - E_r)) (fr the nearest value: every
-    exponent <= 0)."""
+    exponent <= 0).
+    """
     return mp.log(mp.fsum(ck * pk * mp.exp(-_energy_gap(R, fk, fr, S, gauss)) for fk, ck, pk in groups))
 
 
@@ -334,7 +335,7 @@ def tight_scale(values, rho, counts=None, prior=None, iterations=250):
             f, c, p = _arrays(values, counts, prior)
             groups = _merged(f, c, p)
             best = mpf(0)
-            for fj, cj, pj in groups:
+            for fj, _cj, pj in groups:
                 d = mp.fsum(ck * pk * mp.exp(-abs(fj - fk) / lam) for fk, ck, pk in groups)
                 best = max(best, pj / d)
             return best
@@ -376,7 +377,7 @@ def effective_worlds(prior, counts=None):
         p = np.asarray(prior, dtype=np.float64).ravel()
         c = np.ones_like(p) if counts is None else np.asarray(counts, dtype=np.float64).ravel()
         keep = c * p > 0
-        return mp.fsum(mpf(a) * mpf(b) for a, b in zip(c[keep].tolist(), p[keep].tolist())) / mpf(
+        return mp.fsum(mpf(a) * mpf(b) for a, b in zip(c[keep].tolist(), p[keep].tolist(), strict=False)) / mpf(
             float(p[keep].max()))
 
 

@@ -313,7 +313,8 @@ def jit_spread(w):
 
 def _membership_worlds(query, known, candidates, k):
     """(the released value of every world, a boolean (worlds, N) table of
-    which candidates each world holds)."""
+    which candidates each world holds).
+    """
     cand = candidate_values(candidates)
     combos = list(itertools.combinations(range(cand.size), k))
     f = np.array([evaluate(query, np.concatenate([np.asarray(known, dtype=np.float64), cand[list(c)]]))

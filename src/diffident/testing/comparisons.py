@@ -24,16 +24,15 @@ module needs none of them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
 import diffident as di
 from diffident import rr
 
-from . import brute_force
-from . import dense
+from . import brute_force, dense
 
 __all__ = ["Reference", "Comparison", "COMPARISONS", "comparison"]
 
@@ -98,6 +97,7 @@ class Comparison:
     name: str = field(default="")
 
     def __post_init__(self):
+        """Default the name to the function's and the call to the function itself."""
         if not self.name:
             object.__setattr__(self, "name", getattr(self.function, "__name__", ""))
         if self.call is None:
@@ -249,7 +249,8 @@ _EXACT_QUERIES = ("sum", "mean", "median", "min", "max")  # exact world values o
 
 def _worlds_case(seed, queries=_EXACT_QUERIES + ("var", "std")):
     """Dyadic known values and candidates (world values of the exact queries
-    are exact floats, so the brute force groups them as diffident does)."""
+    are exact floats, so the brute force groups them as diffident does).
+    """
     rng = _rng(seed, 8)
     k = int(rng.integers(1, 4))
     return dict(query=queries[seed % len(queries)], known=rng.integers(-12, 13, int(rng.integers(1, 5))) * 0.25,

@@ -66,7 +66,8 @@ def _scaled(d, s, noise):
 def _energies(R, F, scales, noise):
     """(n, m) energies of the m worlds F (m, q) at the n responses R (n, q):
     sum over the q releases of |R_t - F_t| / scale_t (Laplace) or
-    (R - F)^2 / (2 sigma^2) (Gaussian)."""
+    (R - F)^2 / (2 sigma^2) (Gaussian).
+    """
     E = _scaled(np.abs(R[:, :1] - F[:, 0]), scales[0], noise)
     for t in range(1, F.shape[1]):
         E = E + _scaled(np.abs(R[:, t:t + 1] - F[:, t]), scales[t], noise)
@@ -75,7 +76,8 @@ def _energies(R, F, scales, noise):
 
 def _likelihoods(R, F, w, scales, noise="laplace"):
     """The dense formula: (K, Z, shift) with K = exp(-(E - shift)) (n, m),
-    Z = K @ w and shift the smallest energy of a world of weight w > 0."""
+    Z = K @ w and shift the smallest energy of a world of weight w > 0.
+    """
     if noise not in _NOISES:
         raise ValueError(f"unknown noise {noise!r}")
     E = _energies(R, F, scales, noise)
@@ -198,7 +200,7 @@ def quad_gaussian_delta(values, rho, sigma, world, counts=None, prior=None, npts
     bounds += [optimize.brentq(excess, grid[e], grid[e + 1], xtol=1e-15, rtol=1e-15) for e in edges]
     bounds += [np.inf if half_width is None else grid[-1]]
     total, state = 0.0, inside[0]
-    for a, b in zip(bounds[:-1], bounds[1:]):
+    for a, b in zip(bounds[:-1], bounds[1:], strict=False):
         if state:
             total += integrate.quad(lambda R: norm.pdf(R, v[world], sigma), a, b, epsabs=1e-13, epsrel=1e-12)[0]
         state = not state
@@ -277,6 +279,6 @@ def dp_accounting_sigma(epsilon, delta, sensitivity=1.0):
     if np.ndim(epsilon) == 0 and np.ndim(delta) == 0:  # the scalar call, as users write it
         return get_sigma_gaussian(float(epsilon), float(delta)) * sensitivity
     e, d = np.broadcast_arrays(np.asarray(epsilon, dtype=np.float64), np.asarray(delta, dtype=np.float64))
-    out = np.array([get_sigma_gaussian(float(a), float(b)) for a, b in zip(e.ravel(), d.ravel())])
+    out = np.array([get_sigma_gaussian(float(a), float(b)) for a, b in zip(e.ravel(), d.ravel(), strict=False)])
     out = out.reshape(e.shape) * sensitivity
     return float(out) if out.ndim == 0 else out

@@ -75,8 +75,10 @@ def _self_check():
         print("sec4 tight eps (mean):", float((mpf(14) / 3 - 2) / ts))
         print("sec4 worst:", c.worst_case_risk(means, float(ts)))
         med = [2, 3, 3, 3, 3, 3, 3, 3]
-        print("median tight eps:", float(1 / c.tight_scale(med, 1 / 3)), "bound eps:", float(c.epsilon_for_rho(1 / 3, 8)))
-        print("median risk at bound scale:", c.disclosure_risk(med, 2.0, float(c.scale_for_rho(1 / 3, 8, 1.0)), world=0))
+        print("median tight eps:", float(1 / c.tight_scale(med, 1 / 3)),
+              "bound eps:", float(c.epsilon_for_rho(1 / 3, 8)))
+        print("median risk at bound scale:",
+              c.disclosure_risk(med, 2.0, float(c.scale_for_rho(1 / 3, 8, 1.0)), world=0))
 
 
 if __name__ == "__main__":

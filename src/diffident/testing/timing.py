@@ -76,6 +76,7 @@ def machine_info():
         affinity = len(os.sched_getaffinity(0))
     except AttributeError:
         affinity = None
+    layer: str
     try:
         layer = numba.threading_layer()
     except ValueError:  # no parallel region has run yet

@@ -32,14 +32,7 @@ import numpy as np
 
 from . import _dd, _search, _validate
 
-__all__ = [
-    "epsilon_for_rho",
-    "scale_for_rho",
-    "rho_for_epsilon",
-    "risk_bound",
-    "min_rho",
-    "effective_worlds",
-]
+__all__ = ["epsilon_for_rho", "scale_for_rho", "rho_for_epsilon", "risk_bound", "min_rho", "effective_worlds"]
 
 # Relative margin between a calibration and its double-double inverse, which
 # is within about 2^-98 of the exact value (the elementary functions of _dd

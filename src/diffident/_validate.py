@@ -109,28 +109,26 @@ def flat(a, shape):
     return np.ascontiguousarray(np.broadcast_to(a, shape).ravel())
 
 
+def reject(a, bad, message):
+    """``a``; or, if any entry is ``bad``, the ValueError ``message`` naming the first such entry."""
+    if bad.any():
+        raise ValueError(f"{message}; {where(a, bad)}")
+    return a
+
+
 def finite(name, x):
     a = as_float(name, x)
-    bad = ~np.isfinite(a)
-    if bad.any():
-        raise ValueError(f"{name} must be finite (no NaN or infinity); {where(a, bad)}")
-    return a
+    return reject(a, ~np.isfinite(a), f"{name} must be finite (no NaN or infinity)")
 
 
 def non_negative(name, x):
     """Finite values >= 0."""
     a = finite(name, x)
-    bad = a < 0
-    if bad.any():
-        raise ValueError(f"{name} must be non-negative; {where(a, bad)}")
-    return a
+    return reject(a, a < 0, f"{name} must be non-negative")
 
 
 def not_nan(name, a):
-    bad = np.isnan(a)
-    if bad.any():
-        raise ValueError(f"{name} must not be NaN; {where(a, bad)}")
-    return a
+    return reject(a, np.isnan(a), f"{name} must not be NaN")
 
 
 def in_range(name, x, lo, hi, *, lo_open=False, hi_open=False, allow_nan=False):
@@ -151,10 +149,7 @@ def in_range(name, x, lo, hi, *, lo_open=False, hi_open=False, allow_nan=False):
 def worlds(name, x):
     """Numbers of possible worlds: finite elements >= 1."""
     a = finite(name, x)
-    bad = a < 1
-    if bad.any():
-        raise ValueError(f"{name} (the number of possible worlds) must be >= 1; {where(a, bad)}")
-    return a
+    return reject(a, a < 1, f"{name} (the number of possible worlds) must be >= 1")
 
 
 def tolerance(name, x):
@@ -168,10 +163,7 @@ def tolerance(name, x):
 def positive_scale(name, x):
     """Noise scales for posteriors: finite and > 0."""
     a = finite(name, x)
-    bad = a <= 0
-    if bad.any():
-        raise ValueError(f"{name} must be positive; {where(a, bad)}")
-    return a
+    return reject(a, a <= 0, f"{name} must be positive")
 
 
 def scale_or_limit(name, x):
@@ -201,19 +193,13 @@ def weights(name, x, n):
     a = finite(name, x)
     if a.ndim != 1 or a.size != n:
         raise ValueError(f"{name} must be one-dimensional with the length of values ({n}), got shape {a.shape}")
-    bad = a < 0
-    if bad.any():
-        raise ValueError(f"{name} must be non-negative; {where(a, bad)}")
-    return a
+    return reject(a, a < 0, f"{name} must be non-negative")
 
 
 def counts(x, n):
     """Multiplicities of worlds: whole numbers >= 0 (floats beyond 2**53 are)."""
     a = weights("counts", x, n)
-    bad = a != np.floor(a)
-    if bad.any():
-        raise ValueError(f"counts must be whole numbers (multiplicities of worlds); {where(a, bad)}")
-    return a
+    return reject(a, a != np.floor(a), "counts must be whole numbers (multiplicities of worlds)")
 
 
 def integer_index(name, x, n):
@@ -234,9 +220,7 @@ def integer_index(name, x, n):
         else:
             raise TypeError(f"{name} must be an integer index, got {x!r}")
     a = a.astype(np.int64)
-    bad = (a < -n) | (a >= n)
-    if bad.any():
-        raise ValueError(f"{name} out of range for {n} worlds; {where(a, bad)}")
+    reject(a, (a < -n) | (a >= n), f"{name} out of range for {n} worlds")
     return np.where(a < 0, a + n, a)
 
 
@@ -288,10 +272,7 @@ def privacy_delta(name, x):
 def releases(k):
     """k, a number of releases: whole numbers >= 1, as float64."""
     a = finite("k", k)
-    bad = (a < 1) | (a != np.floor(a))
-    if bad.any():
-        raise ValueError(f"k (the number of releases) must be a whole number >= 1; {where(a, bad)}")
-    return a
+    return reject(a, (a < 1) | (a != np.floor(a)), "k (the number of releases) must be a whole number >= 1")
 
 
 def categories(d):
@@ -299,35 +280,23 @@ def categories(d):
     if isinstance(d, (bool, np.bool_)) or np.asarray(d).dtype.kind == "b":
         raise TypeError(f"d (the number of categories) must be an integer, got {d!r}")
     a = finite("d", d)
-    bad = a != np.floor(a)
-    if bad.any():
-        raise ValueError(f"d (the number of categories) must be a whole number; {where(a, bad)}")
-    bad = a < 2
-    if bad.any():
-        raise ValueError(f"d (the number of categories) must be at least 2; {where(a, bad)}")
-    return a
+    reject(a, a != np.floor(a), "d (the number of categories) must be a whole number")
+    return reject(a, a < 2, "d (the number of categories) must be at least 2")
 
 
 def whole_numbers(name, x):
     """Whole-number labels (bools, ints, or integral floats) as int64."""
     a = as_float(name, x, allow_bool=True)
     not_nan(name, a)
-    bad = ~np.isfinite(a) | (a != np.floor(a))
-    if bad.any():
-        raise ValueError(f"{name} must hold whole numbers; {where(a, bad)}")
-    bad = np.abs(a) > 2.0**53
-    if bad.any():
-        raise ValueError(f"{name} must hold whole numbers within +-2**53 (exact in float64); {where(a, bad)}")
+    reject(a, ~np.isfinite(a) | (a != np.floor(a)), f"{name} must hold whole numbers")
+    reject(a, np.abs(a) > 2.0**53, f"{name} must hold whole numbers within +-2**53 (exact in float64)")
     return a.astype(np.int64)
 
 
 def bits(name, x):
     """Bits: whole-number labels that are 0 or 1, as int64."""
     a = whole_numbers(name, x)
-    bad = (a != 0) & (a != 1)
-    if bad.any():
-        raise ValueError(f"{name} must hold 0 or 1; {where(a, bad)}")
-    return a
+    return reject(a, (a != 0) & (a != 1), f"{name} must hold 0 or 1")
 
 
 def generator(rng):

@@ -1,4 +1,4 @@
-"""asv suites for huge world sets (MATH.md section 8): exact multiplicities,
+"""asv suites for huge world sets (Mathematics page, section 8): exact multiplicities,
 membership, chunked evaluation (conventions as in bench_core.py)."""
 import numpy as np
 

@@ -1,4 +1,4 @@
-"""Out-of-core evaluation equals the in-memory path (MATH.md s. 8)."""
+"""Out-of-core evaluation equals the in-memory path (Mathematics page, section 8)."""
 
 import numpy as np
 import pytest

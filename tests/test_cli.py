@@ -114,7 +114,7 @@ def test_bad_arguments_one_line_exit_2(args, word):
 
 def test_sweep_tight_scale_covers_every_neighbour(tmp_path):
     """The CSV's tight_scale is the every-neighbour calibration, to the digit
-    (MATH.md s. 9: for this std the D' of the sensitive range is not the
+    (Mathematics page, section 9: for this std the D' of the sensitive range is not the
     worst)."""
     import csv
 

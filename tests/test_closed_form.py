@@ -1,4 +1,4 @@
-"""The paper's closed forms (MATH.md section 3) against its check values."""
+"""The paper's closed forms (Mathematics page, section 3) against its check values."""
 
 import numpy as np
 import pytest

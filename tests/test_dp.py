@@ -1,4 +1,4 @@
-"""Differential-privacy companions (diffident.dp, MATH.md section 7): the
+"""Differential-privacy companions (diffident.dp; Mathematics page, section 7): the
 analytic and classic Gaussian mechanisms, the posterior bound for a prior P,
 composition.  References: dp-accounting (Google) for the analytic Gaussian
 mechanism, mpmath at 50 digits for the exact values."""

@@ -1,4 +1,4 @@
-"""(rho, delta)-identifiability under Gaussian noise (MATH.md s. 7)."""
+"""(rho, delta)-identifiability under Gaussian noise (Mathematics page, section 7)."""
 
 import numpy as np
 import pytest

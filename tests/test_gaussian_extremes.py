@@ -1,5 +1,5 @@
 """Gaussian (rho, delta)-identifiability at its edges, against an independent
-60-digit mpmath reference (MATH.md s. 7).
+60-digit mpmath reference (Mathematics page, section 7).
 
 The reference works on the response R itself (not in the library's units of
 the noise): the posterior P(w_j | R) from its definition, the interval

@@ -1,4 +1,4 @@
-"""Several Laplace releases seen by one adversary (MATH.md s. 7)."""
+"""Several Laplace releases seen by one adversary (Mathematics page, section 7)."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Exact multiplicities of sums and means over k-subsets (MATH.md s. 8)."""
+"""Exact multiplicities of sums and means over k-subsets (Mathematics page, section 8)."""
 
 import itertools
 import math

@@ -2,8 +2,8 @@
 
 Checked against brute force (every removal's worlds by `world_values`,
 `tight_scale` on each, the maximum), for conservativeness (the worst case of
-every removal at the result), on MATH.md's counter-example, and on the
-certificate path (MATH.md s. 9) against exact evaluation.
+every removal at the result), on the counter-example of the Mathematics page
+(section 9), and on the certificate path against exact evaluation.
 """
 
 import itertools
@@ -61,7 +61,7 @@ def check_every_removal(lam, rho, worlds):
 
 
 def test_counter_example():
-    """MATH.md s. 9: the D' attaining the sensitive range needs less noise
+    """Mathematics page, section 9: the D' attaining the sensitive range needs less noise
     than another D'; the dataset-level scale covers every one."""
     data, dom, rho = [6, 6, 0, 4, 3, 2, 3, 3], di.Domain(0, 7), 0.5
     S, first = di.dataset_sensitive_range("std", data, dom, return_removed=True)

@@ -136,7 +136,7 @@ def test_adult_std_ranges_against_direct_evaluation(adult, name):
 
 
 def test_adult_std_column_differs_from_the_paper(adult):
-    """MATH.md s. 6: the paper's Table 4 std column (0.0019, 0.0251, 26.8833,
+    """Mathematics page, section 6: the paper's Table 4 std column (0.0019, 0.0251, 26.8833,
     0.4623, 0.0056) is not reproduced by the definition; these are the exact
     values (k = 1, integer domain, sample std, maximum over removals)."""
     expect = {"age": 0.00197, "educational-num": 0.000328, "capital-gain": 13.455,

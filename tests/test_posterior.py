@@ -1,4 +1,4 @@
-"""Posteriors over possible worlds (MATH.md section 2)."""
+"""Posteriors over possible worlds (Mathematics page, section 2)."""
 
 import numpy as np
 import pytest

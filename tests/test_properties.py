@@ -1,6 +1,6 @@
 """Property tests (hypothesis) for the diffident engine core.
 
-Mathematical facts from MATH.md sections 2-5 that must hold for every input:
+Mathematical facts from the Mathematics page, sections 2-5, that must hold for every input:
 
 * the posterior is a distribution over worlds: sum_j c_j P_j(R) = 1;
 * 1/m_eff <= rho*(scale) <= 1 (integer counts), m_eff = sum c pi / max pi;

@@ -525,7 +525,7 @@ def test_tight_scale_rtol():
 
 
 def test_tight_scale_matches_reference_bisection():
-    # toy mean of the paper (MATH.md sec. 4): eps = 2.249596594583695 at rho = 1/3
+    # toy mean of the paper (Mathematics page, section 5): eps = 2.249596594583695 at rho = 1/3
     means = np.array([2, 8 / 3, 3, 10 / 3, 11 / 3, 4, 13 / 3, 14 / 3])
     ts = di.tight_scale(means, 1 / 3)
     r = ref.tight_scale(means, 1 / 3)
@@ -589,7 +589,7 @@ def test_closed_forms_edges_and_paper_values():
     assert di.rho_for_epsilon(0.0, 10) == pytest.approx(0.1, rel=RTOL)
     assert di.risk_bound(0.0, 10, 1.0) == 1.0
     assert di.risk_bound(np.inf, 10, 1.0) == pytest.approx(0.1, rel=RTOL)
-    # MATH.md sec. 3 check values
+    # Mathematics page, section 3: check values
     assert di.scale_for_rho(1 / 3, 8, 8 / 3) == pytest.approx(2.128628267061142, rel=RTOL)
     assert di.epsilon_for_rho(1 / 3, 8) == pytest.approx(1.2527629684953678, rel=RTOL)
     assert di.scale_for_rho(0.1, 99, 98 / 48842) == pytest.approx(8.403207231434116e-4, rel=RTOL)

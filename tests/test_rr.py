@@ -1,4 +1,4 @@
-"""Randomized response (diffident.rr, MATH.md section 7): exact epsilons by
+"""Randomized response (diffident.rr; Mathematics page, section 7): exact epsilons by
 enumeration, OpenDP's privacy maps, Bayes' rule, unbiasedness and variance by
 simulation, identifiability, bad input."""
 
@@ -77,7 +77,7 @@ def test_epsilon_bound_is_an_upper_bound_and_minus_log_pk_is_not_for_k_above_hal
     low = k <= 0.5
     with np.errstate(divide="ignore"):
         np.testing.assert_allclose(bound[low], -np.log(p[low] * k[low]), rtol=1e-14)
-    # MATH.md's -ln(p k) fails as a bound for k > 1/2
+    # -ln(p k) fails as a bound for k > 1/2 (Mathematics page, section 7)
     assert -math.log(0.1 * 0.9) < rr.epsilon(0.1, 0.9)
     assert rr.epsilon_bound(0.1, 0.9) == pytest.approx(-math.log(0.1 * 0.1), rel=1e-15)
     assert rr.epsilon_bound(1.0, 0.5) == pytest.approx(math.log(2), rel=1e-15)
@@ -164,7 +164,7 @@ def test_posterior_against_bayes_enumeration():
 
 
 def test_math_md_report1_posterior_is_bayes_exactly():
-    # MATH.md: (1 - p k) P1 / ((1 - p) P1 + p (1 - k)); checked in exact arithmetic
+    # Mathematics page, eq. 7.7: (1 - p k) P1 / ((1 - p) P1 + p (1 - k)); checked in exact arithmetic
     for p in GRID:
         for k in GRID:
             for pr in (F(1, 3), F(1, 2), F(4, 5)):

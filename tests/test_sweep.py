@@ -60,7 +60,7 @@ def test_table_matches_direct_engine_calls():
 
 
 def test_tight_scale_protects_every_neighbour():
-    """MATH.md s. 9: the D' attaining the sensitive range is not the one that
+    """Mathematics page, section 9: the D' attaining the sensitive range is not the one that
     needs the most noise; the table's tight scale is safe for every D'."""
     data = np.array([6, 6, 0, 4, 3, 2, 3, 3], float)
     dom = di.Domain(0, 7)

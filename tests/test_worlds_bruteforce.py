@@ -1,7 +1,7 @@
 """Possible worlds and sensitive ranges against a brute-force reference.
 
 diffident.testing.brute_force enumerates every world explicitly and evaluates the
-query with NumPy (MATH.md s. 1 and s. 6, the worlds spec).  Here diffident's
+query with NumPy (Mathematics page, sections 1 and 6; the worlds spec).  Here diffident's
 ``world_values``, ``sensitive_range``, ``contributions`` and
 ``dataset_sensitive_range`` are compared with it on many small seeded random
 cases: every named query, k = 1, 2, 3, explicit candidates with repeated
@@ -415,7 +415,7 @@ def test_dataset_var_removed_value_outside_the_candidates():
 @pytest.mark.parametrize("k", [1, 2, 3])
 def test_dataset_mean_domain_every_removal_attains(k):
     """On a domain S(mean) = k (hi - lo) / n whatever the removed
-    individuals (MATH.md s. 6, docs/worlds.md): every removal attains the
+    individuals (Mathematics page, section 6; docs/worlds.md): every removal attains the
     maximum, also when n is not a power of two (rounding must not split
     this tie)."""
     data = np.array([3.0, -3.0, -2.0, 1.0, 3.0])
@@ -431,7 +431,7 @@ def test_dataset_mean_domain_every_removal_attains(k):
 
 
 def test_adult_style_mean_domain():
-    """MATH.md s. 3 (Adult): S(mean) = (hi - lo) / n for k = 1 and any
+    """Mathematics page, section 3 (Adult): S(mean) = (hi - lo) / n for k = 1 and any
     removal on an integer domain."""
     data = np.array([17.0, 90.0, 40.0, 33.0, 25.0])
     s, removed = di.dataset_sensitive_range("mean", data, di.Domain(17, 90), return_removed=True)
@@ -602,7 +602,7 @@ def test_integer_domain_properties():
 
 
 # ---------------------------------------------------------------------------
-# the paper's toy example (MATH.md s. 3)
+# the paper's toy example (Mathematics page, section 3)
 # ---------------------------------------------------------------------------
 
 TOY_KNOWN = np.array([1.0, 3.0])

@@ -1,4 +1,4 @@
-"""Exact worst-case risk (MATH.md s. 4) and tight calibration (s. 5)."""
+"""Exact worst-case risk (Mathematics page, section 4) and tight calibration (section 5)."""
 
 import numpy as np
 import pytest

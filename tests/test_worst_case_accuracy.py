@@ -1,4 +1,4 @@
-"""The exact worst case (MATH.md section 4) against an independent 60-digit
+"""The exact worst case (Mathematics page, section 4) against an independent 60-digit
 reference at 1e6 and 1e7 worlds, and every path that evaluates it giving the
 same bits.
 

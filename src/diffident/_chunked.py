@@ -1,5 +1,6 @@
-"""Out-of-core evaluation (MATH.md section 8): world values supplied as a
-sequence of chunks (arrays, or slices of a memory-mapped array).
+"""Out-of-core evaluation (Mathematics page, section 8): world values
+supplied as a sequence of chunks (arrays, or slices of a memory-mapped
+array).
 Log-evidence folds each chunk into mergeable (shift, log weight, sum)
 triples, in memory O(chunk + responses); the worst case runs the sweep's
 left and right carries across sorted chunks, and keeps a reference to every

@@ -1,6 +1,7 @@
-"""The paper's closed-form calibration (MATH.md section 3, Lee and Clifton
-Theorem 1): the risk bound ``1 / (1 + (m - 1) exp(-S / scale))`` and its
-inversions.  All functions broadcast NumPy-style.
+"""The paper's closed-form calibration (Lee and Clifton, Theorem 1;
+Mathematics page, section 3): the risk bound
+``1 / (1 + (m - 1) exp(-S / scale))`` and its inversions.  All functions
+broadcast NumPy-style.
 
 Edge values (documented, never errors, so that grid sweeps run through):
 ``rho >= 1`` needs no noise (scale 0, epsilon inf); ``rho <= 1/m`` cannot
@@ -273,9 +274,9 @@ def _certified(check, first, x0, increasing, what):
 def epsilon_for_rho(rho, m):
     """The paper's epsilon for a risk bound rho over m possible worlds.
 
-    ``epsilon = ln((m - 1) rho / (1 - rho))`` (MATH.md eq. 15 with
-    ``scale = S / epsilon``): any epsilon-DP Laplace release keeps the
-    adversary's posterior of the true world at or below rho.
+    ``epsilon = ln((m - 1) rho / (1 - rho))`` (Mathematics page, eq. 3.3:
+    eq. 3.2 with ``scale = S / epsilon``): any epsilon-DP Laplace release
+    keeps the adversary's posterior of the true world at or below rho.
 
     Parameters
     ----------
@@ -350,7 +351,7 @@ def _feasible(r, mm):
 
 
 def scale_for_rho(rho, m, sensitive_range):
-    """The paper's Laplace scale for a risk bound rho (MATH.md eq. 15).
+    """The paper's Laplace scale for a risk bound rho (Mathematics page, eq. 3.2).
 
     ``scale = S / ln((m - 1) rho / (1 - rho))`` guarantees
     ``risk_bound(scale, m, S) <= rho``.
@@ -427,8 +428,8 @@ def laplace_scale(r, mm, s):
 def rho_for_epsilon(epsilon, m):
     """The risk bound that an epsilon-DP Laplace release guarantees.
 
-    ``rho = 1 / (1 + (m - 1) exp(-epsilon))`` (MATH.md section 3): the
-    inverse of `epsilon_for_rho`.
+    ``rho = 1 / (1 + (m - 1) exp(-epsilon))`` (Mathematics page, eq. 3.3):
+    the inverse of `epsilon_for_rho`.
 
     Parameters
     ----------
@@ -472,9 +473,9 @@ def rho_for_epsilon(epsilon, m):
 def risk_bound(scale, m, sensitive_range):
     """The paper's upper bound on the identification risk of a Laplace release.
 
-    ``1 / (1 + (m - 1) exp(-S / scale))`` (MATH.md eq. 9): no response and no
-    true world gives the adversary a posterior above it.  It is not tight; see
-    `worst_case_risk` for the exact worst case.
+    ``1 / (1 + (m - 1) exp(-S / scale))`` (Mathematics page, eq. 3.1): no
+    response and no true world gives the adversary a posterior above it.
+    It is not tight; see `worst_case_risk` for the exact worst case.
 
     Parameters
     ----------
@@ -566,7 +567,7 @@ def min_rho(m):
 def effective_worlds(prior, axis=-1):
     """The number of worlds that a non-uniform prior is worth.
 
-    ``1 / max_j pi_j`` for the normalised prior (MATH.md section 3).
+    ``1 / max_j pi_j`` for the normalised prior (Mathematics page, eq. 3.4).
     Substitute it for m in the closed forms: the adversary's risk can never
     fall below the largest prior probability.
 

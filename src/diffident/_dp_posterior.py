@@ -1,8 +1,8 @@
-"""The Bayesian reading of epsilon-DP (`diffident.dp`, MATH.md section 7):
-the largest posterior of an adversary with prior P after an epsilon-DP
-release, and the epsilon that keeps it at or below a bound.  Both are
-evaluated in double-double arithmetic like the paper's closed forms
-(`diffident._closed_form`), which are the case P = 1/m.
+"""The Bayesian reading of epsilon-DP (`diffident.dp`; Mathematics page,
+section 7): the largest posterior of an adversary with prior P after an
+epsilon-DP release, and the epsilon that keeps it at or below a bound.
+Both are evaluated in double-double arithmetic like the paper's closed
+forms (`diffident._closed_form`), which are the case P = 1/m.
 """
 
 import numpy as np
@@ -48,7 +48,7 @@ def posterior_bound(epsilon, prior):
 
         e^epsilon P / (1 - P + e^epsilon P)
 
-    (MATH.md section 7), computed like `rho_for_epsilon` with ``m - 1``
+    (Mathematics page, eq. 7.9), computed like `rho_for_epsilon` with ``m - 1``
     replaced by ``(1 - P) / P``: ``1 / (1 + e^(ln((1 - P)/P) - epsilon))``
     in double-double arithmetic, rounded once to the nearest float (no
     overflow for a tiny prior, and exact to half an ulp where the bound is

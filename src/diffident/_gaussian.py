@@ -1,4 +1,4 @@
-"""(rho, delta)-identifiability under Gaussian noise (MATH.md section 7).
+"""(rho, delta)-identifiability under Gaussian noise (Mathematics page, section 7).
 
 For the true world j and R = f_j + sigma z with z ~ N(0, 1), delta_j(rho) is
 the probability that the adversary's posterior of world j exceeds rho.
@@ -445,9 +445,10 @@ def gaussian_delta(values, rho, sigma, *, counts=None, prior=None, world=None):
     """(rho, delta)-identifiability of a Gaussian release: the delta at sigma.
 
     delta is the probability, over R ~ N(f_j, sigma^2), that the posterior of
-    the true world j exceeds rho (MATH.md section 7).  Since -log P is convex
-    in R, the responses where it does form one interval; its ends are found
-    to adjacent floats and its normal probability is integrated exactly.
+    the true world j exceeds rho (Mathematics page, eq. 7.1).  Since -log P
+    is convex in R, the responses where it does form one interval; its ends
+    are found to adjacent floats and its normal probability is integrated
+    exactly.
 
     Parameters
     ----------

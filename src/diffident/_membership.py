@@ -1,4 +1,4 @@
-"""Membership: whether a given individual is among the k unknown ones (MATH.md s. 8).
+"""Membership of an individual among the k unknown ones (Mathematics page, eq. 8.2).
 
 With k unknown individuals drawn from explicit candidates, the disclosure
 event "candidate i is in D" is the union of the worlds that contain i.  For
@@ -12,7 +12,7 @@ with G[t] the number of worlds of value t and N_i[t] the number of those
 that contain i.  Its prior is k / N.  Under Laplace noise both sums are, on
 each interval between world values, a e^{R/b} + c e^{-R/b}, so their ratio is
 monotone there: the worst response is a world value, and the two-sided sweep
-of MATH.md section 4 gives both sums at every world value in O(u).
+(Mathematics page, eq. 4.2) gives both sums at every world value in O(u).
 """
 
 import math

@@ -1,4 +1,4 @@
-"""Several independent Laplace releases seen by one adversary (MATH.md s. 7)."""
+"""Independent Laplace releases seen by one adversary (Mathematics page, section 7)."""
 
 import numba
 import numpy as np
@@ -123,7 +123,7 @@ def multi_worst_case_risk(values, scale, *, counts=None, prior=None, return_worl
     One adversary sees Laplace releases of q different queries on the same
     worlds:
     ``rho* = max_j pi_j / sum_k c_k pi_k exp(-sum_t |f_t(w_j) - f_t(w_k)| / scale_t)``
-    (MATH.md section 7: the worst responses are R_t = f_t(w_j) for every t).
+    (Mathematics page, eq. 7.4: the worst responses are R_t = f_t(w_j) for every t).
 
     Parameters
     ----------

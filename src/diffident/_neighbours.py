@@ -1,4 +1,4 @@
-"""The tight calibration that protects every neighbour (MATH.md section 9).
+"""The tight calibration that protects every neighbour (Mathematics page, section 9).
 
 The curator does not know which individuals the adversary misses, so a
 scale must meet rho for every known part D' = D minus a removal.  The
@@ -106,7 +106,7 @@ def dataset_tight_scale(query, data, candidates, rho, *, k=1, ddof=0, q=0.5, rto
     part D' = data minus a removal: the result is the largest
     `tight_scale` over every distinct removal (distinct removed values for
     k = 1, distinct removed multisets for k > 1), each of the worlds
-    `world_values` gives for that D' (MATH.md section 9).  Batched over
+    `world_values` gives for that D' (Mathematics page, eq. 9.1).  Batched over
     rho; exact, but without a search per removal: one reference removal is
     searched and the others are verified at its answer (by shared world
     sets, by the shift invariance of sum and mean over a Domain, or by a
@@ -181,13 +181,13 @@ def dataset_tight_scale(query, data, candidates, rho, *, k=1, ddof=0, q=0.5, rto
     Notes
     -----
     One D' is not enough for the median, quantiles, var and std: another
-    missing individual can leave worlds that need more noise (MATH.md s. 9
-    has a counter-example).  For sum and mean over a Domain one D'
-    suffices in exact arithmetic (the worlds are shifts of each other); the
-    result is that D''s tight scale raised by a rounding margin that covers
-    the other D' as the library evaluates them (relative: about 1e-10, up
-    to 1e-7 where the scale is within a few million ulps of the values:
-    capital-gain's mean at rho = 0.5).
+    missing individual can leave worlds that need more noise (the
+    Mathematics page, section 9, has a counter-example).  For sum and mean
+    over a Domain one D' suffices in exact arithmetic (the worlds are
+    shifts of each other); the result is that D''s tight scale raised by a
+    rounding margin that covers the other D' as the library evaluates them
+    (relative: about 1e-10, up to 1e-7 where the scale is within a few
+    million ulps of the values: capital-gain's mean at rho = 0.5).
     Cost: one search over the reference worlds, one batched pass for the
     certificate, and O(m) per removal; a search for each removal that
     binds.
@@ -195,7 +195,7 @@ def dataset_tight_scale(query, data, candidates, rho, *, k=1, ddof=0, q=0.5, rto
     Examples
     --------
     >>> import diffident as di
-    >>> data = [6, 6, 0, 4, 3, 2, 3, 3]                  # MATH.md s. 9
+    >>> data = [6, 6, 0, 4, 3, 2, 3, 3]                  # Mathematics page, section 9
     >>> dom = di.Domain(0, 7)
     >>> S, first = di.dataset_sensitive_range("std", data, dom, return_removed=True)
     >>> first.tolist()                                    # the paper's D' misses the 0
@@ -352,10 +352,10 @@ class Problem:
 
     def _order_signatures(self):
         """The known values an order statistic reads: removals that leave
-        them equal have equal worlds (a coarser grouping than MATH.md s. 9's
-        equal removed values: for the median, every removal below the
-        middle is one).  `kth` reads indices r - k to r of the known part
-        for each rank r the query takes.
+        them equal have equal worlds (a coarser grouping than the equal
+        removed values of the Mathematics page, eq. 9.1: for the median,
+        every removal below the middle is one).  `kth` reads indices r - k
+        to r of the known part for each rank r the query takes.
         """
         qy, k, n = self.qy, self.k, self.n
         n0 = n - k

@@ -1,4 +1,4 @@
-"""Possible worlds and exact sensitive ranges (MATH.md sections 1 and 6).
+"""Possible worlds and exact sensitive ranges (Mathematics page, sections 1 and 6).
 
 The informed adversary knows ``known`` = D' (the database without k
 individuals) and the candidates for the missing ones; every way of filling
@@ -6,8 +6,8 @@ the k places is a possible world.  This module computes the query's value on
 every world (grouped: `world_values`), its spread (the sensitive range
 S(f): `sensitive_range`), each candidate's contribution (`contributions`)
 and the largest spread over every choice of D' from a data set
-(`dataset_sensitive_range`).  Named queries use the closed forms of MATH.md
-section 6; any other query is evaluated on every world.
+(`dataset_sensitive_range`).  Named queries use the closed forms of the
+Mathematics page, section 6; any other query is evaluated on every world.
 """
 
 import itertools
@@ -68,8 +68,8 @@ def world_values(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=10*
     """The query's distinct values over every possible world, with counts.
 
     The worlds are ``known + S`` for every choice S of k unknown individuals
-    (MATH.md section 1): k-subsets of explicit candidates, or k-multisets of
-    an integer `Domain`.  The result feeds the engine directly:
+    (Mathematics page, eq. 1.1): k-subsets of explicit candidates, or
+    k-multisets of an integer `Domain`.  The result feeds the engine directly:
     ``worst_case_risk(values, scale, counts=counts)``.
 
     Parameters
@@ -96,17 +96,17 @@ def world_values(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=10*
     max_worlds : int, optional
         Refuse to enumerate more worlds than this (default 10**8).  Sums and
         means with k > 1 over candidates on a binary grid (integers, halves,
-        quarters, ...: multiples of a power of two) are not enumerated:
-        their multiplicities come from the subset-sum generating function
-        (MATH.md section 8), exactly, for any number of worlds (1.8e13 in
-        milliseconds).  On a decimal grid (cents, ...) they are enumerated
+        quarters, ...: multiples of a power of two) are not enumerated: their
+        multiplicities come from the subset-sum generating function
+        (Mathematics page, eq. 8.1), exactly, for any number of worlds (1.8e13
+        in milliseconds).  On a decimal grid (cents, ...) they are enumerated
         up to ``max_worlds`` worlds, so that every value is the exact sum of
         the world's floats, rounded once, as for k = 1 and as a callable
         summing exactly (``math.fsum``) gives: decimals such as 0.1 are not
-        exact in binary, and two worlds whose decimal sums agree may differ
-        in the last bit.  Beyond ``max_worlds`` they come from the
-        generating function over the decimal grid, which groups worlds by
-        their decimal sum (values within an ulp or two of the exact ones).
+        exact in binary, and two worlds whose decimal sums agree may differ in
+        the last bit.  Beyond ``max_worlds`` they come from the generating
+        function over the decimal grid, which groups worlds by their decimal
+        sum (values within an ulp or two of the exact ones).
 
     Returns
     -------
@@ -185,7 +185,7 @@ def sum_grid(cands):
 
 def _sum_multiplicities(qy, k, cands, kn, grid):
     """Sum or mean over k-subsets (k-multisets for a Domain) by the exact
-    subset-sum dynamic programme of MATH.md section 8.
+    subset-sum dynamic programme of the Mathematics page, eq. 8.1.
     """
     from ._kernels.subsets import multiset_sums, subset_sums
 
@@ -314,10 +314,10 @@ def sensitive_range(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=
     """The sensitive range S(f) of a query for a fixed known part.
 
     S(f) is the largest difference of the query between two possible worlds
-    (MATH.md section 6).  Named queries use closed forms: the k largest and
-    k smallest candidates for monotone queries (sum, mean, min, max, median,
-    quantile); for var and std the split extremes (maximum) and contiguous
-    windows (minimum).  A callable is evaluated on every world.
+    (Mathematics page, eq. 6.1).  Named queries use closed forms: the k
+    largest and k smallest candidates for monotone queries (sum, mean, min,
+    max, median, quantile); for var and std the split extremes (maximum)
+    and contiguous windows (minimum).  A callable is evaluated on every world.
 
     Parameters
     ----------

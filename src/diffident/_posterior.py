@@ -1,5 +1,5 @@
 """The adversary's posterior over possible worlds after a noisy release
-(MATH.md section 2), computed in log space relative to a shift.
+(Mathematics page, section 2), computed in log space relative to a shift.
 """
 
 import numba
@@ -155,11 +155,11 @@ def log_evidence(values, response, scale, *, counts=None, prior=None, noise="lap
     """Log of the posterior's normaliser, ``log sum_k c_k pi_k L_k(R)``.
 
     With Laplace noise ``L_k(R) = exp(-|R - f_k| / scale)``, with Gaussian
-    noise ``L_k(R) = exp(-(R - f_k)^2 / (2 scale^2))`` (MATH.md s. 2; no
-    normalising constant), and ``pi_k`` the prior weights as given (default
-    1).  Add ``-log(2 scale)`` (Laplace) or ``-log(scale sqrt(2 pi))``
-    (Gaussian), and ``-log(sum_k c_k pi_k)``, for the log density of the
-    response under the prior.
+    noise ``L_k(R) = exp(-(R - f_k)^2 / (2 scale^2))`` (Mathematics page,
+    eq. 2.2: no normalising constant), and ``pi_k`` the prior weights as
+    given (default 1).  Add ``-log(2 scale)`` (Laplace) or
+    ``-log(scale sqrt(2 pi))`` (Gaussian), and ``-log(sum_k c_k pi_k)``,
+    for the log density of the response under the prior.
 
     Parameters
     ----------
@@ -224,7 +224,7 @@ def log_evidence_of(ws, R, lam, gauss):
 
 
 def log_posterior(values, response, scale, *, counts=None, prior=None, noise="laplace"):
-    """Log posterior of each world given the response(s) (MATH.md s. 2).
+    """Log posterior of each world given the response(s) (Mathematics page, eq. 2.1).
 
     Entry ``j`` is ``log(pi_j L_j(R) / sum_k c_k pi_k L_k(R))``: the
     posterior of *one* world of entry j's group, so

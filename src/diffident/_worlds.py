@@ -1,5 +1,6 @@
 """The world set behind every risk computation: validated values, weights,
-and (computed once, on demand) the merged sorted groups of MATH.md s. 4.
+and (computed once, on demand) the merged sorted groups of the Mathematics
+page, section 4.
 """
 
 import functools

@@ -1,5 +1,6 @@
-"""The exact worst-case identification risk of a Laplace release (MATH.md
-section 4) and the tight calibration that inverts it (section 5).
+"""The exact worst-case identification risk of a Laplace release
+(Mathematics page, section 4) and the tight calibration that inverts it
+(section 5).
 """
 
 import numba
@@ -215,7 +216,7 @@ def worst_case_risk(values, scale, *, counts=None, prior=None, return_world=Fals
 
     ``rho*(scale) = max_j pi_j / sum_k c_k pi_k exp(-|f_j - f_k| / scale)``:
     the largest posterior any world can reach, over every response and every
-    true world (MATH.md section 4).  It is attained at ``R = f_j``.
+    true world (Mathematics page, eq. 4.1).  It is attained at ``R = f_j``.
 
     Parameters
     ----------
@@ -421,9 +422,9 @@ def guesses(fs, W, rho):
     spread = fs[-1] - fs[0]
     m_eff = W.sum()  # the largest normalised prior is 1
     gaps = np.diff(fs)
-    # Upper end: the paper's closed form (valid for a uniform prior, MATH.md
-    # s. 5).  Lower end: the same form with the widest nearest-neighbour gap
-    # in place of the spread.
+    # Upper end: the paper's closed form (valid for a uniform prior;
+    # Mathematics page, section 5).  Lower end: the same form with the
+    # widest nearest-neighbour gap in place of the spread.
     nn = np.minimum(np.append(gaps, np.inf), np.append(np.inf, gaps)).max()
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         eps = np.log1p((m_eff * rho - 1.0) / (1.0 - rho))

@@ -3,7 +3,7 @@ values, computed on a scheduler or a ``distributed`` cluster.
 
 * `log_evidence`: each block folds its worlds into per-response
   (shift, log weight, sum) triples; the triples are merged pairwise up a
-  tree (MATH.md section 8).
+  tree (Mathematics page, eq. 8.3).
 * `worst_case_risk`: on sorted blocks, the sweep's left carry runs
   forwards through the blocks and the right carry backwards, each block
   reduced to its smallest S/P (a carry scan, two chains of small tasks,

@@ -1,5 +1,5 @@
-"""Differential privacy: the companions to the paper's calibration (MATH.md
-section 7).
+"""Differential privacy: the companions to the paper's calibration
+(Mathematics page, section 7).
 
 The analytic and the classic Gaussian mechanism, the Bayesian reading of
 epsilon-DP for an adversary with prior P, and composition.  All functions

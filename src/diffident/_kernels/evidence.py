@@ -20,17 +20,17 @@ its difference from the shift's, computed from the pairs
 energies (1e20 and beyond: the rounding of a distance never enters an
 exponent), and a weight's logarithm is added to a relative energy, not
 lost against an absolute one.  Sums of separate chunks merge
-associatively (MATH.md section 8), which is how one response over 1e7
-worlds is split across threads in one pass over memory, each chunk being
-read once into cache and reused there.
+associatively (Mathematics page, eq. 8.3), which is how one response over
+1e7 worlds is split across threads in one pass over memory, each chunk
+being read once into cache and reused there.
 
 Two strategies, chosen by the public wrapper:
 * direct: O(m) per (response, scale) point, vectorised, threaded either over
   points (many points) or over chunks of worlds (one point);
-* sweep (MATH.md section 4): per distinct scale, the left and right sums
-  ``A`` and ``B`` over the sorted distinct values in O(u); the normaliser at
-  any response is then two terms around its position, found by binary
-  search.
+* sweep (Mathematics page, eq. 4.2): per distinct scale, the left and
+  right sums ``A`` and ``B`` over the sorted distinct values in O(u); the
+  normaliser at any response is then two terms around its position, found
+  by binary search.
 """
 
 import math
@@ -255,7 +255,7 @@ def direct_points(f, lw, weighted, gauss, R, c, fw, lpw, with_risk, log_risk, ou
 def merge_chunk(f, lw, weighted, exact, gauss, R, c, D, DL, G, S, buf):
     """Fold one chunk of worlds into each point's running sum (D, DL, G, S),
     in place, points shared among workers: the out-of-core and distributed
-    log-evidence (MATH.md s. 8).
+    log-evidence (Mathematics page, section 8).
     """
     nw = buf.shape[0]
     n = R.size
@@ -372,7 +372,7 @@ def sweep_work(u):
 
 @kernel
 def sweep_sums(fs, W, inv, A, B, Z, LK, F):
-    """Inclusive left and right sums over sorted distinct values (MATH.md s.4).
+    """Inclusive left and right sums over the sorted values (Mathematics page, eq. 4.2).
 
     ``A[g] = sum_{i<=g} W_i exp(-(fs_g - fs_i) inv)`` and
     ``B[g] = sum_{i>=g} W_i exp(-(fs_i - fs_g) inv)``, by the worst case's

@@ -1,4 +1,4 @@
-"""Kernels for (rho, delta)-identifiability under Gaussian noise (MATH.md s. 7).
+"""Kernels for Gaussian (rho, delta)-identifiability (Mathematics page, section 7).
 
 Coordinates.  For the true world j (value f_j, prior p_j) the response is
 R = f_j + sigma z.  Over the distinct values f_g with group weights G_g

@@ -1,5 +1,5 @@
 """Dense worst-case risk for several independent Laplace releases
-(MATH.md section 7): S_j = sum_k w_k exp(-sum_t |F[t, j] - F[t, k]| inv_t).
+(Mathematics page, eq. 7.4): S_j = sum_k w_k exp(-sum_t |F[t, j] - F[t, k]| inv_t).
 
 O(m^2 q) with no m x m matrix: each worker keeps one row of m exponents,
 filled query by query (vectorised over k), so memory is O(m) per worker.

@@ -1,4 +1,4 @@
-"""Kernels for the every-neighbour calibration (MATH.md section 9).
+"""Kernels for the every-neighbour calibration (Mathematics page, section 9).
 
 A dominance certificate compares the worlds of a reference removal X with
 those of another removal Y, matched world by world: sorted by X (ties

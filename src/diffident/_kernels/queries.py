@@ -1,4 +1,4 @@
-"""Kernels that evaluate a query on each possible world (MATH.md sections 1 and 6).
+"""Kernels that evaluate a query on every world (Mathematics page, sections 1 and 6).
 
 A batch of worlds is ``known + S`` for the rows ``S[w]`` of a (W, k) matrix,
 each row sorted ascending.  Named queries are evaluated from statistics of

@@ -1,4 +1,4 @@
-"""Exact multiplicities of subset sums (MATH.md section 8).
+"""Exact multiplicities of subset sums (Mathematics page, eq. 8.1).
 
 The number of k-subsets of a multiset of integers with a given sum is the
 coefficient of z^k t^s in prod_v (1 + z t^v)^{n_v}; for multisets drawn

@@ -1,5 +1,5 @@
-"""Kernels for the exact worst-case risk (MATH.md section 4) and for sorting
-world values into distinct groups.
+"""Kernels for the exact worst-case risk (Mathematics page, section 4) and
+for sorting world values into distinct groups.
 
 Input is always the merged world set: sorted distinct values ``fs``, group
 weights ``W`` (count times prior, normalised) and ``invP`` (1 / the largest

@@ -4,8 +4,9 @@
 Adult Table 4, the noise-ratio Figures 2 to 4 and the tight calibration that
 goes beyond the paper, writes the data behind every table and figure as CSV,
 the figures as PNG (when matplotlib is installed) and ``report.md``, which
-sets every number of the paper given in MATH.md beside ours and marks it
-"equal", "different" (with why) or "not reproducible".
+sets every number of the paper (and the check values of the Mathematics
+page) beside ours and marks it "equal", "different" (with why) or "not
+reproducible".
 
 Without a data file the paper's published facts (domains, n, means and
 standard deviations) are used, and whatever needs raw rows (standard

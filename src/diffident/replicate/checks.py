@@ -152,7 +152,7 @@ class Check(NamedTuple):
     item : str
         What is compared.
     source : str
-        Where the paper's value is printed (or the MATH.md check value).
+        Where the paper's value is printed (or the Mathematics page's check value).
     paper : str
         The paper's value as printed.
     ours : str

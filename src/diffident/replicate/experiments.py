@@ -116,7 +116,7 @@ def toy(checks):
     Parameters
     ----------
     checks : Checks
-        Receives the comparisons with the paper and MATH.md.
+        Receives the comparisons with the paper and the Mathematics page.
 
     Returns
     -------
@@ -174,7 +174,7 @@ def toy(checks):
 
 
 def _check_toy(checks, toy, wc_world):
-    """The toy example's numbers beside the paper's and MATH.md's."""
+    """The toy example's numbers beside the paper's and the Mathematics page's."""
     m, cands, means, medians = toy["m"], toy["cands"], toy["means"], toy["medians"]
     src4 = "paper sec. 4 (toy)"
     if m != len(TOY_PAPER_MEANS):
@@ -188,15 +188,15 @@ def _check_toy(checks, toy, wc_world):
                note="" if same else "the worlds' medians differ")
     checks.add("toy S(mean)", src4, TOY_PAPER_S_MEAN, toy["s_mean"])
     checks.add("toy S(median)", src4, TOY_PAPER_S_MEDIAN, toy["s_median"])
-    checks.add("toy scale of the mean at rho = 1/3", "MATH.md s. 3 check value", TOY_CHECK_SCALE, toy["lam"])
-    checks.add("toy epsilon at rho = 1/3, ln(7/2)", "MATH.md s. 3 check value", TOY_CHECK_EPS, toy["eps"])
+    src3 = "Mathematics page, section 3 (check value)"
+    checks.add("toy scale of the mean at rho = 1/3", src3, TOY_CHECK_SCALE, toy["lam"])
+    checks.add("toy epsilon at rho = 1/3, ln(7/2)", src3, TOY_CHECK_EPS, toy["eps"])
     checks.add("toy risk of world 1 at R = 2 (< 1/3)", src4, TOY_PAPER_RISK1, toy["risk1"])
-    checks.add("toy risk of world 1 at R = 2, full precision", "MATH.md s. 3 check value",
-               TOY_CHECK_RISK1, toy["risk1"])
+    checks.add("toy risk of world 1 at R = 2, full precision", src3, TOY_CHECK_RISK1, toy["risk1"])
     checks.add("toy mean: exact worst-case risk at the paper's scale (world 1 at R = 2)",
-               "MATH.md s. 4 (beyond the paper)", TOY_CHECK_RISK1, toy["wc_mean"],
+               "Mathematics page, section 4 (beyond the paper)", TOY_CHECK_RISK1, toy["wc_mean"],
                note=f"attained by world {wc_world + 1}")
-    checks.add("toy median: the bound is attained, worst-case risk = rho", "MATH.md s. 3",
+    checks.add("toy median: the bound is attained, worst-case risk = rho", "Mathematics page, section 3",
                "1/3", toy["wc_median"])
     # the tight calibration asks the computed risk to meet rho by its
     # rounding error bound (so that the exact risk does): its epsilon is
@@ -205,7 +205,7 @@ def _check_toy(checks, toy, wc_world):
     exact_teps = float(TOY_CHECK_TIGHT_EPS)
     rel = (exact_teps - teps_mean) / exact_teps
     conservative = 0.0 <= rel <= 1e-13
-    checks.add("toy mean: tight epsilon at rho = 1/3", "MATH.md s. 4 (beyond the paper)",
+    checks.add("toy mean: tight epsilon at rho = 1/3", "Mathematics page, section 5 (beyond the paper)",
                TOY_CHECK_TIGHT_EPS, teps_mean, status=EQUAL if conservative else None,
                printed=repr(teps_mean) if conservative else None,
                note=(f"below the exact root by a relative {rel:.1g}: the calibration's margin for rounding, "
@@ -287,7 +287,8 @@ def table4(checks, rows, embedded, rows_label, rng):
                    note=("exact value on the " + ("synthetic rows" if embedded else "Adult rows")
                          + " (k = 1, the Table 3 integer domain, ddof = 1); see 'The standard-deviation column'"))
         if not embedded:
-            checks.add(f"{col}: S(std) exact on the Adult rows", "MATH.md s. 6 / docs/worlds.md check value",
+            checks.add(f"{col}: S(std) exact on the Adult rows",
+                       "Mathematics page, section 6 / docs/worlds.md (check value)",
                        ENGINE_STD_RANGE[col], s_std)
         for rho in TABLE4_RHO:
             table += _table4_cells(checks, f, col, rho, rows_label, embedded, rng)

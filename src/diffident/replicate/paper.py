@@ -1,8 +1,8 @@
 """The published facts of Lee and Clifton (KDD 2012), in one place.
 
 Everything the replication compares with, and the Adult example the
-command line and the benchmarks use, comes from here (MATH.md sections
-2-6).  Strings keep the printed precision: the comparison rounds ours to it.
+command line and the benchmarks use, comes from here (Mathematics page,
+sections 2-6).  Strings keep the printed precision: the comparison rounds ours to it.
 """
 
 from fractions import Fraction
@@ -65,10 +65,10 @@ PAPER_MEAN_SCALE = {
     0.001: {"age": "inf", "educational-num": "inf", "capital-gain": "0.4445",
             "capital-loss": "0.0606", "hours-per-week": "inf"},
 }
-#: Table 4, sensitive range of the standard deviation (not reproducible, MATH.md s. 6).
+#: Table 4, sensitive range of the standard deviation (not reproducible: Mathematics page, section 6).
 PAPER_STD_RANGE = {"age": "0.0019", "educational-num": "0.0251", "capital-gain": "26.8833",
                    "capital-loss": "0.4623", "hours-per-week": "0.0056"}
-#: The exact values on the Adult data (docs/worlds.md, MATH.md s. 6): check values.
+#: The exact values on the Adult data (docs/worlds.md; Mathematics page, section 6): check values.
 ENGINE_STD_RANGE = {"age": "0.001969", "educational-num": "0.000328", "capital-gain": "13.4549",
                     "capital-loss": "0.4631", "hours-per-week": "0.002835"}
 #: The risk bounds of Table 4.
@@ -92,7 +92,7 @@ FIG4_SIZES = (1000, 10000)
 TOY_UNIVERSE = tuple(range(1, 11))
 TOY_KNOWN = (1, 3)
 TOY_RHO = Fraction(1, 3)
-#: The paper's world means and medians of the toy example (MATH.md s. 3).
+#: The paper's world means and medians of the toy example (Mathematics page, section 3).
 TOY_PAPER_MEANS = ("2", "8/3", "3", "10/3", "11/3", "4", "13/3", "14/3")
 TOY_PAPER_MEDIANS = ("2", "3", "3", "3", "3", "3", "3", "3")
 #: The toy example's sensitive ranges of the mean and the median.
@@ -100,9 +100,9 @@ TOY_PAPER_S_MEAN = "8/3"
 TOY_PAPER_S_MEDIAN = "1"
 #: World 1's risk at R = 2 at the paper's scale for rho = 1/3, as printed.
 TOY_PAPER_RISK1 = "0.2294"
-#: MATH.md s. 3-4 check values at rho = 1/3: the paper's scale of the mean,
-#: its epsilon ln(7/2), world 1's risk at R = 2 (also the exact worst case)
-#: and the tight epsilon of the mean (beyond the paper).
+#: Check values at rho = 1/3 (Mathematics page, sections 3-5): the paper's
+#: scale of the mean, its epsilon ln(7/2), world 1's risk at R = 2 (also
+#: the exact worst case) and the tight epsilon of the mean (beyond the paper).
 TOY_CHECK_SCALE = "2.128628267061142"
 TOY_CHECK_EPS = "1.2527629684953678"
 TOY_CHECK_RISK1 = "0.22943826951692214"

@@ -222,7 +222,8 @@ def _summary(checks, embedded, plots, source, seed):
     parts = [f"{counts.get(k, 0)} {k}" for k in (EQUAL, DIFFERENT, NOT_REPRODUCIBLE)]
     if counts.get(EMBEDDED):
         parts.append(f"{counts[EMBEDDED]} {EMBEDDED} (the published value is an input here, not recomputed)")
-    add(f"{len(checks.rows)} values of the paper (and the check values of MATH.md) compared: " + ", ".join(parts) + ".")
+    add(f"{len(checks.rows)} values of the paper (and the check values of the Mathematics page) compared: "
+        + ", ".join(parts) + ".")
     add("")
     for status in (DIFFERENT, NOT_REPRODUCIBLE):
         rows = [r for r in checks.rows if r.status == status]
@@ -372,12 +373,12 @@ def _table4(res, tables):
     add("### The standard-deviation column (not reproducible)")
     add("")
     add("The paper's Table 4 lists S(std) as " + ", ".join(PAPER_STD_RANGE[c] for c in ATTRIBUTES)
-        + f" ({', '.join(ATTRIBUTES)}). The definition (MATH.md s. 6: S(f) = max over D' = D - i* of the largest "
-        "difference of f between two possible worlds), computed exactly with k = 1, the integer domains of "
-        "Table 3 and the sample standard deviation, gives on the Adult data "
+        + f" ({', '.join(ATTRIBUTES)}). The definition (Mathematics page, section 6: S(f) = max over "
+        "D' = D - i* of the largest difference of f between two possible worlds), computed exactly with k = 1, "
+        "the integer domains of Table 3 and the sample standard deviation, gives on the Adult data "
         + ", ".join(ENGINE_STD_RANGE[c] for c in ATTRIBUTES)
-        + " (MATH.md s. 6, docs/worlds.md): three of the five differ by factors of about 2 to 77, and no "
-        "convention tried (ddof 0 or 1, which individual is removed, the domain or the observed range) "
+        + " (Mathematics page, section 6; docs/worlds.md): three of the five differ by factors of about 2 to 77, "
+        "and no convention tried (ddof 0 or 1, which individual is removed, the domain or the observed range) "
         "reproduces them; the public re-implementation of the paper could not either. This run's values: "
         + ", ".join(f"{c} {fmt(facts[c]['s_std'], 6)}" for c in ATTRIBUTES)
         + (" (on the synthetic rows, so they match neither column; run with the Adult data for the exact values)."
@@ -457,7 +458,7 @@ def _files_and_notes(tables, figures, notes):
     L += [f"* {note}" for note in notes]
     L.append("* Scales and epsilons are diffident's closed forms (`scale_for_rho`, `epsilon_for_rho`), which round "
              "toward the private side by at most a few ulps; worst-case risks and tight calibrations are exact "
-             "(MATH.md s. 4-5).")
+             "(Mathematics page, sections 4-5).")
     L.append("* Status rules: a value is *equal* when ours, rounded half-up to the paper's printed digits, reads "
              "the same (a full double printed to 16-17 digits may differ by 2 ulps); fractions such as 8/3 are "
              "compared to double precision.")

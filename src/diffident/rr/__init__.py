@@ -1,4 +1,4 @@
-"""Randomized response in the local model (MATH.md section 7).
+"""Randomized response in the local model (Mathematics page, section 7).
 
 Three families of schemes, all vectorised and broadcasting NumPy-style:
 
@@ -39,8 +39,8 @@ likelihood ratios that can exceed one are ``1 + (1 - p) / (p (1 - k))``
 
     epsilon = ln(1 + (1 - p) / (p min(k, 1 - k)))
 
-which is MATH.md's ``max(ln((1 - p k)/(p (1 - k))), ln((1 - p + p k)/(p k)))``
-written without cancellation.  Note (a correction to MATH.md section 7):
+which is ``max(ln((1 - p k)/(p (1 - k))), ln((1 - p + p k)/(p k)))``
+(Mathematics page, eq. 7.6) written without cancellation.  Note:
 ``-ln(p k)`` bounds only the report-0 ratio, and is *not* an upper bound on
 epsilon when ``k > 1/2`` (``p = 0.1, k = 0.9``: epsilon 4.51 > -ln(p k) =
 2.41).  The valid bound is ``-ln(p min(k, 1 - k))``, equal to ``-ln(p k)``

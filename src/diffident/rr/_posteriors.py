@@ -27,8 +27,9 @@ def _posterior_table(p, k, prior):
 def posterior(p, k, prior, report=1):
     """The adversary's posterior that ``x = 1`` after a report (Bayes' rule).
 
-    Report 1: ``(1 - p k) P1 / ((1 - p) P1 + p (1 - k))`` (MATH.md; this is
-    Bayes' ``(1 - p k) P1 / ((1 - p k) P1 + p (1 - k) (1 - P1))`` with the
+    Report 1: ``(1 - p k) P1 / ((1 - p) P1 + p (1 - k))`` (Mathematics page,
+    eq. 7.7; this is Bayes'
+    ``(1 - p k) P1 / ((1 - p k) P1 + p (1 - k) (1 - P1))`` with the
     denominator simplified).  Report 0:
     ``p k P1 / (p k P1 + (1 - p + p k)(1 - P1))
     = p k P1 / ((1 - p)(1 - P1) + p k)``.
@@ -162,8 +163,8 @@ def rho(p, k, prior):
     ``rho = max_x max_r P(x | r)`` over ``x`` in {0, 1} and the reports r
     that x can produce.  For every respondent and every report the
     adversary's posterior belief in the respondent's actual bit is at most
-    rho: the scheme is rho-differentially identifiable (MATH.md sections 1
-    and 3, with the two worlds x = 0 and x = 1 and prior weights
+    rho: the scheme is rho-differentially identifiable (Mathematics page,
+    sections 1 and 3, with the two worlds x = 0 and x = 1 and prior weights
     ``1 - prior`` and ``prior``).  Equivalently
     ``max(identification_risk(..., value=1), identification_risk(..., value=0))``.
 
@@ -172,7 +173,8 @@ def rho(p, k, prior):
     ``1 / (1 + e^-epsilon)``, the paper's ``rho = 1/(1 + (m - 1) e^-eps)``
     with m = 2 worlds and the exact `epsilon`; for any prior
     ``rho <= e^eps P / (1 - P + e^eps P)`` with ``P = max(prior, 1 - prior)``
-    (MATH.md's Bayesian reading of eps-DP), with equality at ``k = 1/2``.
+    (the Bayesian reading of eps-DP, Mathematics page, eq. 7.9), with
+    equality at ``k = 1/2``.
 
     Parameters
     ----------

@@ -89,13 +89,14 @@ def epsilon(p, k):
 def epsilon_bound(p, k):
     """A simple upper bound on `epsilon`: ``-ln(p min(k, 1 - k))``.
 
-    For ``k <= 1/2`` this is MATH.md's ``-ln(p k)``.  For ``k > 1/2``,
-    ``-ln(p k)`` is *not* a bound (it bounds only the report-0 ratio; e.g.
-    ``p = 0.1, k = 0.9`` has epsilon 4.51 but ``-ln(p k) = 2.41``), so
-    the smaller of k and 1 - k is used.  The bound exceeds the exact
-    epsilon by ``ln(1 + (1 - m)/(1 - p + p m)) >= 0`` with
-    ``m = min(k, 1 - k)``: it is loose even at ``p = 1`` (``-ln m >= ln 2``
-    where the exact epsilon is 0).
+    For ``k <= 1/2`` this is ``-ln(p k)`` (Mathematics page, section 7).
+    For ``k > 1/2``, ``-ln(p k)`` is *not* a bound (it bounds only the
+    report-0 ratio; e.g. ``p = 0.1, k = 0.9`` has epsilon 4.51 but
+    ``-ln(p k) = 2.41``), so the smaller of k and 1 - k is used.  The
+    bound exceeds the exact epsilon by
+    ``ln(1 + (1 - m)/(1 - p + p m)) >= 0`` with ``m = min(k, 1 - k)``: it
+    is loose even at ``p = 1`` (``-ln m >= ln 2`` where the exact epsilon
+    is 0).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""The 60-digit mpmath reference beyond the engine core (MATH.md section 7
+"""The 60-digit mpmath reference beyond the engine core (Mathematics page, section 7
 and the hardening tests): Gaussian (rho, delta)-identifiability, several
 Laplace releases, the O(u) sorted sweep, the Bayesian reading of epsilon,
 the analytic Gaussian mechanism and dataset-level sensitive ranges in exact
@@ -27,7 +27,7 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------
-# Gaussian (rho, delta)-identifiability (MATH.md section 7)
+# Gaussian (rho, delta)-identifiability (Mathematics page, section 7)
 # --------------------------------------------------------------------------
 
 def _upper_tail(z):
@@ -160,7 +160,7 @@ def gaussian_delta(values, rho, sigma, counts=None, prior=None, world=None):
 
 
 # --------------------------------------------------------------------------
-# several Laplace releases (MATH.md section 7), dense
+# several Laplace releases (Mathematics page, eq. 7.4), dense
 # --------------------------------------------------------------------------
 
 def multi_worst_case_risk(values, scales, counts=None, prior=None):
@@ -209,11 +209,11 @@ def multi_worst_case_risk(values, scales, counts=None, prior=None):
 
 
 # --------------------------------------------------------------------------
-# the sorted sweep of MATH.md section 4 at DPS digits, O(u)
+# the sorted sweep (Mathematics page, eq. 4.2) at DPS digits, O(u)
 # --------------------------------------------------------------------------
 
 def sweep_worst_case_risk(values, scale, counts=None, prior=None):
-    """The worst-case risk by the sorted sweep of MATH.md s. 4, at ``DPS`` digits.
+    """The worst-case risk by the sorted sweep (Mathematics page, eq. 4.2), at ``DPS`` digits.
 
     rho*(scale) by the left/right recurrences, O(u) after a sort.  For u distinct values with group weight
     W_g = sum c_k pi_k and largest
@@ -271,7 +271,7 @@ def sweep_worst_case_risk(values, scale, counts=None, prior=None):
 
 
 # --------------------------------------------------------------------------
-# the Bayesian reading of epsilon (MATH.md section 7)
+# the Bayesian reading of epsilon (Mathematics page, eq. 7.9)
 # --------------------------------------------------------------------------
 
 def posterior_bound(epsilon, prior):

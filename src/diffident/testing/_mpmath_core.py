@@ -1,4 +1,4 @@
-"""The 60-digit mpmath reference of the engine core (MATH.md sections 2-5).
+"""The 60-digit mpmath reference of the engine core (Mathematics page, sections 2-5).
 
 Input handling shared with :mod:`diffident.testing._mpmath_beyond`, the
 posterior quantities, the dense worst case over responses, the tight scale
@@ -107,7 +107,7 @@ def _check_scale(scale):
 
 
 # --------------------------------------------------------------------------
-# posterior quantities (MATH.md section 2)
+# posterior quantities (Mathematics page, section 2)
 # --------------------------------------------------------------------------
 
 def _gauss(noise):
@@ -266,7 +266,7 @@ def to_float(x):
 
 
 # --------------------------------------------------------------------------
-# worst case over responses (MATH.md section 4) -- the dense definition
+# worst case over responses (Mathematics page, eq. 4.1) -- the dense definition
 # --------------------------------------------------------------------------
 
 def world_risks(values, scale, counts=None, prior=None, worlds=None):
@@ -355,7 +355,7 @@ def tight_scale(values, rho, counts=None, prior=None, iterations=250):
 
 
 # --------------------------------------------------------------------------
-# closed forms (MATH.md section 3), scalar, mpf
+# closed forms (Mathematics page, section 3), scalar, mpf
 # --------------------------------------------------------------------------
 
 def min_rho(m):

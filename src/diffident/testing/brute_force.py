@@ -1,6 +1,6 @@
 """Brute-force reference for possible worlds, sensitive ranges and membership.
 
-Written from MATH.md sections 1, 3, 6 and 8 and the worlds spec, with the
+Written from the Mathematics page (sections 1, 3, 6 and 8) and the worlds spec, with the
 plainest possible code.  It does not call diffident; speed is irrelevant.
 Every world is built explicitly and the query is evaluated on it with NumPy.
 
@@ -23,7 +23,7 @@ named queries are symmetric; only floating-point rounding could depend on
 the order).  Callables get the world in construction order: known values
 first, then the chosen candidates in index order.
 
-`membership_posterior` and `membership_risk` (MATH.md section 8) enumerate
+`membership_posterior` and `membership_risk` (Mathematics page, eq. 8.2) enumerate
 the worlds of k unknown individuals and sum the posteriors of
 `diffident.testing.dense.dense_posterior` over the worlds that hold a given
 candidate.
@@ -308,7 +308,7 @@ def jit_spread(w):
 
 
 # ---------------------------------------------------------------------------
-# membership (MATH.md section 8)
+# membership (Mathematics page, eq. 8.2)
 # ---------------------------------------------------------------------------
 
 def _membership_worlds(query, known, candidates, k):

@@ -1,16 +1,16 @@
 """Plain float64 definitions and SciPy / dp-accounting baselines.
 
 The posterior over possible worlds written once, straight from its
-definition in NumPy (MATH.md section 2): the noise energy of every world at
+definition in NumPy (Mathematics page, eq. 2.1): the noise energy of every world at
 every response, shifted by the smallest energy of a world of positive
 weight, exponentiated and normalised.  Everything else in this module is
 that formula read another way:
 
 * `dense_posterior`, `dense_log_evidence`: at given responses, O(n m);
 * `dense_worst_case_risk`: each world's posterior at its own value (where
-  it is largest), the O(m^2) worst case of MATH.md section 4, in row blocks
+  it is largest), the O(m^2) worst case (Mathematics page, eq. 4.1), in row blocks
   so that memory stays bounded; 2-d values are several Laplace releases
-  (MATH.md section 7);
+  (Mathematics page, eq. 7.4);
 * `grid_worst_case_risk`: the largest posterior over a grid of responses,
   the brute force over responses;
 * `quad_gaussian_delta`: Gaussian (rho, delta)-identifiability by SciPy

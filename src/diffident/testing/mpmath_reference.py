@@ -1,6 +1,6 @@
 """Independent high-precision reference for diffident's computations.
 
-Everything here is written from MATH.md (sections 2-5 and 7) with the
+Everything here is written from the Mathematics page (sections 2-5 and 7) with the
 plainest possible formulas, evaluated in mpmath at ``DPS`` significant
 digits.  None of it calls diffident.  Float64 inputs are taken as exact
 numbers (``mpmath.mpf(float)`` is exact), so the results are the true values
@@ -31,7 +31,7 @@ The engine core (sections 2-5): ``log_evidence``, ``log_posterior``,
   integrated with erfc (no cancellation in a tail);
 * ``multi_worst_case_risk``: the dense worst case of q independent Laplace
   releases;
-* ``sweep_worst_case_risk``: the O(u) sorted sweep of MATH.md section 4
+* ``sweep_worst_case_risk``: the O(u) sorted sweep (Mathematics page, eq. 4.2)
   (left and right sums) at ``DPS`` digits, for large world sets with many
   distinct values;
 * ``epsilon_for_posterior`` and ``posterior_bound``;
@@ -46,7 +46,7 @@ The O(m^2) float64 definitions live in :mod:`diffident.testing.dense`.
 Importing this module needs mpmath (a test dependency, not a dependency of
 diffident).
 
-Run it as a script for a self-check against the check values of MATH.md::
+Run it as a script for a self-check against the check values of the Mathematics page::
 
     python -m diffident.testing.mpmath_reference
 """
@@ -61,7 +61,7 @@ __all__ = ["mp", "mpf", *_mpmath_core.__all__, *_mpmath_beyond.__all__]
 
 
 def _self_check():
-    """Print the MATH.md check values next to the reference's own."""
+    """Print the Mathematics page's check values next to the reference's own."""
     c = _mpmath_core
     with mp.workdps(c.DPS):
         # section 2: f = mean of {1,2,3,x}, x in {4,5,10}; eps = 2, S = 9/4

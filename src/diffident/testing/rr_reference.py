@@ -1,4 +1,4 @@
-"""Exact reference for randomized response (diffident.rr, MATH.md s. 7).
+"""Exact reference for randomized response (diffident.rr; Mathematics page, section 7).
 
 Written from the formulas in ``diffident.rr``'s module docstring only (the
 four likelihoods, Bayes' rule, epsilon as the largest log-likelihood ratio,

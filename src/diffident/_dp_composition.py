@@ -8,7 +8,6 @@ exact sum.
 import numpy as np
 
 from . import _closed_form, _dd, _search
-from ._closed_form import epsilon_for_rho
 from ._validate import is_scalar, privacy_epsilon, probability, releases, ret, worlds
 
 
@@ -243,7 +242,7 @@ def rho_after_composition(epsilons, m, axis=-1):
     >>> round(rho_after_composition([0.5, 0.5], 2), 12)   # = rho_for_epsilon(1, 2)
     0.73105857863
     """
-    eps = np.asarray(compose_sequential(epsilons, axis=axis), dtype=np.float64)
+    eps = _sum_up(_compose_args(epsilons, None)[0], axis)  # compose_sequential's core
     out = _closed_form.rho_up(eps, worlds("m", m))
     return ret(out, np.ndim(out) == 0)
 
@@ -316,7 +315,7 @@ def epsilon_per_release(rho, m, k):
     scalar = is_scalar(rho, m, k)
     kk = releases(k)
     r, mm, kk = np.broadcast_arrays(probability("rho", rho), worlds("m", m), kk)
-    total = np.asarray(epsilon_for_rho(r, mm), dtype=np.float64).ravel()
+    total = _closed_form.laplace_epsilon(r, mm).ravel()
     kf = np.ascontiguousarray(kk, dtype=np.float64).ravel()
     eps = total / kf
     live = np.flatnonzero(np.isfinite(eps) & (eps > 0.0))

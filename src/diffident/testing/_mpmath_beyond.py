@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from mpmath import mp, mpf
 
-from ._mpmath_core import DPS, _arrays, _merged, _mp, _xabs, _xsub
+from ._mpmath_core import DPS, as_arrays, exact_abs, exact_sub, merged_groups, mpf_of
 
 __all__ = [
     "gaussian_delta",
@@ -68,7 +68,7 @@ def _gaussian_delta_one(groups, fj, pj, rho, sigma):
     # z = (R - f_j) / sigma; 1/P(z) = sum_k w_k exp(-a_k z - a_k^2 / 2) with
     # a_k = (f_j - f_k) / sigma and w_k = c_k pi_k / pi_j: a sum of
     # exponentials of linear functions of z, so L = log(1/P) is convex.
-    terms = [(ck * pk / pj, _xsub(fj, fk) / sigma) for fk, ck, pk in groups]
+    terms = [(ck * pk / pj, exact_sub(fj, fk) / sigma) for fk, ck, pk in groups]
     T = -mp.log(rho)  # P > rho  <=>  L < T
     amax = max(abs(a) for w, a in terms)
 
@@ -143,9 +143,9 @@ def gaussian_delta(values, rho, sigma, counts=None, prior=None, world=None):
     ``prior`` as in `log_evidence`.  Returns an mpf.
     """
     with mp.workdps(DPS + 20):
-        f, c, p = _arrays(values, counts, prior)
-        groups = _merged(f, c, p)
-        r = _mp(rho)
+        f, c, p = as_arrays(values, counts, prior)
+        groups = merged_groups(f, c, p)
+        r = mpf_of(rho)
         sig = mpf(float(sigma))
         if not sig > 0:
             raise ValueError("sigma must be > 0")
@@ -195,7 +195,7 @@ def multi_worst_case_risk(values, scales, counts=None, prior=None):
                 e = mpf(0)
                 zero = False
                 for t in range(q):
-                    d = _xabs(_xsub(rows[j][t], rows[k][t]))
+                    d = exact_abs(exact_sub(rows[j][t], rows[k][t]))
                     if inv[t] is None:
                         if d != 0:
                             zero = True
@@ -229,7 +229,7 @@ def sweep_worst_case_risk(values, scale, counts=None, prior=None):
     import decimal
     from decimal import Decimal
 
-    f, c, p = _arrays(values, counts, prior)
+    f, c, p = as_arrays(values, counts, prior)
     s = float(scale)
     if not (0.0 < s < np.inf):
         raise ValueError("scale must be finite and > 0")
@@ -282,7 +282,7 @@ def posterior_bound(epsilon, prior):
     mpf.
     """
     with mp.workdps(DPS):
-        e, P = _mp(epsilon), _mp(prior)
+        e, P = mpf_of(epsilon), mpf_of(prior)
         if e == mpf("inf"):
             return mpf(1) if P > 0 else mpf(0)
         x = mp.exp(e) * P
@@ -297,7 +297,7 @@ def epsilon_for_posterior(posterior, prior):
     gives 0.  Returns an mpf.
     """
     with mp.workdps(DPS):
-        q, P = _mp(posterior), _mp(prior)
+        q, P = mpf_of(posterior), mpf_of(prior)
         if q >= 1 or P == 0:
             return mpf("inf")
         if q <= P:

@@ -36,7 +36,7 @@ __all__ = [
 # input handling
 # --------------------------------------------------------------------------
 
-def _arrays(values, counts=None, prior=None):
+def as_arrays(values, counts=None, prior=None):
     f = np.asarray(values, dtype=np.float64).ravel()
     c = np.ones_like(f) if counts is None else np.asarray(counts, dtype=np.float64).ravel()
     p = np.ones_like(f) if prior is None else np.asarray(prior, dtype=np.float64).ravel()
@@ -49,7 +49,7 @@ def _arrays(values, counts=None, prior=None):
     return f, c, p
 
 
-def _merged(f, c, p):
+def merged_groups(f, c, p):
     """Merge entries with equal (value, prior) and drop zero-weight entries.
 
     Returns a list of (mpf value, mpf count, mpf prior), all exact.
@@ -86,7 +86,7 @@ def merge(values, counts=None, prior=None):
     entry inverse[i] of the merged problem, so this is exact.  Integer counts
     only (their float64 sums are then exact).
     """
-    f, c, p = _arrays(values, counts, prior)
+    f, c, p = as_arrays(values, counts, prior)
     if not (np.all(c == np.round(c)) and c.sum() < 2.0 ** 52):
         raise ValueError("merge() needs integer counts")
     uniq, inv = np.unique(np.stack([f, p], axis=1), axis=0, return_inverse=True)
@@ -95,7 +95,7 @@ def merge(values, counts=None, prior=None):
     return uniq[:, 0].copy(), cu, uniq[:, 1].copy(), inv
 
 
-def _mp(x):
+def mpf_of(x):
     return mpf(float(x))
 
 
@@ -116,12 +116,12 @@ def _gauss(noise):
     return noise == "gaussian"
 
 
-def _xsub(x, y):
+def exact_sub(x, y):
     """x - y exactly (mpmath's exact mode: no rounding, whatever the exponents)."""
     return mp.fsub(x, y, exact=True)
 
 
-def _xabs(x):
+def exact_abs(x):
     """|x| exactly (``abs`` of an mpf rounds to the working precision)."""
     return x if x >= 0 else mp.fneg(x, exact=True)
 
@@ -137,20 +137,20 @@ def _energy_gap(R, fk, fr, S, gauss):
       Gaussian: ((R - fk)^2 - (R - fr)^2) / (2 S^2) = (fr - fk)(2R - fr - fk) / (2 S^2)
     """
     if gauss:
-        num = mp.fmul(_xsub(fr, fk), _xsub(_xsub(mp.fmul(2, R, exact=True), fr), fk), exact=True)
+        num = mp.fmul(exact_sub(fr, fk), exact_sub(exact_sub(mp.fmul(2, R, exact=True), fr), fk), exact=True)
         return num / (2 * S * S)
-    return _xsub(_xabs(_xsub(R, fk)), _xabs(_xsub(R, fr))) / S
+    return exact_sub(exact_abs(exact_sub(R, fk)), exact_abs(exact_sub(R, fr))) / S
 
 
 def _energy(R, fk, S, gauss):
     """The noise energy of a world at response R (mpf; S an mpf scale > 0)."""
-    d = _xsub(R, fk)
+    d = exact_sub(R, fk)
     return d * d / (2 * S * S) if gauss else abs(d) / S
 
 
 def _nearest_group(groups, R):
     """The merged group whose value is nearest R (exactly): the shift."""
-    return min(groups, key=lambda g: _xabs(_xsub(R, g[0])))[0]
+    return min(groups, key=lambda g: exact_abs(exact_sub(R, g[0])))[0]
 
 
 def _log_sum_rel(groups, R, S, fr, gauss):
@@ -182,9 +182,9 @@ def log_evidence(values, response, scale, counts=None, prior=None, noise="laplac
     """
     with mp.workdps(DPS):
         gauss = _gauss(noise)
-        f, c, p = _arrays(values, counts, prior)
+        f, c, p = as_arrays(values, counts, prior)
         s = _check_scale(scale)
-        return _log_evidence_merged(_merged(f, c, p), _mp(response), s, gauss)
+        return _log_evidence_merged(merged_groups(f, c, p), mpf_of(response), s, gauss)
 
 
 def log_posterior(values, response, scale, counts=None, prior=None, worlds=None, noise="laplace"):
@@ -199,10 +199,10 @@ def log_posterior(values, response, scale, counts=None, prior=None, worlds=None,
     """
     with mp.workdps(DPS):
         gauss = _gauss(noise)
-        f, c, p = _arrays(values, counts, prior)
+        f, c, p = as_arrays(values, counts, prior)
         s = _check_scale(scale)
-        R = _mp(response)
-        groups = _merged(f, c, p)
+        R = mpf_of(response)
+        groups = merged_groups(f, c, p)
         idx = range(f.size) if worlds is None else [int(j) for j in worlds]
         if 0.0 < s < np.inf:
             S = mpf(s)
@@ -278,9 +278,9 @@ def world_risks(values, scale, counts=None, prior=None, worlds=None):
     limits pi_j / sum_{f_k = f_j} c_k pi_k and pi_j / sum_k c_k pi_k.
     """
     with mp.workdps(DPS):
-        f, c, p = _arrays(values, counts, prior)
+        f, c, p = as_arrays(values, counts, prior)
         s = _check_scale(scale)
-        groups = _merged(f, c, p)
+        groups = merged_groups(f, c, p)
         idx = range(f.size) if worlds is None else [int(j) for j in worlds]
         cand = [j for j in idx if c[j] > 0 and p[j] > 0]
         denom = {}  # the denominator depends on f_j only
@@ -325,15 +325,15 @@ def tight_scale(values, rho, counts=None, prior=None, iterations=250):
     rho >= rho*(0) -> 0; rho <= rho*(inf) -> inf.
     """
     with mp.workdps(DPS):
-        r = _mp(rho)
+        r = mpf_of(rho)
         if r >= worst_case_risk(values, 0.0, counts, prior)[0]:
             return mpf(0)
         if r <= worst_case_risk(values, np.inf, counts, prior)[0]:
             return mpf("inf")
 
         def risk(lam):  # dense, at an mpf scale
-            f, c, p = _arrays(values, counts, prior)
-            groups = _merged(f, c, p)
+            f, c, p = as_arrays(values, counts, prior)
+            groups = merged_groups(f, c, p)
             best = mpf(0)
             for fj, _cj, pj in groups:
                 d = mp.fsum(ck * pk * mp.exp(-abs(fj - fk) / lam) for fk, ck, pk in groups)
@@ -364,7 +364,7 @@ def min_rho(m):
     ``m`` is the number of possible worlds (a scalar); returns an mpf.
     """
     with mp.workdps(DPS):
-        return 1 / _mp(m)
+        return 1 / mpf_of(m)
 
 
 def effective_worlds(prior, counts=None):
@@ -388,7 +388,7 @@ def epsilon_for_rho(rho, m):
     Returns an mpf.
     """
     with mp.workdps(DPS):
-        r, M = _mp(rho), _mp(m)
+        r, M = mpf_of(rho), mpf_of(m)
         if r >= 1:
             return mpf("inf")
         if r <= 1 / M:
@@ -402,7 +402,7 @@ def rho_for_epsilon(epsilon, m):
     Scalars ``epsilon`` and ``m``; epsilon = inf gives 1.  Returns an mpf.
     """
     with mp.workdps(DPS):
-        e, M = _mp(epsilon), _mp(m)
+        e, M = mpf_of(epsilon), mpf_of(m)
         if e == mpf("inf"):
             return mpf(1)
         return 1 / (1 + (M - 1) * mp.exp(-e))
@@ -416,7 +416,7 @@ def scale_for_rho(rho, m, sensitive_range):
     an mpf.
     """
     with mp.workdps(DPS):
-        r, M, S = _mp(rho), _mp(m), _mp(sensitive_range)
+        r, M, S = mpf_of(rho), mpf_of(m), mpf_of(sensitive_range)
         if S == 0:
             return mpf(0) if r >= 1 / M else mpf("inf")
         if r >= 1:
@@ -433,7 +433,7 @@ def risk_bound(scale, m, sensitive_range):
     (S > 0) and scale inf gives 1/m.  Returns an mpf.
     """
     with mp.workdps(DPS):
-        lam, M, S = _mp(scale), _mp(m), _mp(sensitive_range)
+        lam, M, S = mpf_of(scale), mpf_of(m), mpf_of(sensitive_range)
         if lam == mpf("inf"):
             return 1 / M
         if lam == 0:

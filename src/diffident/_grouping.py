@@ -18,12 +18,16 @@ def runs(sorted_values):
     """Distinct values of sorted values and the index where each run starts.
 
     Returns ``(distinct, first)``: float64 and int64 arrays of the number of
-    runs (fresh arrays, not views of a work buffer).
+    runs.  They own their memory (copies of the work buffers' heads) unless
+    every value is distinct: then the work buffers are the answer and
+    copying them would only cost time (80 MB each at 1e7 values).
     """
     n = sorted_values.size
     fs = np.empty(n)
     first = np.empty(n, np.int64)
     u = group_sorted(sorted_values, fs, first)
+    if u == n:
+        return fs, first
     return fs[:u].copy(), first[:u].copy()
 
 

@@ -41,6 +41,16 @@ def parallel_kernel(fn):
     return numba.njit(parallel=True, **POLICY)(fn)
 
 
+def inlined_kernel(fn):
+    """Compile ``fn`` under :data:`POLICY`, inlined into its callers at Numba's IR level.
+
+    For a small kernel with a parameter that its callers pass as a constant
+    (a sign, a flag): once inlined, the constant folds away, so one kernel
+    serves where two near-copies would otherwise be written.
+    """
+    return numba.njit(inline="always", **POLICY)(fn)
+
+
 def uncached_kernel(fn):
     """Compile ``fn`` under :data:`POLICY` without the disk cache.
 

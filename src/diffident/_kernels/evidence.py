@@ -38,7 +38,7 @@ import math
 import numba
 import numpy as np
 
-from ._jit import kernel, parallel_kernel
+from ._jit import inlined_kernel, kernel, parallel_kernel
 from ._math import exp, sum8, two_diff
 from .worstcase import NF, forward, n_links, neighbour_factors
 
@@ -49,7 +49,7 @@ BUF = 3 * CHUNK  # work floats per worker: distances as pairs and the terms (cal
 
 # ----------------------------------------------------------------- direct --
 
-@kernel
+@inlined_kernel
 def _min8(x, sign):
     """Smallest element of ``sign * x`` (sign = +-1: negation is exact), and
     0.0 (NaN if an element is inf or NaN), in one pass with independent

@@ -91,13 +91,20 @@ def neighbour_factors(fs, inv, E):
 
 # ------------------------------------------------------------ building blocks --
 
+# The kind of a link, stored as a float beside the link's factors (the
+# blocked kernel keeps links in float arrays and branches without jumps):
+SAME_ANCHOR = 0.0  # the sub-block keeps the previous anchor
+NEW_ANCHOR = 1.0  # the sub-block starts a new anchor
+WIDE_LINK = 2.0  # a new anchor beyond XB scales: the carry is taken plainly
+
+
 @kernel
 def _link_forward(fprev, wprev, L, R, C, fa, thi, tlo, f, e, inv):
     """At the first value ``f`` of a sub-block (``e``: its neighbour factor),
     from the state at the previous value: the carry C into the sub-block, the
     anchor and the anchored left sum after the link, and the link's data
     (the factor from the anchor to ``f``, the factor from the anchor to the
-    previous value, and the kind: 0 same anchor, 1 new anchor, 2 wide).
+    previous value, and the kind: SAME_ANCHOR, NEW_ANCHOR or WIDE_LINK).
     Branch-free: the blocked kernel runs it on a vector of scales.
     """
     yE = (fprev - fa) * inv
@@ -111,6 +118,7 @@ def _link_forward(fprev, wprev, L, R, C, fa, thi, tlo, f, e, inv):
     plain = (fma(C, R, L) + wprev) * e
     new = not ((yE <= XB) & (yS <= XA))  # (written so that LLVM vectorises it)
     c = plain if wide else anch
+    # SAME_ANCHOR, NEW_ANCHOR or WIDE_LINK (wide implies new), as a sum: no branch
     kind = (1.0 if new else 0.0) + (1.0 if wide else 0.0)
     return (c, (f if new else fa), (c if new else s), (0.0 if new else lo),
             ps, (0.0 if wide else qe), kind)
@@ -124,10 +132,10 @@ def _link_backward(b, w, LR, uhi, ulo, ps, qe, kind, e):
     sub-block and the anchored right sum after the link.  Branch-free.
     """
     s, err = two_sum(uhi, ps * (LR + w))
-    same = kind == 0.0
+    same = kind == SAME_ANCHOR
     hi = s if same else ps * (b + w)
     lo = (ulo + err) if same else 0.0
-    cr = e * (b + w) if kind == 2.0 else qe * (hi + lo)
+    cr = e * (b + w) if kind == WIDE_LINK else qe * (hi + lo)
     return cr, hi, lo
 
 

@@ -20,6 +20,8 @@ import sys
 
 import numpy as np
 
+import diffident as di
+
 from . import __version__, _validate
 from ._closed_form import laplace_epsilon, laplace_risk, laplace_scale
 
@@ -96,8 +98,6 @@ def _calibrate(args, out):
 
 
 def _sweep(args, out):
-    from ._sweep import sweep
-
     domains = {}
     for spec in args.domain or []:
         name, sep, rng = spec.rpartition("=")
@@ -109,9 +109,9 @@ def _sweep(args, out):
         except ValueError:
             raise ValueError(f"--domain must look like COLUMN=LO:HI, got {spec!r}") from None
     progress = not args.quiet and sys.stderr.isatty()
-    table = sweep(args.data, columns=args.columns, queries=args.queries, rho=args.rho, n_rho=args.n_rho,
-                  sizes=args.sizes, domains=domains, calibrations=args.calibration, ddof=args.ddof,
-                  seed=args.seed, progress=progress)
+    table = di.sweep(args.data, columns=args.columns, queries=args.queries, rho=args.rho, n_rho=args.n_rho,
+                     sizes=args.sizes, domains=domains, calibrations=args.calibration, ddof=args.ddof,
+                     seed=args.seed, progress=progress)
     table.to_csv(args.out)
     if not args.quiet:
         cols = sorted(set(table["column"]))

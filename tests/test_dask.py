@@ -45,7 +45,10 @@ def test_worst_case_risk_on_a_cluster(client):
 def test_sweep_on_a_cluster(client):
     rng = np.random.default_rng(2)
     data = {"a": rng.integers(0, 60, 3000).astype(float), "b": rng.integers(5, 25, 3000).astype(float)}
-    kw = dict(queries=["mean", "std"], rho=[0.05, 0.2], sizes=[3000, 500])
+    kw = dict(queries=["mean", "std"], rho=[0.05, 0.2], sizes=[3000, 500], domains={"b": (0, 30)})
+    with pytest.warns(di.InferredDomainWarning, match="'a'"):  # in this process, for the tasks
+        ddask.sweep(data, client=client, **kw)
+    kw["infer_domains"] = True
     t1 = di.sweep(data, **kw)
     t2 = ddask.sweep(data, client=client, **kw)
     for k in t1:

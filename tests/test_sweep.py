@@ -22,10 +22,13 @@ def test_table_matches_direct_engine_calls():
     rng = np.random.default_rng(0)
     data = {"a": rng.integers(0, 50, 400).astype(float), "b": rng.integers(10, 20, 400).astype(float)}
     rho = np.array([0.03, 0.1, 0.4])
-    t = di.sweep(data, queries=["mean", "std"], rho=rho, sizes=[400, 100], domains={"b": (5, 25)}, rtol=0.0)
+    with pytest.warns(di.InferredDomainWarning, match=r"'a': 0\.\.49"):
+        t = di.sweep(data, queries=["mean", "std"], rho=rho, sizes=[400, 100], domains={"b": (5, 25)}, rtol=0.0)
     assert len(t) == 2 * 2 * 2 * 3
-    assert set(t) == {"column", "query", "n", "m", "rho", "sensitive_range", "bound_scale", "bound_epsilon",
-                      "tight_scale", "tight_epsilon", "risk_at_bound"}
+    assert set(t) == {"column", "query", "n", "m", "domain_source", "rho", "sensitive_range", "bound_scale",
+                      "bound_epsilon", "tight_scale", "tight_epsilon", "risk_at_bound"}
+    assert set(t["domain_source"][t["column"] == "a"]) == {"inferred"}
+    assert set(t["domain_source"][t["column"] == "b"]) == {"given"}
     for i in range(len(t)):
         col = t["column"][i]
         dom = di.Domain(0, 49) if col == "a" else di.Domain(5, 25)
@@ -81,7 +84,7 @@ def test_tight_scale_protects_every_neighbour():
 
 def test_default_grid_and_pandas(tmp_path):
     data = {"x": np.arange(1.0, 21.0)}
-    t = di.sweep(data, queries=["mean"], n_rho=7, calibrations=["bound"])
+    t = di.sweep(data, queries=["mean"], n_rho=7, calibrations=["bound"], domains={"x": (1, 20)})
     assert len(t) == 7
     assert t["rho"][0] > 1 / 20 and t["rho"][-1] == 0.5
     assert np.all(np.isnan(t["tight_scale"]))
@@ -91,7 +94,7 @@ def test_default_grid_and_pandas(tmp_path):
     assert len(rows) == 7 and float(rows[3]["bound_scale"]) == t["bound_scale"][3]
     pd = pytest.importorskip("pandas")
     df = t.to_pandas()
-    assert isinstance(df, pd.DataFrame) and df.shape == (7, 11)
+    assert isinstance(df, pd.DataFrame) and df.shape == (7, 12)
 
 
 def test_sweep_cli_end_to_end(tmp_path):
@@ -144,7 +147,8 @@ def test_bad_python_input():
 
 
 def test_adult_sweep(adult):
-    t = di.sweep(str(adult_path()), columns=["hours-per-week"], queries=["mean"], rho=[0.1, 0.001])
+    t = di.sweep(str(adult_path()), columns=["hours-per-week"], queries=["mean"], rho=[0.1, 0.001],
+                 domains={"hours-per-week": (1, 99)})
     assert t["bound_scale"][0] == pytest.approx(8.403207231434116e-4, rel=1e-14)
     assert t["bound_scale"][1] == np.inf and t["tight_scale"][1] == np.inf
     assert t["tight_scale"][0] < t["bound_scale"][0]

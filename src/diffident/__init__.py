@@ -28,7 +28,7 @@ from ._neighbours import dataset_tight_scale
 from ._possible import contributions, dataset_sensitive_range, sensitive_range, world_values
 from ._posterior import disclosure_risk, log_evidence, log_posterior, posterior
 from ._search import ConvergenceWarning
-from ._sweep import SweepTable, sweep
+from ._sweep import InferredDomainWarning, SkippedColumnWarning, SweepTable, sweep
 from ._world_sets import Domain
 from ._worst_case import tight_epsilon, tight_scale, worst_case_risk
 from .dp import (  # the names of diffident.dp, importable from here as before
@@ -69,6 +69,8 @@ __all__ = [
     "dataset_tight_scale",
     "sweep",
     "SweepTable",
+    "InferredDomainWarning",
+    "SkippedColumnWarning",
     "multi_worst_case_risk",
     "multi_tight_scale",
     "gaussian_delta",

@@ -13,6 +13,7 @@ import csv
 import math
 import os
 import sys
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -25,10 +26,46 @@ from ._world_sets import Domain, Known
 from ._worlds import Worlds
 from ._worst_case import Risk
 
-__all__ = ["sweep", "SweepTable", "read_csv_columns"]
+__all__ = ["sweep", "SweepTable", "read_csv_columns", "InferredDomainWarning", "SkippedColumnWarning"]
 
-FIELDS = ("column", "query", "n", "m", "rho", "sensitive_range", "bound_scale", "bound_epsilon",
+FIELDS = ("column", "query", "n", "m", "domain_source", "rho", "sensitive_range", "bound_scale", "bound_epsilon",
           "tight_scale", "tight_epsilon", "risk_at_bound")
+
+#: Strings a CSV cell may hold for a missing value (as pandas reads them by default, in part).
+MISSING_TOKENS = frozenset({"", "NA", "N/A", "n/a", "NaN", "nan", "NULL", "null", "None", "<NA>"})
+
+
+class InferredDomainWarning(UserWarning):
+    """A column's domain was taken from the column's own minimum and maximum.
+
+    The adversary's worlds then range over the values the data happen to
+    hold: the calibration depends on (and the released noise reveals
+    something about) the observed extremes, and m changes with them.  Give
+    the domain (``domains={column: (lo, hi)}``) to calibrate on the public
+    range of the attribute, or pass ``infer_domains=True`` to accept the
+    inferred one without this warning.
+
+    Examples
+    --------
+    >>> import diffident as di
+    >>> issubclass(di.InferredDomainWarning, UserWarning)
+    True
+    """
+
+
+class SkippedColumnWarning(UserWarning):
+    """Columns left out of `sweep`'s default selection, each with the reason.
+
+    With ``columns`` not given, `sweep` uses every numeric column without
+    missing values and names the others in this warning (not numeric, or
+    holding missing values, which ``dropna=True`` drops).
+
+    Examples
+    --------
+    >>> import diffident as di
+    >>> issubclass(di.SkippedColumnWarning, UserWarning)
+    True
+    """
 
 
 class SweepTable(Mapping):
@@ -67,7 +104,7 @@ class SweepTable(Mapping):
     Examples
     --------
     >>> import numpy as np, diffident as di
-    >>> t = di.sweep({"x": np.arange(1.0, 11.0)}, queries=["mean"], rho=[0.2, 0.5])
+    >>> t = di.sweep({"x": np.arange(1.0, 11.0)}, queries=["mean"], rho=[0.2, 0.5], domains={"x": (1, 10)})
     >>> len(t), t["bound_scale"].round(4).tolist()
     (2, [1.1098, 0.4096])
     >>> di.SweepTable({"rho": [0.1, 0.2], "scale": [3.0, 1.5]})
@@ -193,7 +230,7 @@ def _fmt(x):
     return repr(x)
 
 
-def read_csv_columns(path, columns=None):
+def read_csv_columns(path, columns=None, *, dropna=False):
     """Numeric columns of a CSV file with a header row.
 
     Parameters
@@ -202,7 +239,10 @@ def read_csv_columns(path, columns=None):
         The file.
     columns : list of str, optional
         Columns to read (default: every column whose values all parse as
-        numbers).
+        numbers; the others are named in a `SkippedColumnWarning`).
+    dropna : bool, optional
+        Drop a column's missing values (empty cells, ``NA``, ``NaN``,
+        ``null``, ...) instead of refusing the column (default False).
 
     Returns
     -------
@@ -211,9 +251,16 @@ def read_csv_columns(path, columns=None):
     Raises
     ------
     ValueError
-        For an unreadable or empty file, an unknown column, or a requested
-        column that is not numeric.
+        For an unreadable or empty file, an unknown column, a requested
+        column that is not numeric or has missing values (without
+        ``dropna``), or no usable column.
     """
+    out, _ = _numeric_columns(_read_csv(path), columns, dropna, f"the file {os.fspath(path)!r}")
+    return out
+
+
+def _read_csv(path):
+    """``{header name: list of cell strings}`` of a CSV file with a header row."""
     try:
         with open(path, newline="") as fh:
             rows = list(csv.reader(fh))
@@ -225,49 +272,180 @@ def read_csv_columns(path, columns=None):
         raise ValueError(f"data file {os.fspath(path)!r} has no data rows")
     header = [h.strip() for h in rows[0]]
     body = [r for r in rows[1:] if r]
-    want = header if columns is None else list(columns)
-    out = {}
-    for name in want:
-        if name not in header:
-            raise ValueError(f"unknown column {name!r}; the file has {', '.join(header)}")
-        j = header.index(name)
-        try:
-            col = np.array([float(r[j]) for r in body])
-        except (ValueError, IndexError):
-            if columns is None:
+    return {name: [r[j].strip() if j < len(r) else "" for r in body] for j, name in enumerate(header)}
+
+
+def _numeric_values(values):
+    """``(float64 array with NaN where missing, number missing)``, or None
+    when the values are not numbers (strings that do not parse, booleans,
+    dates, ...).
+    """
+    a = np.asarray(values)
+    if a.dtype.kind in "iuf":
+        a = a.astype(np.float64)
+        return a, int(np.count_nonzero(np.isnan(a)))
+    if a.dtype.kind not in "OUS":
+        return None
+    out = np.empty(a.shape[0])
+    missing = 0
+    for i, v in enumerate(a.tolist()):
+        if v is None or (isinstance(v, str) and v.strip() in MISSING_TOKENS) or (isinstance(v, float) and v != v):
+            out[i] = np.nan
+            missing += 1
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, float, str, np.number)):
+            if type(v).__name__ in ("NAType", "NaTType"):  # pandas' missing markers
+                out[i] = np.nan
+                missing += 1
                 continue
-            raise ValueError(f"column {name!r} is not numeric") from None
+            return None
+        try:
+            out[i] = float(v)
+        except ValueError:
+            return None
+    return out, missing
+
+
+def _numeric_columns(raw, columns, dropna, where):
+    """The float64 columns to sweep, from ``raw`` (name -> 1-d values), and
+    every name ``raw`` has.  Requested columns that cannot be used raise;
+    the default selection skips them and names them in one warning.
+    """
+    names = [str(k) for k in raw]
+    want = names if columns is None else [str(c) for c in columns]
+    by_name = {str(k): v for k, v in raw.items()}
+    out, skipped = {}, []
+    for name in want:
+        if name not in by_name:
+            raise ValueError(f"unknown column {name!r}; {where} has {', '.join(names)}")
+        values = by_name[name]
+        if np.ndim(values) != 1:
+            raise ValueError(f"column {name!r} must be one-dimensional, got shape {np.shape(values)}")
+        parsed = _numeric_values(values)
+        if parsed is None:
+            if columns is None:
+                skipped.append(f"{name!r} (not numeric)")
+                continue
+            raise ValueError(f"column {name!r} is not numeric")
+        col, missing = parsed
+        if missing:
+            if dropna:
+                col = col[~np.isnan(col)]
+            elif columns is None:
+                skipped.append(f"{name!r} (has {missing} missing values; dropna=True drops them)")
+                continue
+            else:
+                raise ValueError(f"column {name!r} has {missing} missing values; pass dropna=True to drop them")
+        if col.size == 0:
+            raise ValueError(f"column {name!r} has no values")
         if not np.all(np.isfinite(col)):
             if columns is None:
+                skipped.append(f"{name!r} (has infinite values)")
                 continue
             raise ValueError(f"column {name!r} has non-finite values")
-        out[name] = col
-    if not out:
-        raise ValueError(f"data file {os.fspath(path)!r} has no numeric column")
-    return out
+        out[name] = np.ascontiguousarray(col)
+    if skipped:
+        warnings.warn(f"columns left out of the sweep: {', '.join(skipped)}", SkippedColumnWarning, stacklevel=4)
+    if not out and want:
+        raise ValueError(f"{where} has no numeric column")
+    return out, names
 
 
-def as_columns(data, columns):
+def _frame_columns(data):
+    """``{name: 1-d values}`` of a data frame or a named series (pandas,
+    polars, pyarrow, anything with the Arrow stream interface
+    ``__arrow_c_stream__`` or the dataframe interchange protocol
+    ``__dataframe__``), or None for other objects.
+    """
+    if hasattr(data, "name") and hasattr(data, "to_numpy") and np.ndim(data) == 1:  # a (named) series
+        return {str(data.name if data.name is not None else 0): _to_numpy(data)}
+    frame_like = hasattr(data, "columns") or hasattr(data, "column_names")
+    if not frame_like and hasattr(data, "__arrow_c_stream__"):
+        try:
+            import pyarrow as pa
+        except ImportError:
+            pa = None
+        if pa is not None:
+            data = pa.table(data)
+    if not (hasattr(data, "columns") or hasattr(data, "column_names")) and hasattr(data, "__dataframe__"):
+        try:
+            import pandas as pd
+        except ImportError:  # pragma: no cover - depends on the environment
+            raise TypeError("data with only __dataframe__ needs pandas (or pyarrow) to be read") from None
+        with warnings.catch_warnings():  # (pandas deprecates the protocol it reads here)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            warnings.simplefilter("ignore", FutureWarning)
+            data = pd.api.interchange.from_dataframe(data)
+    if hasattr(data, "column_names") and hasattr(data, "column"):  # pyarrow.Table
+        return {str(n): data.column(n).to_numpy(zero_copy_only=False) for n in data.column_names}
+    if hasattr(data, "columns") and hasattr(data, "__getitem__") and not isinstance(data, np.ndarray):
+        cols = list(data.columns)
+        if len(set(map(str, cols))) < len(cols):
+            raise ValueError(f"data has repeated column names: {cols}")
+        return {str(n): _to_numpy(data[n]) for n in cols}
+    return None
+
+
+def _to_numpy(column):
+    """A frame column as a NumPy array, missing values as NaN where numeric."""
+    if hasattr(column, "to_numpy"):
+        try:
+            return column.to_numpy(dtype=np.float64, na_value=np.nan)  # pandas: NA -> NaN
+        except (TypeError, ValueError):
+            return column.to_numpy()
+    return np.asarray(column)
+
+
+def as_columns(data, columns, dropna=False):
+    """The float64 columns of ``data`` to sweep, and every column name it has."""
     if isinstance(data, (str, os.PathLike)):
-        return read_csv_columns(data, columns)
+        return _numeric_columns(_read_csv(data), columns, dropna, f"the file {os.fspath(data)!r}")
+    frame = _frame_columns(data)
+    if frame is not None:
+        return _numeric_columns(frame, columns, dropna, "the data")
     if isinstance(data, Mapping):
-        names = list(data) if columns is None else list(columns)
-        out = {}
-        for name in names:
-            if name not in data:
-                raise ValueError(f"unknown column {name!r}; the data has {', '.join(map(str, data))}")
-            try:
-                out[str(name)] = _validate.finite(f"data[{name!r}]", data[name])
-            except TypeError:
-                raise ValueError(f"column {name!r} is not numeric") from None
-        return out
-    a = _validate.finite("data", data)
+        return _numeric_columns(dict(data), columns, dropna, "the data")
+    a = _validate.as_float("data", data)
     if a.ndim == 1:
         a = a[:, None]
     if a.ndim != 2:
-        raise ValueError(f"data must be a CSV path, a mapping of columns or a 2-d array, got shape {a.shape}")
-    cols = {str(j): a[:, j] for j in range(a.shape[1])}
-    return as_columns(cols, columns)
+        raise ValueError(f"data must be a CSV path, a data frame, a mapping of columns or a 2-d array, "
+                         f"got shape {a.shape}")
+    return _numeric_columns({str(j): a[:, j] for j in range(a.shape[1])}, columns, dropna, "the data")
+
+
+def resolve_domains(cols, names, domains, infer_domains):
+    """``{column: (Domain, "given" or "inferred")}`` for the columns swept.
+
+    Keys of ``domains`` must be columns of the data (``names``).  A column
+    without a domain gets the integer domain from its minimum to its
+    maximum, with an `InferredDomainWarning` unless ``infer_domains`` is
+    True; ``infer_domains=False`` makes a missing domain an error.
+    """
+    domains = dict(domains or {})
+    unknown = [k for k in domains if str(k) not in names]
+    if unknown:
+        raise ValueError(f"domains names unknown column(s) {', '.join(map(repr, unknown))}; "
+                         f"the data has {', '.join(names)}")
+    domains = {str(k): v for k, v in domains.items()}
+    if infer_domains is not None and not isinstance(infer_domains, (bool, np.bool_)):
+        raise TypeError(f"infer_domains must be True, False or None, got {infer_domains!r}")
+    out, inferred = {}, []
+    for name, col in cols.items():
+        if name in domains:
+            out[name] = (_domain(name, col, domains), "given")
+            continue
+        if infer_domains is False:
+            raise ValueError(f"column {name!r} has no domain: give domains={{{name!r}: (lo, hi)}} "
+                             "(or infer_domains=True to use its minimum and maximum)")
+        dom = _domain(name, col, None)
+        out[name] = (dom, "inferred")
+        inferred.append(f"{name!r}: {dom.lo:g}..{dom.hi:g}")
+    if inferred and infer_domains is None:
+        warnings.warn(f"domains inferred from the data's own minimum and maximum ({'; '.join(inferred)}): the "
+                      "calibration then depends on the observed extremes; give domains={column: (lo, hi)}, or "
+                      "infer_domains=True to accept them", InferredDomainWarning, stacklevel=3)
+    return out
 
 
 def _domain(name, col, domains):
@@ -302,7 +480,7 @@ class _Progress:
 
 def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_rho=50, sizes=None,
           domains=None, calibrations=("bound", "tight"), ddof=1, seed=0, rtol=1e-12, progress=False,
-          column_seed=None):
+          column_seed=None, dropna=False, infer_domains=None):
     """Risk and calibration over a grid: rho x queries x columns x sizes.
 
     For every column and dataset size the data set D is fixed; for every
@@ -313,11 +491,14 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
 
     Parameters
     ----------
-    data : str, os.PathLike, mapping or 2-d array
-        A CSV file with a header, a mapping of column name to values, or a
-        2-d array (columns named "0", "1", ...).
+    data : str, os.PathLike, data frame, mapping or 2-d array
+        A CSV file with a header; a data frame (pandas, polars, pyarrow, or
+        anything with ``__dataframe__``) or a named series, whose column
+        names are kept; a mapping of column name to values; or a 2-d array
+        (columns named "0", "1", ...).
     columns : list of str, optional
-        Columns to use (default: every numeric column).
+        Columns to use (default: every numeric column without missing
+        values; the others are named in a `SkippedColumnWarning`).
     queries : sequence of str, optional
         Named queries (see `world_values`); default mean, median, std.
     rho : array_like, optional
@@ -329,9 +510,10 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
         Dataset sizes n: the first n rows when n is the full size, else a
         seeded sample of n rows without replacement (default: all rows).
     domains : mapping, optional
-        Column name to ``(lo, hi)`` or a `Domain`; default the integer
-        domain from the column's minimum to its maximum (a column that is not
-        integer-valued needs one).
+        Column name to ``(lo, hi)`` or a `Domain` (every key must be a
+        column of the data).  A column without one gets the integer domain
+        from its own minimum to its maximum, as ``infer_domains`` says (a
+        column that is not integer-valued needs a domain).
     calibrations : sequence of {"bound", "tight"}, optional
         The paper's closed form, and/or the exact tight calibration over
         every D' (default both).
@@ -350,13 +532,25 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
     column_seed : int, optional
         The column number to use in the sample streams when one column is
         swept on its own (the Dask backend's tasks).
+    dropna : bool, optional
+        Drop the missing values of a column (NaN, None, pandas' NA, empty
+        or ``NA`` cells of a CSV file) instead of refusing it (default
+        False: a requested column with missing values is a ValueError, and
+        the default selection leaves it out).
+    infer_domains : bool, optional
+        For columns without a domain: None (default) infers it from the
+        column's minimum and maximum with an `InferredDomainWarning`, True
+        infers it silently, False makes it an error.  The inferred domain
+        leaks the observed extremes into the calibration; the table's
+        ``domain_source`` says which domains were inferred.
 
     Returns
     -------
     SweepTable
-        Columns ``column, query, n, m, rho, sensitive_range, bound_scale,
-        bound_epsilon, tight_scale, tight_epsilon, risk_at_bound`` (the
-        bound ones NaN when not asked for, likewise the tight ones):
+        Columns ``column, query, n, m, domain_source, rho, sensitive_range,
+        bound_scale, bound_epsilon, tight_scale, tight_epsilon,
+        risk_at_bound`` (the bound ones NaN when not asked for, likewise
+        the tight ones); ``domain_source`` is ``"given"`` or ``"inferred"``;
         ``tight_scale`` is `dataset_tight_scale` (it meets rho for every
         D'), ``tight_epsilon`` is ``sensitive_range / tight_scale``, and
         ``risk_at_bound`` is the exact worst-case risk at the paper's scale
@@ -365,14 +559,24 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
     Raises
     ------
     ValueError
-        For an unreadable CSV file, unknown columns or queries, non-numeric
-        or non-finite columns, rho outside [0, 1], ``n_rho < 1``, sizes
-        outside 1..(number of rows), unknown calibrations, bad domains or
-        data outside them, a column that is not integer-valued and has no
-        domain, or a bad ddof.
+        For an unreadable CSV file, unknown columns or queries, requested
+        columns that are not numeric, have missing values (without
+        ``dropna``) or infinite values, rho outside [0, 1], ``n_rho < 1``,
+        sizes outside 1..(number of rows), unknown calibrations, a key of
+        ``domains`` that is not a column, bad domains or data outside them,
+        a column that is not integer-valued and has no domain, a missing
+        domain with ``infer_domains=False``, or a bad ddof.
     TypeError
         For a query that is neither a name nor a callable, a 2-d array that
-        is not numeric, or domain ends that are not numbers.
+        is not numeric, domain ends that are not numbers, or an
+        ``infer_domains`` that is not True, False or None.
+
+    Warns
+    -----
+    InferredDomainWarning
+        When a domain is inferred from the data (``infer_domains=None``).
+    SkippedColumnWarning
+        When the default selection leaves columns out.
 
     See Also
     --------
@@ -397,11 +601,21 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
     --------
     >>> import numpy as np, diffident as di
     >>> hours = np.random.default_rng(0).integers(1, 100, 2000).astype(float)
-    >>> t = di.sweep({"hours": hours}, queries=["mean"], rho=[0.015, 0.1])
+    >>> t = di.sweep({"hours": hours}, queries=["mean"], rho=[0.015, 0.1], domains={"hours": (1, 99)})
     >>> t["m"][0], bool(np.all(t["tight_scale"] < t["bound_scale"]))
     (np.float64(99.0), True)
+    >>> t["domain_source"][0]
+    'given'
+
+    A pandas DataFrame keeps its column names, and its domains apply:
+
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"age": [17.0, 30.0, 45.0, 90.0]})
+    >>> t = di.sweep(df, queries=["mean"], rho=[0.1], domains={"age": (0, 120)})
+    >>> t["column"][0], t["m"][0]
+    ('age', np.float64(121.0))
     """
-    cols = as_columns(data, columns)
+    cols, names = as_columns(data, columns, dropna)
     cals = tuple(calibrations)
     for c in cals:
         if c not in ("bound", "tight"):
@@ -422,11 +636,11 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
             plan.append((name, n, np.random.default_rng([int(seed), cnum, si])))
     bar = _Progress(len(plan) * len(queries), progress)
     out: dict[str, list] = {k: [] for k in FIELDS}
-    domain_of = {name: _domain(name, col, domains) for name, col in cols.items()}
+    domain_of = resolve_domains(cols, names, domains, infer_domains)
     for name, n, rng in plan:
         col = cols[name]
         d = col if n == col.size else rng.choice(col, size=n, replace=False)
-        dom = domain_of[name]
+        dom, source = domain_of[name]
         if d.min() < dom.lo or d.max() > dom.hi:
             raise ValueError(f"column {name!r} has values outside its domain {dom!r}")
         m = float(dom.size)
@@ -438,7 +652,8 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
             S, removed = dataset_sensitive_range_of(qy, 1, d, cands, True, 10**8)
             k = grid.size
             row = dict(column=np.full(k, name, dtype=object), query=np.full(k, q, dtype=object),
-                       n=np.full(k, n, dtype=np.int64), m=np.full(k, m), rho=grid,
+                       n=np.full(k, n, dtype=np.int64), m=np.full(k, m),
+                       domain_source=np.full(k, source, dtype=object), rho=grid,
                        sensitive_range=np.full(k, S))
             nan = np.full(k, np.nan)
             row.update(bound_scale=nan, bound_epsilon=nan, tight_scale=nan, tight_epsilon=nan,

@@ -17,6 +17,7 @@ import decimal
 import math
 import os
 import sys
+import warnings
 
 import numpy as np
 
@@ -111,7 +112,8 @@ def _sweep(args, out):
     progress = not args.quiet and sys.stderr.isatty()
     table = di.sweep(args.data, columns=args.columns, queries=args.queries, rho=args.rho, n_rho=args.n_rho,
                      sizes=args.sizes, domains=domains, calibrations=args.calibration, ddof=args.ddof,
-                     seed=args.seed, progress=progress)
+                     seed=args.seed, progress=progress, dropna=args.dropna,
+                     infer_domains=True if args.infer_domains else None)
     table.to_csv(args.out)
     if not args.quiet:
         cols = sorted(set(table["column"]))
@@ -184,6 +186,9 @@ def build_parser():
     w.add_argument("--n-rho", type=int, default=50, help="size of the default rho grid (default 50)")
     w.add_argument("--sizes", type=int, nargs="+", default=None, help="dataset sizes (seeded samples of rows)")
     w.add_argument("--domain", nargs="+", metavar="COLUMN=LO:HI", help="integer domain of a column")
+    w.add_argument("--infer-domains", action="store_true",
+                   help="accept domains inferred from a column's own minimum and maximum without a warning")
+    w.add_argument("--dropna", action="store_true", help="drop missing values (empty or NA cells) from the columns")
     w.add_argument("--calibration", nargs="+", default=["bound", "tight"], choices=["bound", "tight"],
                    help="bound (the paper's), tight (exact, for every D' = D - i), or both (default)")
     w.add_argument("--ddof", type=int, default=1, choices=[0, 1], help="for var and std (default 1)")
@@ -212,14 +217,21 @@ def main(argv=None):
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         argv = ["replicate"] + argv  # the main job
     args = parser.parse_args(argv)
-    try:
-        return args.func(args, sys.stdout)
-    except BrokenPipeError:  # output piped into a reader that stopped (| head)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
-    except (ValueError, TypeError) as exc:
-        print(f"diffident: error: {exc}", file=sys.stderr)
-        return 2
+    # warnings are held back until the command succeeds, then printed one
+    # line each: an error stays the one line on standard error
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            status = args.func(args, sys.stdout)
+        except BrokenPipeError:  # output piped into a reader that stopped (| head)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 0
+        except (ValueError, TypeError) as exc:
+            print(f"diffident: error: {exc}", file=sys.stderr)
+            return 2
+    for w in caught:
+        print(f"diffident: warning: {w.message}", file=sys.stderr)
+    return status
 
 
 if __name__ == "__main__":

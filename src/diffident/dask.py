@@ -323,8 +323,10 @@ def sweep(data, *, client=None, **kwargs):
     **kwargs
         The keywords of `diffident.sweep` (``columns``, ``queries``, ``rho``,
         ``n_rho``, ``sizes``, ``domains``, ``calibrations``, ``ddof``,
-        ``seed``, ``rtol``, ``progress``), except ``column_seed``, which the
-        backend sets.
+        ``seed``, ``rtol``, ``progress``, ``dropna``, ``infer_domains``),
+        except ``column_seed``, which the backend sets.  Columns and
+        domains are resolved here, once, so that an inferred domain is
+        warned about in this process.
 
     Returns
     -------
@@ -350,24 +352,27 @@ def sweep(data, *, client=None, **kwargs):
     --------
     >>> import numpy as np, diffident as di, diffident.dask as ddask
     >>> data = {"a": np.arange(1.0, 11.0), "b": np.arange(2.0, 22.0, 2.0)}
-    >>> t = ddask.sweep(data, queries=["mean"], rho=[0.2, 0.5])
+    >>> t = ddask.sweep(data, queries=["mean"], rho=[0.2, 0.5], infer_domains=True)
     >>> t["column"].tolist(), t["bound_scale"].round(4).tolist()
     (['a', 'a', 'b', 'b'], [1.1098, 0.4096, 1.1967, 0.6228])
-    >>> local = di.sweep(data, queries=["mean"], rho=[0.2, 0.5])
+    >>> local = di.sweep(data, queries=["mean"], rho=[0.2, 0.5], infer_domains=True)
     >>> bool(np.array_equal(t["tight_scale"], local["tight_scale"]))
     True
     """
     dask, _ = _dask()
-    from ._sweep import SweepTable, as_columns
+    from ._sweep import SweepTable, as_columns, resolve_domains
     from ._sweep import sweep as _sweep
 
-    cols = as_columns(data, kwargs.pop("columns", None))
-    domains = kwargs.pop("domains", None) or {}
-    tasks = [dask.delayed(_sweep)({name: col}, domains={name: domains[name]} if name in domains else None,
-                                  column_seed=i, **kwargs)
+    cols, names = as_columns(data, kwargs.pop("columns", None), kwargs.pop("dropna", False))
+    # the domains resolved (and an inferred one warned about) here, once;
+    # each task gets its column's domain as given
+    resolved = resolve_domains(cols, names, kwargs.pop("domains", None), kwargs.pop("infer_domains", None))
+    tasks = [dask.delayed(_sweep)({name: col}, domains={name: resolved[name][0]}, column_seed=i, **kwargs)
              for i, (name, col) in enumerate(cols.items())]
     if not tasks:  # no columns: the same empty table as diffident.sweep
         return _sweep({}, **kwargs)
     parts = client.compute(tasks, sync=True) if client is not None else dask.compute(*tasks)
-    keys = list(parts[0])
-    return SweepTable({k: np.concatenate([p[k] for p in parts]) for k in keys})
+    table = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    table["domain_source"] = np.concatenate([np.full(len(p), resolved[name][1], dtype=object)
+                                             for p, name in zip(parts, cols, strict=True)])
+    return SweepTable(table)

@@ -1,0 +1,181 @@
+"""Data into sweep: frames keep their names, domains are never silently wrong, missing values are named."""
+
+import shutil
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import diffident as di
+
+AGES = np.array([17.0, 23.0, 30.0, 30.0, 45.0, 61.0, 90.0])
+KW = dict(queries=["mean", "median"], rho=[0.05, 0.3])
+
+
+def _run(*args):
+    exe = shutil.which("diffident")
+    cmd = [exe, *args] if exe else [sys.executable, "-m", "diffident", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+
+
+def _same(t1, t2):
+    assert list(t1) == list(t2)
+    for k in t1:
+        if t1[k].dtype == object:
+            assert list(t1[k]) == list(t2[k]), k
+        else:
+            np.testing.assert_array_equal(t1[k], t2[k], err_msg=k)
+
+
+def _no_warnings(fn, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return fn(*args, **kwargs)
+
+
+# ---------------------------------------------------------------- data frames
+
+
+def test_dataframe_keeps_column_names_and_domains():
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"age": AGES, "other": AGES + 1})
+    # the bug this fixes: the column was renamed "0", the domain ignored and
+    # the calibration made on the observed 17..90
+    t = _no_warnings(di.sweep, df[["age"]], domains={"age": (0, 120)}, **KW)
+    assert set(t["column"]) == {"age"}
+    assert np.all(t["m"] == 121) and set(t["domain_source"]) == {"given"}
+    _same(t, _no_warnings(di.sweep, {"age": AGES}, domains={"age": (0, 120)}, **KW))
+    t2 = _no_warnings(di.sweep, df, columns=["age"], domains={"age": (0, 120)}, **KW)
+    _same(t, t2)
+
+
+def test_series_in_keeps_its_name():
+    pd = pytest.importorskip("pandas")
+    t = _no_warnings(di.sweep, pd.Series(AGES, name="age"), domains={"age": (0, 120)}, **KW)
+    assert set(t["column"]) == {"age"}
+    t = _no_warnings(di.sweep, pd.Series(AGES), domains={"0": (0, 120)}, **KW)
+    assert set(t["column"]) == {"0"}
+
+
+def test_arrow_table():
+    pa = pytest.importorskip("pyarrow")
+    expected = _no_warnings(di.sweep, {"age": AGES}, domains={"age": (0, 120)}, **KW)
+    _same(_no_warnings(di.sweep, pa.table({"age": AGES}), domains={"age": (0, 120)}, **KW), expected)
+
+
+@pytest.mark.parametrize("protocol", ["__arrow_c_stream__", "__dataframe__"])
+def test_objects_that_offer_only_a_protocol(protocol):
+    pa = pytest.importorskip("pyarrow")
+    expected = _no_warnings(di.sweep, {"age": AGES}, domains={"age": (0, 120)}, **KW)
+    table = pa.table({"age": AGES})
+
+    class Only:  # anything that offers only the one protocol
+        pass
+
+    setattr(Only, protocol, lambda self, *args, **kwargs: getattr(table, protocol)(*args, **kwargs))
+    _same(_no_warnings(di.sweep, Only(), domains={"age": (0, 120)}, **KW), expected)
+
+
+def test_polars_frame():
+    pl = pytest.importorskip("polars")
+    expected = _no_warnings(di.sweep, {"age": AGES}, domains={"age": (0, 120)}, **KW)
+    _same(_no_warnings(di.sweep, pl.DataFrame({"age": AGES}), domains={"age": (0, 120)}, **KW), expected)
+
+
+# -------------------------------------------------------------------- domains
+
+
+def test_unknown_domain_key_lists_the_columns():
+    with pytest.raises(ValueError, match=r"'agee'.*age, hours"):
+        di.sweep({"age": AGES, "hours": AGES}, domains={"agee": (18, 90)}, **KW)
+
+
+def test_inferred_domain_warns_names_bounds_and_is_recorded():
+    with pytest.warns(di.InferredDomainWarning, match=r"'age': 17\.\.90"):
+        t = di.sweep({"age": AGES}, **KW)
+    assert np.all(t["m"] == 74) and set(t["domain_source"]) == {"inferred"}
+    # asked for: the same table, no warning
+    _same(_no_warnings(di.sweep, {"age": AGES}, infer_domains=True, **KW), t)
+    with pytest.raises(ValueError, match=r"column 'age' has no domain"):
+        di.sweep({"age": AGES}, infer_domains=False, **KW)
+    with pytest.raises(TypeError, match="infer_domains"):
+        di.sweep({"age": AGES}, infer_domains="yes", **KW)
+
+
+def test_only_the_columns_without_a_domain_are_inferred():
+    with pytest.warns(di.InferredDomainWarning) as rec:
+        t = di.sweep({"age": AGES, "hours": AGES}, domains={"hours": (0, 99)}, **KW)
+    assert len(rec) == 1 and "'age'" in str(rec[0].message) and "'hours'" not in str(rec[0].message)
+    assert set(t["domain_source"][t["column"] == "age"]) == {"inferred"}
+    assert set(t["domain_source"][t["column"] == "hours"]) == {"given"}
+
+
+# -------------------------------------------------------- skipped and missing
+
+
+def test_skipped_columns_are_named_with_the_reason():
+    data = {"age": AGES, "name": np.array(list("abcdefg")), "income": np.where(AGES > 40, np.nan, AGES)}
+    with pytest.warns(di.SkippedColumnWarning, match=r"'name' \(not numeric\).*'income' \(has 3 missing values"):
+        t = di.sweep(data, domains={"age": (0, 120)}, **KW)
+    assert set(t["column"]) == {"age"}
+
+
+def test_missing_values_are_counted_not_called_non_numeric():
+    ages = np.where(AGES > 40, np.nan, AGES)
+    with pytest.raises(ValueError, match=r"column 'age' has 3 missing values; pass dropna=True"):
+        di.sweep({"age": ages}, columns=["age"], domains={"age": (0, 120)}, **KW)
+    t = _no_warnings(di.sweep, {"age": ages}, columns=["age"], domains={"age": (0, 120)}, dropna=True, **KW)
+    _same(t, _no_warnings(di.sweep, {"age": ages[~np.isnan(ages)]}, domains={"age": (0, 120)}, **KW))
+    assert np.all(t["n"] == 4)
+
+
+def test_pandas_missing_markers():
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"age": pd.array([17, None, 30, 45, None], dtype="Int64")})
+    with pytest.raises(ValueError, match="has 2 missing values"):
+        di.sweep(df, columns=["age"], domains={"age": (0, 120)}, **KW)
+    t = _no_warnings(di.sweep, df, domains={"age": (0, 120)}, dropna=True, **KW)
+    _same(t, _no_warnings(di.sweep, {"age": np.array([17.0, 30.0, 45.0])}, domains={"age": (0, 120)}, **KW))
+
+
+def test_csv_missing_cells(tmp_path):
+    src = tmp_path / "d.csv"
+    src.write_text("age,hours\n17,40\n,38\n30,NA\n45,20\nNA,60\n")
+    with pytest.raises(ValueError, match="column 'age' has 2 missing values"):
+        di.sweep(str(src), columns=["age"], domains={"age": (0, 120)}, **KW)
+    with pytest.warns(di.SkippedColumnWarning, match=r"'age' \(has 2 missing.*'hours' \(has 1 missing"):
+        with pytest.raises(ValueError, match="no numeric column"):
+            di.sweep(str(src), domains={"age": (0, 120)}, **KW)
+    t = _no_warnings(di.sweep, str(src), domains={"age": (0, 120), "hours": (0, 99)}, dropna=True, **KW)
+    ages = t["n"][t["column"] == "age"]
+    hours = t["n"][t["column"] == "hours"]
+    assert np.all(ages == 3) and np.all(hours == 4)
+
+
+# ----------------------------------------------------------------------- CLI
+
+
+def test_cli_unknown_domain_key(tmp_path):
+    src = tmp_path / "d.csv"
+    src.write_text("age,hours\n17,40\n30,38\n45,20\n")
+    r = _run("sweep", "--data", str(src), "--out", str(tmp_path / "o.csv"), "--domain", "agee=18:90")
+    assert r.returncode == 2
+    err = r.stderr.strip().splitlines()
+    assert len(err) == 1 and "agee" in err[0] and "age, hours" in err[0]
+
+
+def test_cli_warnings_are_one_line_each_and_can_be_accepted(tmp_path):
+    src = tmp_path / "d.csv"
+    src.write_text("age,name\n17,a\n30,b\n45,c\n")
+    out = tmp_path / "o.csv"
+    r = _run("sweep", "--data", str(src), "--out", str(out), "--quiet", "--rho", "0.3")
+    assert r.returncode == 0, r.stderr
+    err = r.stderr.strip().splitlines()
+    assert len(err) == 2 and all(line.startswith("diffident: warning: ") for line in err)
+    assert "'name' (not numeric)" in r.stderr and "'age': 17..45" in r.stderr
+    r = _run("sweep", "--data", str(src), "--out", str(out), "--quiet", "--rho", "0.3", "--infer-domains",
+             "--columns", "age")
+    assert r.returncode == 0 and r.stderr == ""
+    assert "inferred" in out.read_text()

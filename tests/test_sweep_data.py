@@ -179,3 +179,16 @@ def test_cli_warnings_are_one_line_each_and_can_be_accepted(tmp_path):
              "--columns", "age")
     assert r.returncode == 0 and r.stderr == ""
     assert "inferred" in out.read_text()
+
+
+def test_series_into_the_world_functions():
+    pd = pytest.importorskip("pandas")
+    s = pd.Series(AGES, name="age")
+    dom = di.Domain(0, 120)
+    assert di.dataset_sensitive_range("median", s, dom) == di.dataset_sensitive_range("median", AGES, dom)
+    v1, c1 = di.world_values("mean", s, dom)
+    v2, c2 = di.world_values("mean", AGES, dom)
+    np.testing.assert_array_equal(v1, v2)
+    np.testing.assert_array_equal(c1, c2)
+    with pytest.raises(ValueError, match=r"data must be finite.*index 1"):
+        di.dataset_sensitive_range("mean", pd.Series([17, None, 30], dtype="Int64"), dom)

@@ -192,3 +192,86 @@ def test_series_into_the_world_functions():
     np.testing.assert_array_equal(c1, c2)
     with pytest.raises(ValueError, match=r"data must be finite.*index 1"):
         di.dataset_sensitive_range("mean", pd.Series([17, None, 30], dtype="Int64"), dom)
+
+
+# ------------------------------------------------------------------ results out
+
+
+def _small_table():
+    return di.sweep({"age": AGES}, domains={"age": (0, 120)}, queries=["mean"], rho=[0.001, 0.05, 0.3])
+
+
+def test_table_is_a_read_only_dict_that_pandas_reads():
+    pd = pytest.importorskip("pandas")
+    t = _small_table()
+    df = pd.DataFrame(t)
+    assert df.shape == (3, len(t.keys())) and list(df.columns) == list(t.keys())
+    np.testing.assert_array_equal(df["tight_scale"].to_numpy(), t["tight_scale"])
+    for change in (lambda: t.__setitem__("rho", 1), lambda: t.pop("rho"), lambda: t.update({}), t.clear):
+        with pytest.raises(TypeError, match="read-only"):
+            change()
+    assert list(t) == list(t.keys()) and len(t) == 3
+    import copy
+    import pickle
+
+    for back in (pickle.loads(pickle.dumps(t)), copy.deepcopy(t)):
+        assert isinstance(back, di.SweepTable) and list(back) == list(t)
+        np.testing.assert_array_equal(back["tight_scale"], t["tight_scale"])
+
+
+def test_csv_and_json_to_buffers_round_trip_exactly():
+    import io
+    import json
+
+    t = _small_table()
+    assert np.isinf(t["bound_scale"][0])  # rho below 1/m: an infinity to carry
+    buf = t.to_csv(io.StringIO())
+    lines = buf.getvalue().splitlines()
+    assert lines[0].split(",") == list(t.keys()) and len(lines) == 4
+    records = json.loads(t.to_json(io.StringIO()).getvalue())
+    assert [r["column"] for r in records] == ["age"] * 3
+    assert records[0]["bound_scale"] == "inf"
+    assert [r["tight_scale"] for r in records[1:]] == t["tight_scale"][1:].tolist()  # every bit
+
+
+def test_parquet_round_trip(tmp_path):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    t = _small_table()
+    back = pd.read_parquet(t.to_parquet(tmp_path / "t.parquet"))
+    np.testing.assert_array_equal(back["tight_scale"].to_numpy(), t["tight_scale"])
+    assert back["domain_source"].tolist() == ["given"] * 3
+
+
+def test_html_repr_for_notebooks():
+    t = _small_table()
+    html = t._repr_html_()
+    assert html.startswith("<table>") and "<th>tight_scale</th>" in html and "3 rows" in html
+    big = di.SweepTable({"x": np.arange(50.0)})._repr_html_()
+    assert big.count("<tr>") == 1 + 21 and "<td>49.0</td>" in big
+
+
+def test_cli_output_format_from_the_extension(tmp_path):
+    src = tmp_path / "d.csv"
+    src.write_text("age\n17\n30\n45\n90\n")
+    args = ["--data", str(src), "--domain", "age=0:120", "--queries", "mean", "--rho", "0.3", "--quiet"]
+    r = _run("sweep", *args, "--out", str(tmp_path / "o.json"))
+    assert r.returncode == 0, r.stderr
+    import json
+
+    records = json.loads((tmp_path / "o.json").read_text())
+    assert len(records) == 1 and records[0]["column"] == "age" and records[0]["domain_source"] == "given"
+    for bad in ("o.txt", "o"):
+        r = _run("sweep", *args, "--out", str(tmp_path / bad))
+        err = r.stderr.strip().splitlines()
+        assert r.returncode == 2 and len(err) == 1 and ".csv, .json, .parquet" in err[0]
+
+
+def test_cli_unwritable_output_is_one_line(tmp_path):
+    src = tmp_path / "d.csv"
+    src.write_text("age\n17\n30\n45\n90\n")
+    (tmp_path / "dir.csv").mkdir()
+    r = _run("sweep", "--data", str(src), "--domain", "age=0:120", "--queries", "mean", "--rho", "0.3",
+             "--out", str(tmp_path / "dir.csv"))
+    err = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(err) == 1 and "dir.csv" in err[0] and "Traceback" not in r.stderr

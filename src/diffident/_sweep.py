@@ -68,12 +68,15 @@ class SkippedColumnWarning(UserWarning):
     """
 
 
-class SweepTable(Mapping):
+class SweepTable(dict):
     """The tidy result of `sweep`: one row per grid point.
 
-    A read-only mapping of column name to a 1-d NumPy array (``column`` and
-    ``query`` hold strings), with `to_csv` and `to_pandas`.  `sweep` builds
-    it; build one yourself from columns of equal length.
+    A read-only dict of column name to a 1-d NumPy array (``column``,
+    ``query`` and ``domain_source`` hold strings), so that
+    ``pandas.DataFrame(table)`` is the table; ``len(table)`` is the number
+    of rows.  It writes itself with `to_csv`, `to_json` and `to_parquet`,
+    converts with `to_pandas`, and shows as an HTML table in notebooks.
+    `sweep` builds it; build one yourself from columns of equal length.
 
     The columns of a sweep: the grid point (``column``, ``query``, ``n``,
     ``m``, ``rho``); ``sensitive_range``, the paper's S(f) over every
@@ -95,7 +98,7 @@ class SweepTable(Mapping):
         If a column is not one-dimensional, or the columns have unequal
         lengths.
     TypeError
-        If columns is not a mapping.
+        If columns is not a mapping; or on any attempt to change the table.
 
     See Also
     --------
@@ -109,24 +112,61 @@ class SweepTable(Mapping):
     (2, [1.1098, 0.4096])
     >>> di.SweepTable({"rho": [0.1, 0.2], "scale": [3.0, 1.5]})
     SweepTable(2 rows: rho, scale)
+    >>> import pandas as pd
+    >>> pd.DataFrame(di.SweepTable({"rho": [0.1, 0.2], "scale": [3.0, 1.5]})).shape
+    (2, 2)
     """
 
     def __init__(self, columns):
         if not isinstance(columns, Mapping):
             raise TypeError(f"columns must be a mapping of name to 1-d array, got {type(columns).__name__}")
-        self._cols = {k: np.asarray(v) for k, v in columns.items()}
-        for k, v in self._cols.items():
+        cols = {k: np.asarray(v) for k, v in columns.items()}
+        for k, v in cols.items():
             if v.ndim != 1:
                 raise ValueError(f"column {k!r} must be one-dimensional, got shape {v.shape}")
-        lengths = {v.shape[0] for v in self._cols.values()}
+        lengths = {v.shape[0] for v in cols.values()}
         if len(lengths) > 1:
             raise ValueError(f"columns of unequal length: {lengths}")
+        super().__init__(cols)
+        self._cols = cols
 
-    def __getitem__(self, key):
-        return self._cols[key]
+    def _read_only(self, *args, **kwargs):
+        """Refuse to change the table: a SweepTable is read-only.
 
-    def __iter__(self):
-        return iter(self._cols)
+        ``clear``, ``pop``, ``popitem``, ``setdefault``, ``update`` and
+        item assignment or deletion all raise.
+
+        Parameters
+        ----------
+        *args, **kwargs
+            Ignored.
+
+        Returns
+        -------
+        None
+            Never returns.
+
+        Raises
+        ------
+        TypeError
+            Always: build a new SweepTable from the columns instead.
+
+        Examples
+        --------
+        >>> import diffident as di
+        >>> di.SweepTable({"rho": [0.1]}).pop("rho")
+        Traceback (most recent call last):
+        ...
+        TypeError: a SweepTable is read-only: build a new one from its columns
+        """
+        raise TypeError("a SweepTable is read-only: build a new one from its columns")
+
+    __setitem__ = __delitem__ = __ior__ = _read_only
+
+    def __reduce__(self):
+        # (rebuilt from its columns: pickle would otherwise fill the dict item by item)
+        return (type(self), (dict(self._cols),))
+    clear = pop = popitem = setdefault = update = _read_only
 
     def __len__(self):
         return next(iter(self._cols.values())).shape[0] if self._cols else 0
@@ -178,12 +218,13 @@ class SweepTable(Mapping):
 
         Parameters
         ----------
-        path : str or os.PathLike
-            The file to write (overwritten if it exists).
+        path : str, os.PathLike or file-like
+            The file to write (overwritten if it exists), or an open text
+            buffer (anything with ``write``).
 
         Returns
         -------
-        str or os.PathLike
+        str, os.PathLike or file-like
             The ``path`` given, unchanged.
 
         Raises
@@ -204,17 +245,128 @@ class SweepTable(Mapping):
         0.1,3.0
         0.2,inf
         """
-        keys = list(self._cols)
-        with open(path, "w", newline="") as fh:
-            w = csv.writer(fh)
-            w.writerow(keys)
-            cols = [self._cols[k] for k in keys]
-            for i in range(len(self)):
-                w.writerow([_fmt(c[i]) for c in cols])
+        if hasattr(path, "write"):
+            self._write_csv(path)
+        else:
+            with open(path, "w", newline="") as fh:
+                self._write_csv(fh)
         return path
+
+    def _write_csv(self, fh):
+        keys = list(self._cols)
+        w = csv.writer(fh)
+        w.writerow(keys)
+        cols = [self._cols[k] for k in keys]
+        for i in range(len(self)):
+            w.writerow([_fmt(c[i]) for c in cols])
+
+    def to_json(self, path):
+        """Write the table as JSON: a list of records, one per row.
+
+        Floats are written with enough digits to read back the same float;
+        infinities and NaN, which JSON cannot hold, as the strings
+        ``"inf"``, ``"-inf"`` and ``"nan"`` (as in `to_csv`).
+
+        Parameters
+        ----------
+        path : str, os.PathLike or file-like
+            The file to write (overwritten if it exists), or an open text
+            buffer.
+
+        Returns
+        -------
+        str, os.PathLike or file-like
+            The ``path`` given, unchanged.
+
+        Raises
+        ------
+        OSError
+            If the file cannot be opened for writing.
+
+        Examples
+        --------
+        >>> import io, diffident as di
+        >>> buf = di.SweepTable({"rho": [0.1, 0.2], "scale": [3.0, float("inf")]}).to_json(io.StringIO())
+        >>> buf.getvalue()
+        '[{"rho": 0.1, "scale": 3.0}, {"rho": 0.2, "scale": "inf"}]'
+        """
+        import json
+
+        keys = list(self._cols)
+        records = [{k: _json_value(self._cols[k][i]) for k in keys} for i in range(len(self))]
+        if hasattr(path, "write"):
+            json.dump(records, path, allow_nan=False)
+        else:
+            with open(path, "w") as fh:
+                json.dump(records, fh, allow_nan=False)
+        return path
+
+    def to_parquet(self, path):
+        """Write the table as Parquet (through pandas and pyarrow).
+
+        Parameters
+        ----------
+        path : str, os.PathLike or file-like
+            The file to write, or a binary buffer.
+
+        Returns
+        -------
+        str, os.PathLike or file-like
+            The ``path`` given, unchanged.
+
+        Raises
+        ------
+        ImportError
+            If pandas or pyarrow is not installed.
+
+        Examples
+        --------
+        >>> import io, pandas as pd, diffident as di
+        >>> t = di.SweepTable({"rho": [0.1, 0.2], "scale": [3.0, float("inf")]})
+        >>> pd.read_parquet(t.to_parquet(io.BytesIO()))["scale"].tolist()
+        [3.0, inf]
+        """
+        try:
+            import pyarrow  # noqa: F401  (pandas' Parquet engine)
+        except ImportError:  # pragma: no cover - depends on the environment
+            raise ImportError("to_parquet needs pyarrow: python -m pip install pyarrow") from None
+        self.to_pandas().to_parquet(path, index=False)
+        if hasattr(path, "seek"):
+            path.seek(0)
+        return path
+
+    def _repr_html_(self):
+        """An HTML table of the first and last rows, for notebooks."""
+        import html
+
+        keys = list(self._cols)
+        n = len(self)
+        shown = list(range(n)) if n <= 20 else [*range(10), None, *range(n - 10, n)]
+        head = "".join(f"<th>{html.escape(str(k))}</th>" for k in keys)
+        rows = []
+        for i in shown:
+            if i is None:
+                rows.append("<tr>" + "".join("<td>...</td>" for _ in keys) + "</tr>")
+            else:
+                rows.append("<tr>" + "".join(f"<td>{html.escape(_fmt(self._cols[k][i]))}</td>" for k in keys)
+                            + "</tr>")
+        return (f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+                f"<p>SweepTable, {n} rows</p>")
 
     def __repr__(self):
         return f"SweepTable({len(self)} rows: {', '.join(self._cols)})"
+
+
+def _json_value(x):
+    """A JSON-ready value: strings and whole numbers as they are, finite
+    floats as floats, non-finite floats as the strings of `_fmt`.
+    """
+    if isinstance(x, (str, np.str_)):
+        return str(x)
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    x = float(x)
+    return x if math.isfinite(x) else _fmt(x)
 
 
 def _fmt(x):

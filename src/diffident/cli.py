@@ -98,7 +98,13 @@ def _calibrate(args, out):
     return 0
 
 
+_TABLE_FORMATS = (".csv", ".json", ".parquet")
+
+
 def _sweep(args, out):
+    ext = os.path.splitext(args.out)[1].lower()
+    if ext not in _TABLE_FORMATS:
+        raise ValueError(f"--out must end in {', '.join(_TABLE_FORMATS)} (the format), got {args.out!r}")
     domains = {}
     for spec in args.domain or []:
         name, sep, rng = spec.rpartition("=")
@@ -114,7 +120,7 @@ def _sweep(args, out):
                      sizes=args.sizes, domains=domains, calibrations=args.calibration, ddof=args.ddof,
                      seed=args.seed, progress=progress, dropna=args.dropna,
                      infer_domains=True if args.infer_domains else None)
-    table.to_csv(args.out)
+    {".csv": table.to_csv, ".json": table.to_json, ".parquet": table.to_parquet}[ext](args.out)
     if not args.quiet:
         cols = sorted(set(table["column"]))
         print(f"wrote {len(table)} rows ({len(cols)} columns x {len(args.queries)} queries) to {args.out}", file=out)
@@ -177,7 +183,7 @@ def build_parser():
         "write a tidy CSV table.",
     )
     w.add_argument("--data", required=True, help="CSV file with a header row")
-    w.add_argument("--out", required=True, help="output CSV file")
+    w.add_argument("--out", required=True, help="output file: .csv, .json (records) or .parquet (needs pyarrow)")
     w.add_argument("--columns", nargs="+", default=None, help="columns (default: every numeric column)")
     w.add_argument("--queries", nargs="+", default=["mean", "median", "std"],
                    choices=["sum", "mean", "median", "min", "max", "var", "std", "count"])
@@ -228,6 +234,10 @@ def main(argv=None):
             return 0
         except (ValueError, TypeError) as exc:
             print(f"diffident: error: {exc}", file=sys.stderr)
+            return 2
+        except OSError as exc:  # an unwritable output, a directory where a file is expected, ...
+            where = f"{exc.filename}: " if exc.filename else ""
+            print(f"diffident: error: {where}{exc.strerror or exc}", file=sys.stderr)
             return 2
     for w in caught:
         print(f"diffident: warning: {w.message}", file=sys.stderr)

@@ -36,8 +36,11 @@ def test_calibrate_issue_example():
     assert float(bound) == pytest.approx(0.1, rel=1e-9)
 
 
-def test_calibrate_defaults_are_the_papers_adult_example():
-    r = run("calibrate")
+def test_calibrate_needs_worlds_and_range_and_gives_the_papers_adult_example():
+    r = run("calibrate")  # no silent example dataset
+    assert r.returncode == 2 and "--worlds" in r.stderr and "--range" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    r = run("calibrate", "--worlds", "99", "--range", repr(98 / 48842))
     assert r.returncode == 0, r.stderr
     assert "0.0008403207232" in r.stdout  # hours-per-week, rho = 0.1 (Table 4), rounded up
     assert "unattainable" in r.stdout     # rho = 0.001 < 1/99
@@ -96,11 +99,11 @@ def test_replicate_bad_data(tmp_path):
 @pytest.mark.parametrize(
     "args, word",
     [
-        (("calibrate", "--rho", "1.5"), "rho"),
-        (("calibrate", "--rho", "abc"), "rho"),
-        (("calibrate", "--worlds", "0"), "worlds"),
-        (("calibrate", "--worlds", "nan"), "worlds"),
-        (("calibrate", "--range", "-1"), "range"),
+        (("calibrate", "-m", "99", "-s", "0.002", "--rho", "1.5"), "rho"),
+        (("calibrate", "-m", "99", "-s", "0.002", "--rho", "abc"), "rho"),
+        (("calibrate", "-s", "0.002", "--worlds", "0"), "worlds"),
+        (("calibrate", "-s", "0.002", "--worlds", "nan"), "worlds"),
+        (("calibrate", "-m", "99", "--range", "-1"), "range"),
         (("nonsense",), "invalid choice"),
     ],
 )

@@ -5,9 +5,9 @@
   beside them, on embedded defaults or ``--data adult.csv``.
 * ``diffident sweep --data FILE --out OUT.csv``: risk and calibration over a
   grid of rho x queries x columns x dataset sizes.
-* ``diffident calibrate``: the paper's Laplace calibration (Theorem 1) for a
-  risk bound, a number of worlds and a sensitive range; with no options the
-  Adult hours-per-week example (99 worlds, S = 98/48842).
+* ``diffident calibrate --worlds M --range S``: the paper's Laplace
+  calibration (Theorem 1) for risk bounds, a number of worlds and a
+  sensitive range.
 
 Bad arguments give a one-line error and exit status 2.
 """
@@ -26,13 +26,6 @@ import diffident as di
 from . import __version__, _validate
 from ._closed_form import laplace_epsilon, laplace_risk, laplace_scale
 
-# The paper's Adult example (Table 3 domain of hours-per-week, n = 48,842).
-from .replicate.paper import ADULT_N as _ADULT_N
-from .replicate.paper import DOMAINS
-
-_HOURS_LO, _HOURS_HI = DOMAINS["hours-per-week"]
-_HOURS_WORLDS = _HOURS_HI - _HOURS_LO + 1
-_HOURS_RANGE = (_HOURS_HI - _HOURS_LO) / _ADULT_N
 _DEFAULT_RHO = (0.5, 0.1, 0.015, 0.001)
 
 
@@ -165,14 +158,16 @@ def build_parser():
     c = sub.add_parser(
         "calibrate",
         help="the paper's Laplace scale and epsilon for a risk bound rho",
-        description="The paper's Laplace calibration (Theorem 1). Defaults: the Adult hours-per-week example "
-        f"(m = {_HOURS_WORLDS}, S = 98/{_ADULT_N}) at rho = {', '.join(map(str, _DEFAULT_RHO))}.",
+        description="The paper's Laplace calibration (Theorem 1) for the number of possible worlds and the "
+        "query's sensitive range, at each risk bound (default rho = "
+        f"{', '.join(map(str, _DEFAULT_RHO))}). The paper's Adult hours-per-week example: "
+        "--worlds 99 --range 0.002006469841529831 (98/48842).",
     )
     c.add_argument("--rho", type=_number("rho"), nargs="+", default=list(_DEFAULT_RHO), help="risk bound(s) in [0, 1]")
-    c.add_argument("--worlds", "-m", type=_number("worlds"), default=float(_HOURS_WORLDS),
-                   help="number of possible worlds m (>= 1)")
-    c.add_argument("--range", "-s", type=_number("range"), default=_HOURS_RANGE,
-                   help="sensitive range S of the query (>= 0)")
+    c.add_argument("--worlds", "-m", type=_number("worlds"), required=True,
+                   help="number of possible worlds m (>= 1; required)")
+    c.add_argument("--range", "-s", type=_number("range"), required=True,
+                   help="sensitive range S of the query (>= 0; required)")
     c.set_defaults(func=_calibrate)
 
     w = sub.add_parser(

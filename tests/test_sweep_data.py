@@ -275,3 +275,16 @@ def test_cli_unwritable_output_is_one_line(tmp_path):
              "--out", str(tmp_path / "dir.csv"))
     err = r.stderr.strip().splitlines()
     assert r.returncode == 2 and len(err) == 1 and "dir.csv" in err[0] and "Traceback" not in r.stderr
+
+
+def test_status_tells_the_opposite_zeros_apart():
+    # the count's sensitive range is 0; the mean's is not
+    t = di.sweep({"age": AGES}, domains={"age": (0, 120)}, queries=["mean", "count"], rho=[0.001, 0.05, 1.0])
+    mean = t["query"] == "mean"
+    assert t["status"][mean].tolist() == ["unattainable", "calibrated", "no noise needed"]
+    assert np.isinf(t["tight_scale"][mean][0]) and t["tight_epsilon"][mean][0] == 0.0
+    assert t["tight_scale"][mean][2] == 0.0
+    assert set(t["status"][~mean]) == {"zero sensitive range"} and np.all(t["tight_epsilon"][~mean] == 0.0)
+    b = di.sweep({"age": AGES}, domains={"age": (0, 120)}, queries=["mean"], rho=[0.001, 0.05],
+                 calibrations=["bound"])
+    assert b["status"].tolist() == ["unattainable", "calibrated"]

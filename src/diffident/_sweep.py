@@ -29,7 +29,10 @@ from ._worst_case import Risk
 __all__ = ["sweep", "SweepTable", "read_csv_columns", "InferredDomainWarning", "SkippedColumnWarning"]
 
 FIELDS = ("column", "query", "n", "m", "domain_source", "rho", "sensitive_range", "bound_scale", "bound_epsilon",
-          "tight_scale", "tight_epsilon", "risk_at_bound")
+          "tight_scale", "tight_epsilon", "risk_at_bound", "status")
+
+#: The outcomes of a grid point (the ``status`` column of a sweep).
+STATUSES = ("calibrated", "unattainable", "no noise needed", "zero sensitive range")
 
 #: Strings a CSV cell may hold for a missing value (as pandas reads them by default, in part).
 MISSING_TOKENS = frozenset({"", "NA", "N/A", "n/a", "NaN", "nan", "NULL", "null", "None", "<NA>"})
@@ -703,6 +706,12 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
         bound_scale, bound_epsilon, tight_scale, tight_epsilon,
         risk_at_bound`` (the bound ones NaN when not asked for, likewise
         the tight ones); ``domain_source`` is ``"given"`` or ``"inferred"``;
+        ``status`` says which outcome each grid point has, from the tight
+        scale where computed, else the bound's: ``"calibrated"``,
+        ``"unattainable"`` (no finite noise meets rho: scale inf, epsilon
+        0), ``"no noise needed"`` (scale 0, epsilon inf) or ``"zero
+        sensitive range"`` (every world has the same value: the risk is the
+        same at any noise, and epsilon is reported as 0);
         ``tight_scale`` is `dataset_tight_scale` (it meets rho for every
         D'), ``tight_epsilon`` is ``sensitive_range / tight_scale``, and
         ``risk_at_bound`` is the exact worst-case risk at the paper's scale
@@ -830,10 +839,25 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
                 row["tight_scale"] = t
                 with np.errstate(divide="ignore", invalid="ignore"):
                     row["tight_epsilon"] = np.where(S == 0, 0.0, S / t)
+            row["status"] = _status(S, row["tight_scale"] if "tight" in cals else row["bound_scale"])
             for key in FIELDS:
                 out[key].append(np.asarray(row[key]))
     table = {k: (np.concatenate(v) if v else np.empty(0)) for k, v in out.items()}
     return SweepTable(table)
+
+
+def _status(S, scale):
+    """The outcome of each grid point, from the sensitive range and the scale
+    (the tight one where computed): a zero range (the risk is the same at
+    any noise), an unattainable rho (scale inf), no noise needed (scale 0),
+    or calibrated.
+    """
+    out = np.full(np.shape(scale), STATUSES[0], dtype=object)
+    out[np.isinf(scale)] = STATUSES[1]
+    out[scale == 0] = STATUSES[2]
+    if S == 0:
+        out[:] = STATUSES[3]
+    return out
 
 
 def _default_rho(m, n):

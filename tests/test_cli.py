@@ -137,3 +137,13 @@ def test_sweep_tight_scale_covers_every_neighbour(tmp_path):
     np.testing.assert_array_equal(got, want)
     S = diffident.dataset_sensitive_range("std", data, diffident.Domain(0, 7))
     np.testing.assert_array_equal([float(row["tight_epsilon"]) for row in rows], S / want)
+
+
+def test_every_option_has_help_text():
+    from diffident.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    for name, command in sub.choices.items():
+        for action in command._actions:
+            assert action.help, f"diffident {name} {'/'.join(action.option_strings)} has no help text"

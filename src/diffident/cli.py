@@ -26,6 +26,8 @@ import diffident as di
 from . import __version__, _validate
 from ._closed_form import laplace_epsilon, laplace_risk, laplace_scale
 
+__all__ = ["main", "build_parser"]
+
 _DEFAULT_RHO = (0.5, 0.1, 0.015, 0.001)
 
 
@@ -181,7 +183,8 @@ def build_parser():
     w.add_argument("--out", required=True, help="output file: .csv, .json (records) or .parquet (needs pyarrow)")
     w.add_argument("--columns", nargs="+", default=None, help="columns (default: every numeric column)")
     w.add_argument("--queries", nargs="+", default=["mean", "median", "std"],
-                   choices=["sum", "mean", "median", "min", "max", "var", "std", "count"])
+                   choices=["sum", "mean", "median", "min", "max", "var", "std", "count"],
+                   help="named queries (default: mean median std)")
     w.add_argument("--rho", type=_number("rho"), nargs="+", default=None,
                    help="risk bounds (default: --n-rho log-spaced values from just above 1/m to 0.5)")
     w.add_argument("--n-rho", type=int, default=50, help="size of the default rho grid (default 50)")
@@ -193,7 +196,7 @@ def build_parser():
     w.add_argument("--calibration", nargs="+", default=["bound", "tight"], choices=["bound", "tight"],
                    help="bound (the paper's), tight (exact, for every D' = D - i), or both (default)")
     w.add_argument("--ddof", type=int, default=1, choices=[0, 1], help="for var and std (default 1)")
-    w.add_argument("--seed", type=int, default=0)
+    w.add_argument("--seed", type=int, default=0, help="seed of the dataset samples (default 0)")
     w.add_argument("--quiet", action="store_true", help="no progress bar or summary")
     w.set_defaults(func=_sweep)
 
@@ -205,8 +208,8 @@ def build_parser():
     )
     r.add_argument("--out", default="diffident-replication", help="output directory (default ./diffident-replication)")
     r.add_argument("--data", default=None, help="the UCI Adult CSV (default: embedded facts and a synthetic sample)")
-    r.add_argument("--seed", type=int, default=0)
-    r.add_argument("--quiet", action="store_true")
+    r.add_argument("--seed", type=int, default=0, help="seed of the synthetic sample and the draws (default 0)")
+    r.add_argument("--quiet", action="store_true", help="no progress lines")
     r.set_defaults(func=_replicate)
     return p
 

@@ -288,3 +288,24 @@ def test_status_tells_the_opposite_zeros_apart():
     b = di.sweep({"age": AGES}, domains={"age": (0, 120)}, queries=["mean"], rho=[0.001, 0.05],
                  calibrations=["bound"])
     assert b["status"].tolist() == ["unattainable", "calibrated"]
+
+
+def test_quantile_queries_in_the_sweep_and_the_cli(tmp_path):
+    dom = di.Domain(0, 120)
+    t = _no_warnings(di.sweep, {"age": AGES}, domains={"age": (0, 120)}, queries=["quantile"], q=0.9, rho=[0.3],
+                     rtol=0.0)
+    assert t["query"].tolist() == ["quantile"]
+    assert t["sensitive_range"][0] == di.dataset_sensitive_range("quantile", AGES, dom, q=0.9, ddof=1)
+    np.testing.assert_array_equal(t["tight_scale"], di.dataset_tight_scale("quantile", AGES, dom, [0.3], q=0.9))
+    src = tmp_path / "d.csv"
+    src.write_text("age\n" + "\n".join(str(int(a)) for a in AGES) + "\n")
+    out = tmp_path / "o.csv"
+    r = _run("sweep", "--data", str(src), "--out", str(out), "--domain", "age=0:120", "--queries", "quantile",
+             "--q", "0.9", "--rho", "0.3", "--quiet")  # (the CLI sweeps with rtol 1e-12)
+    assert r.returncode == 0, r.stderr
+    import csv
+
+    with open(out, newline="") as fh:
+        row = next(csv.DictReader(fh))
+    assert row["query"] == "quantile"
+    assert float(row["tight_scale"]) == pytest.approx(t["tight_scale"][0], rel=1e-11)

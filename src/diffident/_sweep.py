@@ -635,7 +635,7 @@ class _Progress:
 
 def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_rho=50, sizes=None,
           domains=None, calibrations=("bound", "tight"), ddof=1, seed=0, rtol=1e-12, progress=False,
-          column_seed=None, dropna=False, infer_domains=None):
+          column_seed=None, dropna=False, infer_domains=None, q=0.5):
     """Risk and calibration over a grid: rho x queries x columns x sizes.
 
     For every column and dataset size the data set D is fixed; for every
@@ -655,7 +655,8 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
         Columns to use (default: every numeric column without missing
         values; the others are named in a `SkippedColumnWarning`).
     queries : sequence of str, optional
-        Named queries (see `world_values`); default mean, median, std.
+        Named queries (see `world_values`; ``"quantile"`` is the ``q``
+        quantile); default mean, median, std.
     rho : array_like, optional
         Risk bounds; default ``n_rho`` log-spaced values from just above
         1/m to 0.5 for each column (m its domain size).
@@ -692,6 +693,8 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
         or ``NA`` cells of a CSV file) instead of refusing it (default
         False: a requested column with missing values is a ValueError, and
         the default selection leaves it out).
+    q : float, optional
+        The quantile of ``"quantile"``, in [0, 1] (default 0.5).
     infer_domains : bool, optional
         For columns without a domain: None (default) infers it from the
         column's minimum and maximum with an `InferredDomainWarning`, True
@@ -806,13 +809,13 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
             raise ValueError(f"column {name!r} has values outside its domain {dom!r}")
         m = float(dom.size)
         grid = rho_fixed if rho is not None else _default_rho(m, n_rho)
-        for q in queries:
-            bar.step(f"{name} {q} n={n}")
+        for q_name in queries:
+            bar.step(f"{name} {q_name} n={n}")
             # the cell's query, data and domain validated once, for every computation below
-            qy, _, d, cands, _, _ = dataset_setup(q, d, dom, 1, ddof, 0.5, True, 10**8)
+            qy, _, d, cands, _, _ = dataset_setup(q_name, d, dom, 1, ddof, q, True, 10**8)
             S, removed = dataset_sensitive_range_of(qy, 1, d, cands, True, 10**8)
             k = grid.size
-            row = dict(column=np.full(k, name, dtype=object), query=np.full(k, q, dtype=object),
+            row = dict(column=np.full(k, name, dtype=object), query=np.full(k, q_name, dtype=object),
                        n=np.full(k, n, dtype=np.int64), m=np.full(k, m),
                        domain_source=np.full(k, source, dtype=object), rho=grid,
                        sensitive_range=np.full(k, S))

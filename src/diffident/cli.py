@@ -113,7 +113,7 @@ def _sweep(args, out):
     progress = not args.quiet and sys.stderr.isatty()
     table = di.sweep(args.data, columns=args.columns, queries=args.queries, rho=args.rho, n_rho=args.n_rho,
                      sizes=args.sizes, domains=domains, calibrations=args.calibration, ddof=args.ddof,
-                     seed=args.seed, progress=progress, dropna=args.dropna,
+                     seed=args.seed, progress=progress, dropna=args.dropna, q=args.q,
                      infer_domains=True if args.infer_domains else None)
     {".csv": table.to_csv, ".json": table.to_json, ".parquet": table.to_parquet}[ext](args.out)
     if not args.quiet:
@@ -183,8 +183,9 @@ def build_parser():
     w.add_argument("--out", required=True, help="output file: .csv, .json (records) or .parquet (needs pyarrow)")
     w.add_argument("--columns", nargs="+", default=None, help="columns (default: every numeric column)")
     w.add_argument("--queries", nargs="+", default=["mean", "median", "std"],
-                   choices=["sum", "mean", "median", "min", "max", "var", "std", "count"],
-                   help="named queries (default: mean median std)")
+                   choices=["sum", "mean", "median", "quantile", "min", "max", "var", "std", "count"],
+                   help="named queries (default: mean median std; quantile is the --q quantile)")
+    w.add_argument("--q", type=_number("q"), default=0.5, help="the quantile of --queries quantile (default 0.5)")
     w.add_argument("--rho", type=_number("rho"), nargs="+", default=None,
                    help="risk bounds (default: --n-rho log-spaced values from just above 1/m to 0.5)")
     w.add_argument("--n-rho", type=int, default=50, help="size of the default rho grid (default 50)")

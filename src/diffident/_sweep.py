@@ -693,14 +693,14 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
         or ``NA`` cells of a CSV file) instead of refusing it (default
         False: a requested column with missing values is a ValueError, and
         the default selection leaves it out).
-    q : float, optional
-        The quantile of ``"quantile"``, in [0, 1] (default 0.5).
     infer_domains : bool, optional
         For columns without a domain: None (default) infers it from the
         column's minimum and maximum with an `InferredDomainWarning`, True
         infers it silently, False makes it an error.  The inferred domain
         leaks the observed extremes into the calibration; the table's
         ``domain_source`` says which domains were inferred.
+    q : float, optional
+        The quantile of ``"quantile"``, in [0, 1] (default 0.5).
 
     Returns
     -------

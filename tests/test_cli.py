@@ -147,3 +147,19 @@ def test_every_option_has_help_text():
     for name, command in sub.choices.items():
         for action in command._actions:
             assert action.help, f"diffident {name} {'/'.join(action.option_strings)} has no help text"
+
+
+def test_calibrate_json_has_the_full_floats():
+    import json
+
+    rho = [0.5, 0.1, 0.001, 1.0]
+    r = run("calibrate", "--worlds", "99", "--range", repr(98 / 48842), "--json", "--rho", *map(repr, rho))
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)
+    assert got["worlds"] == 99.0 and got["sensitive_range"] == 98 / 48842 and got["min_rho"] == 1 / 99
+    rows = got["rows"]
+    assert [row["rho"] for row in rows] == rho
+    finite = [row["scale"] for row in rows[:2]]
+    assert finite == list(diffident.scale_for_rho(rho[:2], 99, 98 / 48842))  # every bit
+    assert rows[2]["scale"] == "inf" and rows[2]["status"] == "unattainable" and rows[2]["epsilon"] == 0.0
+    assert rows[3]["scale"] == 0.0 and rows[3]["epsilon"] == "inf" and rows[3]["status"] == "no noise needed"

@@ -77,6 +77,9 @@ def _calibrate(args, out):
     eps = laplace_epsilon(rho, np.float64(m))
     lam = laplace_scale(rho, np.float64(m), np.float64(s))
     bound = laplace_risk(lam, np.float64(m), np.float64(s))
+    if args.json:
+        _calibrate_json(rho, eps, lam, bound, m, s, out)
+        return 0
     rows = [
         (_fmt(r), _fmt(e, _DOWN), _fmt(x, _UP), _fmt(b, _UP),
          "unattainable" if math.isinf(x) else ("no noise" if x == 0 else ""))
@@ -91,6 +94,24 @@ def _calibrate(args, out):
     print("1 / (1 + (m-1) exp(-S/scale)) at the returned scale (<= rho by construction).", file=out)
     print("Printed to 10 significant digits: scales and risk bounds rounded up, epsilons down.", file=out)
     return 0
+
+
+def _calibrate_json(rho, eps, lam, bound, m, s, out):
+    """The calibration as one JSON object: the full floats (not the table's
+    10 digits), infinities as the strings "inf" and "-inf".
+    """
+    import json
+
+    def num(x):
+        x = float(x)
+        return x if math.isfinite(x) else ("inf" if x > 0 else "-inf")
+
+    rows = [{"rho": num(r), "epsilon": num(e), "scale": num(x), "risk_bound": num(b),
+             "status": "unattainable" if math.isinf(x) else ("no noise needed" if x == 0 else "calibrated")}
+            for r, e, x, b in zip(rho, eps, lam, bound, strict=True)]
+    json.dump({"worlds": num(m), "sensitive_range": num(s), "min_rho": num(1.0 / m), "rows": rows}, out,
+              allow_nan=False)
+    out.write("\n")
 
 
 _TABLE_FORMATS = (".csv", ".json", ".parquet")
@@ -170,6 +191,8 @@ def build_parser():
                    help="number of possible worlds m (>= 1; required)")
     c.add_argument("--range", "-s", type=_number("range"), required=True,
                    help="sensitive range S of the query (>= 0; required)")
+    c.add_argument("--json", action="store_true",
+                   help="print one JSON object with the full floats instead of the table")
     c.set_defaults(func=_calibrate)
 
     w = sub.add_parser(

@@ -165,11 +165,11 @@ class SweepTable(dict):
         raise TypeError("a SweepTable is read-only: build a new one from its columns")
 
     __setitem__ = __delitem__ = __ior__ = _read_only
+    clear = pop = popitem = setdefault = update = _read_only
 
     def __reduce__(self):
         # (rebuilt from its columns: pickle would otherwise fill the dict item by item)
         return (type(self), (dict(self._cols),))
-    clear = pop = popitem = setdefault = update = _read_only
 
     def __len__(self):
         return next(iter(self._cols.values())).shape[0] if self._cols else 0

@@ -232,9 +232,10 @@ class Problem:
     every-neighbour search over them.
     """
 
-    def __init__(self, qy, k, x, cands, max_worlds):
+    def __init__(self, qy, k, x, cands, max_worlds, order=None):
+        """``order``: the stable argsort of ``x``, when the caller has it."""
         self.qy, self.k, self.cands, self.max_worlds = qy, k, cands, max_worlds
-        self.order = np.argsort(x, kind="stable")
+        self.order = np.argsort(x, kind="stable") if order is None else order
         self.xs = np.ascontiguousarray(x[self.order])
         self.n = self.xs.size
         self.fsd, self.first, self.counts = _grouping.distinct(self.xs)

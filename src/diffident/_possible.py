@@ -530,9 +530,12 @@ def dataset_sensitive_range(query, data, candidates, *, k=1, ddof=0, q=0.5, retu
     return dataset_sensitive_range_of(qy, k, x, cands, return_removed, max_worlds)
 
 
-def dataset_sensitive_range_of(qy, k, x, cands, return_removed, max_worlds):
-    """`dataset_sensitive_range` of validated parts (`dataset_setup`)."""
-    order = np.argsort(x, kind="stable")
+def dataset_sensitive_range_of(qy, k, x, cands, return_removed, max_worlds, order=None):
+    """`dataset_sensitive_range` of validated parts (`dataset_setup`);
+    ``order``, the stable argsort of ``x``, when the caller has it.
+    """
+    if order is None:
+        order = np.argsort(x, kind="stable")
     xs = np.ascontiguousarray(x[order])
     if k == 1 and qy.named:
         S_by, first, counts = dataset_k1(qy, xs, cands)

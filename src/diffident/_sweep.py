@@ -9,6 +9,7 @@ tight calibration that holds for every D'.  Each world set goes through the
 batched kernels once for the whole rho grid.
 """
 
+import contextlib
 import csv
 import math
 import os
@@ -26,7 +27,7 @@ from ._world_sets import Domain, Known
 from ._worlds import Worlds
 from ._worst_case import Risk
 
-__all__ = ["sweep", "SweepTable", "read_csv_columns", "InferredDomainWarning", "SkippedColumnWarning"]
+__all__ = ["sweep", "SweepTable", "InferredDomainWarning", "SkippedColumnWarning"]
 
 FIELDS = ("column", "query", "n", "m", "domain_source", "rho", "sensitive_range", "bound_scale", "bound_epsilon",
           "tight_scale", "tight_epsilon", "risk_at_bound", "status")
@@ -248,11 +249,8 @@ class SweepTable(dict):
         0.1,3.0
         0.2,inf
         """
-        if hasattr(path, "write"):
-            self._write_csv(path)
-        else:
-            with open(path, "w", newline="") as fh:
-                self._write_csv(fh)
+        with _text_out(path) as fh:
+            self._write_csv(fh)
         return path
 
     def _write_csv(self, fh):
@@ -296,12 +294,9 @@ class SweepTable(dict):
         import json
 
         keys = list(self._cols)
-        records = [{k: _json_value(self._cols[k][i]) for k in keys} for i in range(len(self))]
-        if hasattr(path, "write"):
-            json.dump(records, path, allow_nan=False)
-        else:
-            with open(path, "w") as fh:
-                json.dump(records, fh, allow_nan=False)
+        records = [{k: json_value(self._cols[k][i]) for k in keys} for i in range(len(self))]
+        with _text_out(path) as fh:
+            json.dump(records, fh, allow_nan=False)
         return path
 
     def to_parquet(self, path):
@@ -360,7 +355,17 @@ class SweepTable(dict):
         return f"SweepTable({len(self)} rows: {', '.join(self._cols)})"
 
 
-def _json_value(x):
+@contextlib.contextmanager
+def _text_out(path):
+    """An open text buffer as it is, or a path opened for writing (and closed after)."""
+    if hasattr(path, "write"):
+        yield path
+    else:
+        with open(path, "w", newline="") as fh:
+            yield fh
+
+
+def json_value(x):
     """A JSON-ready value: strings and whole numbers as they are, finite
     floats as floats, non-finite floats as the strings of `_fmt`.
     """
@@ -383,35 +388,6 @@ def _fmt(x):
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
     return repr(x)
-
-
-def read_csv_columns(path, columns=None, *, dropna=False):
-    """Numeric columns of a CSV file with a header row.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        The file.
-    columns : list of str, optional
-        Columns to read (default: every column whose values all parse as
-        numbers; the others are named in a `SkippedColumnWarning`).
-    dropna : bool, optional
-        Drop a column's missing values (empty cells, ``NA``, ``NaN``,
-        ``null``, ...) instead of refusing the column (default False).
-
-    Returns
-    -------
-    dict of str to ndarray of float64
-
-    Raises
-    ------
-    ValueError
-        For an unreadable or empty file, an unknown column, a requested
-        column that is not numeric or has missing values (without
-        ``dropna``), or no usable column.
-    """
-    out, _ = _numeric_columns(_read_csv(path), columns, dropna, f"the file {os.fspath(path)!r}")
-    return out
 
 
 def _read_csv(path):
@@ -809,11 +785,12 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
             raise ValueError(f"column {name!r} has values outside its domain {dom!r}")
         m = float(dom.size)
         grid = rho_fixed if rho is not None else _default_rho(m, n_rho)
+        order = np.argsort(d, kind="stable")  # one sort of the data, shared by every query's range and search
         for q_name in queries:
             bar.step(f"{name} {q_name} n={n}")
             # the cell's query, data and domain validated once, for every computation below
             qy, _, d, cands, _, _ = dataset_setup(q_name, d, dom, 1, ddof, q, True, 10**8)
-            S, removed = dataset_sensitive_range_of(qy, 1, d, cands, True, 10**8)
+            S, removed = dataset_sensitive_range_of(qy, 1, d, cands, True, 10**8, order)
             k = grid.size
             row = dict(column=np.full(k, name, dtype=object), query=np.full(k, q_name, dtype=object),
                        n=np.full(k, n, dtype=np.int64), m=np.full(k, m),
@@ -822,7 +799,7 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
             nan = np.full(k, np.nan)
             row.update(bound_scale=nan, bound_epsilon=nan, tight_scale=nan, tight_epsilon=nan,
                        risk_at_bound=nan)
-            prob = Problem(qy, 1, d, cands, 10**8) if "tight" in cals else None
+            prob = Problem(qy, 1, d, cands, 10**8, order) if "tight" in cals else None
             if "bound" in cals:
                 lam = laplace_scale(grid, np.float64(m), np.float64(S))
                 row["bound_scale"] = lam

@@ -102,9 +102,7 @@ def _calibrate_json(rho, eps, lam, bound, m, s, out):
     """
     import json
 
-    def num(x):
-        x = float(x)
-        return x if math.isfinite(x) else ("inf" if x > 0 else "-inf")
+    from ._sweep import json_value as num  # (finite floats as they are, infinities as strings)
 
     rows = [{"rho": num(r), "epsilon": num(e), "scale": num(x), "risk_bound": num(b),
              "status": "unattainable" if math.isinf(x) else ("no noise needed" if x == 0 else "calibrated")}

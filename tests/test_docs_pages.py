@@ -15,7 +15,7 @@ scratch working directory (holding ``adult.csv`` when the page needs it):
 
 A page declares what it needs in an HTML comment, invisible on the site:
 ``<!-- needs: adult -->`` (the UCI Adult file, from ``DIFFIDENT_ADULT_CSV``),
-``<!-- needs: dask -->``, ``<!-- needs: matplotlib -->``.
+``<!-- needs: dask -->``, ``<!-- needs: matplotlib -->``, ``<!-- needs: xarray -->``.
 """
 
 import contextlib
@@ -119,7 +119,7 @@ def test_pages_found():
 def test_page_examples(page, tmp_path, monkeypatch):
     text = (DOCS / page).read_text()
     needs = {w.strip() for m in NEEDS.finditer(text) for w in m["what"].split(",")}
-    unknown = needs - {"adult", "dask", "matplotlib"}
+    unknown = needs - {"adult", "dask", "matplotlib", "xarray"}
     assert not unknown, f"{page}: unknown needs {unknown}"
     if "dask" in needs:
         pytest.importorskip("dask.array", reason=f"{page} needs dask (the `dask` extra)")
@@ -127,6 +127,8 @@ def test_page_examples(page, tmp_path, monkeypatch):
     if "matplotlib" in needs:
         pytest.importorskip("matplotlib", reason=f"{page} needs matplotlib (the `plot` extra)")
         monkeypatch.setenv("MPLBACKEND", "Agg")
+    if "xarray" in needs:
+        pytest.importorskip("xarray", reason=f"{page} needs xarray (in the `test` extra)")
     if "adult" in needs:
         (tmp_path / "adult.csv").symlink_to(require_adult())
     monkeypatch.chdir(tmp_path)

@@ -243,6 +243,53 @@ def test_parquet_round_trip(tmp_path):
     assert back["domain_source"].tolist() == ["given"] * 3
 
 
+def test_to_xarray_named_dimensions_hold_every_row():
+    xr = pytest.importorskip("xarray")
+    data = {"hours": np.arange(1.0, 41.0), "age": np.arange(17.0, 57.0)}
+    t = di.sweep(data, queries=["median", "mean"], rho=[0.3, 0.05, 0.5], sizes=[20, 40],
+                 domains={"hours": (1, 99), "age": (0, 120)})
+    ds = t.to_xarray()
+    assert isinstance(ds, xr.Dataset)
+    assert dict(ds.sizes) == {"column": 2, "query": 2, "n": 2, "rho": 3, "calibration": 2}
+    assert ds["column"].values.tolist() == ["hours", "age"]  # the table's order, not sorted
+    assert ds["query"].values.tolist() == ["median", "mean"]
+    assert ds["m"].values.tolist() == [99.0, 121.0] and ds["domain_source"].values.tolist() == ["given"] * 2
+    assert ds["scale"].dims == ("column", "query", "n", "rho", "calibration")
+    assert ds["sensitive_range"].dims == ("column", "query", "n", "rho")
+    for i in range(len(t)):
+        at = dict(column=t["column"][i], query=t["query"][i], n=t["n"][i], rho=t["rho"][i])
+        for cal in ("bound", "tight"):
+            cell = ds.sel(**at, calibration=cal)
+            assert float(cell["scale"]) == t[f"{cal}_scale"][i]  # every bit
+            assert float(cell["epsilon"]) == t[f"{cal}_epsilon"][i]
+        assert ds["status"].sel(**at, calibration="tight").item() == t["status"][i]
+        assert float(ds["risk_at_bound"].sel(**at)) == t["risk_at_bound"][i]
+
+
+def test_to_xarray_union_of_rho_grids_and_one_calibration():
+    pytest.importorskip("xarray")
+    data = {"a": np.arange(1.0, 11.0), "b": np.arange(1.0, 11.0)}
+    t = di.sweep(data, queries=["mean"], n_rho=4, calibrations=["bound"], domains={"a": (1, 10), "b": (1, 30)})
+    ds = t.to_xarray()
+    assert ds["calibration"].values.tolist() == ["bound"]  # tight not computed: not a NaN layer
+    assert ds.sizes["rho"] == 7  # the two default grids share only rho = 0.5
+    a = ds["scale"].sel(column="a", query="mean", n=10, calibration="bound")
+    assert int(np.isfinite(a).sum()) == 4 and int(np.isnan(a).sum()) == 3
+    # the bound's own status: rho above 1/m is calibrated
+    status = ds["status"].sel(column="a", query="mean", n=10, calibration="bound").values
+    assert status[np.isfinite(a.values)].tolist() == ["calibrated"] * 4
+    assert all(isinstance(v, float) and np.isnan(v) for v in status[np.isnan(a.values)])
+
+
+def test_to_xarray_refuses_what_is_not_a_grid():
+    pytest.importorskip("xarray")
+    with pytest.raises(ValueError, match="missing"):
+        di.SweepTable({"rho": [0.1, 0.2]}).to_xarray()
+    t = di.sweep({"x": np.arange(1.0, 11.0)}, queries=["mean"], rho=[0.2, 0.2], domains={"x": (1, 10)})
+    with pytest.raises(ValueError, match="repeats a grid point"):
+        t.to_xarray()
+
+
 def test_html_repr_for_notebooks():
     t = _small_table()
     html = t._repr_html_()

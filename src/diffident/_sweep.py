@@ -79,7 +79,7 @@ class SweepTable(dict):
     ``query`` and ``domain_source`` hold strings), so that
     ``pandas.DataFrame(table)`` is the table; ``len(table)`` is the number
     of rows.  It writes itself with `to_csv`, `to_json` and `to_parquet`,
-    converts with `to_pandas`, and shows as an HTML table in notebooks.
+    converts with `to_pandas` and `to_xarray` (named dimensions), and shows as an HTML table in notebooks.
     `sweep` builds it; build one yourself from columns of equal length.
 
     The columns of a sweep: the grid point (``column``, ``query``, ``n``,
@@ -332,6 +332,74 @@ class SweepTable(dict):
         if hasattr(path, "seek"):
             path.seek(0)
         return path
+
+    def to_xarray(self):
+        """The table as an xarray Dataset with named dimensions.
+
+        The dimensions are ``column``, ``query``, ``n``, ``rho`` and
+        ``calibration`` (``bound`` and/or ``tight``, those the sweep
+        computed), each in the table's order.  ``scale``, ``epsilon`` and
+        ``status`` have every dimension (``status`` is that of each
+        calibration); ``sensitive_range`` and ``risk_at_bound`` have all but
+        ``calibration``; ``m`` and ``domain_source`` are coordinates of
+        ``column``.
+
+        The default rho grid of `sweep` depends on each column's m, so the
+        ``rho`` dimension is the union of the columns' grids and a column has
+        NaN (``status`` too) at the rho of the others: pass one ``rho`` to
+        `sweep` for a dense array.
+
+        Returns
+        -------
+        xarray.Dataset
+            A new Dataset with the table's values.
+
+        Raises
+        ------
+        ImportError
+            If xarray (or pandas) is not installed.
+        ValueError
+            If the table lacks a grid column, or two rows share a grid point
+            (a rho listed twice).
+
+        Examples
+        --------
+        >>> import numpy as np, diffident as di
+        >>> t = di.sweep({"x": np.arange(1.0, 11.0)}, queries=["mean", "median"], rho=[0.2, 0.5],
+        ...              domains={"x": (1, 10)})
+        >>> ds = t.to_xarray()
+        >>> dict(ds.sizes)
+        {'column': 1, 'query': 2, 'n': 1, 'rho': 2, 'calibration': 2}
+        >>> cell = ds["scale"].sel(column="x", query="mean", n=10, rho=0.2, calibration="bound")
+        >>> bool(cell == t["bound_scale"][0])
+        True
+        """
+        try:
+            import pandas as pd
+            import xarray  # noqa: F401  (pandas builds the Dataset with it)
+        except ImportError:  # pragma: no cover - depends on the environment
+            raise ImportError("to_xarray needs xarray and pandas: python -m pip install xarray") from None
+        grid = ["column", "query", "n", "rho"]
+        missing = [k for k in (*grid, "m", "domain_source", "sensitive_range") if k not in self._cols]
+        if missing:
+            raise ValueError(f"to_xarray needs the columns of a sweep; missing {missing}")
+        df = self.to_pandas()
+        if df.duplicated(grid).any():
+            raise ValueError("to_xarray needs one row per (column, query, n, rho): the table repeats a grid point")
+        cals = [c for c in ("bound", "tight") if f"{c}_scale" in df and not df[f"{c}_scale"].isna().all()]
+        long = pd.concat([df[grid].assign(calibration=c, scale=df[f"{c}_scale"], epsilon=df[f"{c}_epsilon"],
+                                          status=_status(df["sensitive_range"].to_numpy(),
+                                                         df[f"{c}_scale"].to_numpy()))
+                          for c in cals], ignore_index=True)
+        ds = long.set_index([*grid, "calibration"]).to_xarray()
+        cells = df.set_index(grid)[["sensitive_range"] + (["risk_at_bound"] if "risk_at_bound" in df else [])]
+        ds = ds.merge(cells.to_xarray())
+        per_column = df.drop_duplicates("column").set_index("column")
+        order = {k: pd.unique(df[k]) for k in ("column", "query", "n")}
+        ds = ds.reindex(column=order["column"], query=order["query"], n=order["n"], calibration=cals)
+        return ds.assign_coords(m=("column", per_column["m"].reindex(order["column"]).to_numpy()),
+                                domain_source=("column", per_column["domain_source"]
+                                               .reindex(order["column"]).to_numpy()))
 
     def _repr_html_(self):
         """An HTML table of the first and last rows, for notebooks."""
@@ -830,13 +898,13 @@ def _status(S, scale):
     """The outcome of each grid point, from the sensitive range and the scale
     (the tight one where computed): a zero range (the risk is the same at
     any noise), an unattainable rho (scale inf), no noise needed (scale 0),
-    or calibrated.
+    or calibrated.  ``S`` and ``scale`` broadcast together.
     """
-    out = np.full(np.shape(scale), STATUSES[0], dtype=object)
+    S, scale = np.broadcast_arrays(S, scale)
+    out = np.full(scale.shape, STATUSES[0], dtype=object)
     out[np.isinf(scale)] = STATUSES[1]
     out[scale == 0] = STATUSES[2]
-    if S == 0:
-        out[:] = STATUSES[3]
+    out[S == 0] = STATUSES[3]
     return out
 
 

@@ -21,6 +21,7 @@ from ._closed_form import (
     risk_bound,
     scale_for_rho,
 )
+from ._expected import expected_risk
 from ._gaussian import gaussian_delta, gaussian_sigma_for
 from ._membership import membership_risk, membership_tight_scale
 from ._multi import multi_tight_scale, multi_worst_case_risk
@@ -58,6 +59,7 @@ __all__ = [
     "posterior",
     "disclosure_risk",
     "worst_case_risk",
+    "expected_risk",
     "tight_scale",
     "tight_epsilon",
     "ConvergenceWarning",

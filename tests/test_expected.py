@@ -1,0 +1,192 @@
+"""expected_risk: the MAP adversary's success, against its check values, a
+piecewise mpmath integration, brute-force identities and the extremes."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import diffident as di
+
+R = pytest.importorskip("diffident.testing.mpmath_reference")
+
+NOISES = ["laplace", "gaussian"]
+
+
+# ------------------------------------------------------------- check values
+
+def test_two_worlds_laplace_check_values():
+    # Mathematics page, section 11: {0, 1}, b = 1
+    assert di.expected_risk([0.0, 1.0], scale=1.0) == pytest.approx(1 - math.exp(-0.5) / 2, rel=1e-15)
+    assert round(di.expected_risk([0.0, 1.0], scale=1.0), 6) == 0.696735
+    assert round(di.worst_case_risk([0.0, 1.0], 1.0), 6) == 0.731059
+
+
+def test_two_worlds_gaussian_is_the_normal_cdf_at_half_the_gap():
+    from scipy.stats import norm
+
+    for sigma in (0.1, 1.0, 7.0):
+        got = di.expected_risk([0.0, 1.0], scale=sigma, noise="gaussian")
+        assert got == pytest.approx(norm.cdf(0.5 / sigma), rel=1e-14)
+
+
+def test_uniform_laplace_closed_form():
+    # (1 + sum over gaps of 1 - exp(-gap / (2 b))) / M, each value counted once
+    v = np.array([0.0, 0.3, 0.3, 1.0, 4.0, 4.0, 4.0])
+    b = 0.7
+    gaps = np.diff(np.unique(v))
+    want = (1 + np.sum(-np.expm1(-gaps / (2 * b)))) / v.size
+    assert di.expected_risk(v, scale=b) == pytest.approx(want, rel=1e-15)
+
+
+# ------------------------------------------------- the mpmath reference
+
+def _case(seed):
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 7))
+    v = rng.normal(0, 2, m).round(1)  # repeats on purpose
+    counts = rng.integers(0, 4, m).astype(float)
+    counts[rng.integers(m)] = 1.0
+    prior = rng.uniform(0.05, 3.0, m) if seed % 3 else None
+    scale = float(rng.uniform(0.1, 3.0))
+    return v, counts, prior, scale
+
+
+@pytest.mark.parametrize("noise", NOISES)
+@pytest.mark.parametrize("seed", range(12))
+def test_against_piecewise_integration(seed, noise):
+    v, counts, prior, scale = _case(seed)
+    got = di.expected_risk(v, scale=scale, noise=noise, counts=counts, prior=prior)
+    want = float(R.expected_success(v, scale, noise, counts=counts, prior=prior))
+    assert got == pytest.approx(want, rel=1e-10)
+    for j in range(v.size):
+        got = di.expected_risk(v, scale=scale, noise=noise, counts=counts, prior=prior, world=j)
+        want = float(R.expected_success(v, scale, noise, counts=counts, prior=prior, world=j))
+        assert got == pytest.approx(want, rel=1e-10, abs=1e-300)
+
+
+@pytest.mark.parametrize("noise", NOISES)
+def test_the_average_of_the_worlds_is_the_success(noise):
+    v, counts, prior, scale = _case(4)
+    p = np.ones(v.size) if prior is None else prior
+    per_world = np.array([di.expected_risk(v, scale=scale, noise=noise, counts=counts, prior=prior, world=j)
+                          for j in range(v.size)])
+    avg = np.sum(counts * p * per_world) / np.sum(counts * p)
+    assert avg == pytest.approx(di.expected_risk(v, scale=scale, noise=noise, counts=counts, prior=prior),
+                                rel=1e-13)
+
+
+def test_a_world_below_another_prior_on_its_value_is_never_named():
+    v = [0.0, 0.0, 1.0]
+    assert di.expected_risk(v, scale=1.0, prior=[1.0, 2.0, 1.0], world=0) == 0.0
+    assert di.expected_risk(v, scale=1.0, prior=[1.0, 2.0, 1.0], counts=[1, 0, 1], world=0) > 0.0
+    assert di.expected_risk(v, scale=1.0, counts=[1, 0, 1], world=1) == 0.0  # no such world
+    # equal priors on one value: the adversary picks one of the two
+    both = di.expected_risk(v, scale=1.0, world=0)
+    alone = di.expected_risk([0.0, 1.0], scale=1.0, world=0)
+    assert both == pytest.approx(alone / 2, rel=1e-15)
+
+
+def test_a_dominating_prior_is_always_named():
+    # ln 3 > 1 / b: world 0 wins every response
+    assert di.expected_risk([0.0, 1.0], scale=1.0, prior=[3.0, 1.0]) == pytest.approx(0.75, rel=1e-15)
+    assert di.expected_risk([0.0, 1.0], scale=1.0, prior=[3.0, 1.0], world=1) == 0.0
+    assert di.expected_risk([0.0, 1.0], scale=1.0, prior=[3.0, 1.0], world=0) == 1.0
+
+
+# ------------------------------------------------------------------ limits
+
+@pytest.mark.parametrize("noise", NOISES)
+def test_limits_at_no_noise_and_infinite_noise(noise):
+    v = [0.0, 1.0, 1.0, 5.0]
+    got = di.expected_risk(v, scale=[0.0, np.inf], noise=noise)
+    np.testing.assert_array_equal(got, [3 / 4, 1 / 4])  # distinct values over m; the prior
+    got = di.expected_risk(v, scale=[0.0, np.inf], noise=noise, prior=[1.0, 2.0, 1.0, 4.0])
+    np.testing.assert_allclose(got, [(1 + 2 + 4) / 8, 4 / 8], rtol=1e-15)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(-20, 20), min_size=1, max_size=12),
+       st.floats(1e-3, 1e3), st.sampled_from(NOISES))
+def test_between_the_prior_and_the_worst_case(vals, scale, noise):
+    v = np.array(vals, dtype=float)
+    e = di.expected_risk(v, scale=scale, noise=noise)
+    assert 1 / v.size * (1 - 1e-14) <= e <= 1.0
+    if noise == "laplace":
+        assert e <= di.worst_case_risk(v, scale) * (1 + 1e-14)
+    # more noise, less success (a uniform prior)
+    assert di.expected_risk(v, scale=2 * scale, noise=noise) <= e * (1 + 1e-14)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(-10, 10), st.floats(0.01, 100.0)), min_size=1, max_size=8),
+       st.floats(1e-2, 1e2), st.sampled_from(NOISES))
+def test_with_a_prior_at_least_the_largest_share(pairs, scale, noise):
+    v = np.array([a for a, _ in pairs], dtype=float)
+    p = np.array([b for _, b in pairs])
+    e = di.expected_risk(v, scale=scale, noise=noise, prior=p)
+    assert p.max() / p.sum() * (1 - 1e-13) <= e <= 1.0 + 1e-15
+
+
+# ---------------------------------------------------------------- extremes
+
+@pytest.mark.parametrize("noise", NOISES)
+@pytest.mark.parametrize("k", [-1070, -1000, 1000, 1020])
+def test_scaling_values_and_scale_together_changes_nothing(k, noise):
+    v = np.array([-3.0, -1.0, 0.5, 2.0, 2.0, 3.5])
+    p = np.array([1.0, 2.0, 0.5, 1.0, 3.0, 1.0])
+    for prior in (None, p):
+        # (values and scales of few bits: exact as subnormals too)
+        base = di.expected_risk(v, scale=[0.375, 2.0], noise=noise, prior=prior)
+        got = di.expected_risk(np.ldexp(v, k), scale=np.ldexp([0.375, 2.0], k), noise=noise, prior=prior)
+        np.testing.assert_allclose(got, base, rtol=1e-13)
+
+
+def test_values_near_the_float_limits():
+    v = np.array([-1.7e308, 0.0, 1.7e308])
+    got = di.expected_risk(v, scale=1e308)
+    want = (1 + 2 * -math.expm1(-0.85)) / 3
+    assert got == pytest.approx(want, rel=1e-14)
+    assert di.expected_risk(v, scale=1e308, noise="gaussian", prior=[1e300, 1.0, 1e-300]) == pytest.approx(
+        float(R.expected_success(v, 1e308, "gaussian", prior=[1e300, 1.0, 1e-300])), rel=1e-10)
+
+
+def test_tiny_scale_and_huge_weights():
+    v = [0.0, 1.0, 2.0]
+    assert di.expected_risk(v, scale=1e-300) == 1.0
+    p = np.array([1.0, 2.0, 3.0])
+    base = di.expected_risk(v, scale=1.5, prior=p)
+    assert di.expected_risk(v, scale=1.5, prior=p * 1e300) == pytest.approx(base, rel=1e-14)
+    assert di.expected_risk(v, scale=1.5, prior=p * 1e-300) == pytest.approx(base, rel=1e-14)
+    # a gap of one subnormal step against a scale whose reciprocal overflows
+    v = [0.0, 5e-324, 1e10]
+    assert di.expected_risk(v, scale=1e-310) == pytest.approx((1 + (1 - math.exp(-2.5e-14)) + 1) / 3, rel=1e-15)
+
+
+# --------------------------------------------------------------- bad input
+
+@pytest.mark.parametrize("kwargs, err, match", [
+    (dict(scale=-1.0), ValueError, "scale"),
+    (dict(scale=np.nan), ValueError, "scale"),
+    (dict(scale=1.0, noise="cauchy"), ValueError, "noise"),
+    (dict(scale=1.0, noise=1), TypeError, "noise"),
+    (dict(scale=1.0, world=5), ValueError, "world"),
+    (dict(scale=1.0, world=0.5), TypeError, "world"),
+    (dict(scale=1.0, world=[0, 1]), TypeError, "world"),
+    (dict(scale=1.0, counts=[1, -1]), ValueError, "counts"),
+    (dict(scale=1.0, prior=[0.0, 0.0]), ValueError, "prior"),
+])
+def test_bad_input_names_the_argument(kwargs, err, match):
+    with pytest.raises(err, match=match):
+        di.expected_risk([0.0, 1.0], **kwargs)
+
+
+def test_bad_values_and_positional_scale():
+    with pytest.raises(ValueError, match="values"):
+        di.expected_risk([], scale=1.0)
+    with pytest.raises(ValueError, match="values"):
+        di.expected_risk([0.0, np.inf], scale=1.0)
+    with pytest.raises(TypeError):
+        di.expected_risk([0.0, 1.0], 1.0)  # scale is keyword-only

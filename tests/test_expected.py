@@ -18,7 +18,7 @@ NOISES = ["laplace", "gaussian"]
 # ------------------------------------------------------------- check values
 
 def test_two_worlds_laplace_check_values():
-    # Mathematics page, section 11: {0, 1}, b = 1
+    # Mathematics page, section 10: {0, 1}, b = 1
     assert di.expected_risk([0.0, 1.0], scale=1.0) == pytest.approx(1 - math.exp(-0.5) / 2, rel=1e-15)
     assert round(di.expected_risk([0.0, 1.0], scale=1.0), 6) == 0.696735
     assert round(di.worst_case_risk([0.0, 1.0], 1.0), 6) == 0.731059

@@ -64,7 +64,7 @@ def test_citations_name_sections_and_equations_of_the_page():
     text = PAGE.read_text()
     sections = {int(n) for n in SECTION.findall(text)}
     equations = set(TAG.findall(text))
-    assert sections == set(range(1, 10))
+    assert sections == set(range(1, max(sections) + 1)) and max(sections) >= 10  # numbered 1, 2, ... without a gap
     assert len(equations) >= 20
     bad = []
     for path in tracked_files():

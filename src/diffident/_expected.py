@@ -1,5 +1,5 @@
 """The expected identification success: how often the best adversary names
-the true world (Mathematics page, section 11).
+the true world (Mathematics page, section 10).
 
 The worst case (`worst_case_risk`) is the largest posterior over every
 response; this is its average counterpart, the probability that the
@@ -10,7 +10,7 @@ largest prior share and the worst case.
 
 import numpy as np
 
-from . import _validate
+from . import _search, _validate
 from ._kernels import expected as kern
 from ._worlds import Worlds
 from ._worst_case import spread_exponent
@@ -37,7 +37,7 @@ def expected_risk(values, *, scale, noise="laplace", counts=None, prior=None, wo
     uniform prior the winning regions are the Voronoi cells of the values
     (midpoints between neighbours); with a prior they are those of the
     upper envelope of ``ln pi_k - e(|R - f_k|)``, a one-dimensional
-    distance transform (Mathematics page, section 11).
+    distance transform (Mathematics page, section 10).
 
     The expected success is at least the largest prior share (the guess
     without seeing R: ``1/m`` for a uniform prior) and at most the
@@ -114,48 +114,140 @@ def expected_risk(values, *, scale, noise="laplace", counts=None, prior=None, wo
     ws = Worlds(values, counts, prior)
     lam = _validate.scale_or_limit("scale", scale)
     gauss = _validate.check_noise(noise)
-    j = None if world is None else int(_validate.integer_index("world", world, ws.n).reshape(-1)[0])
     if world is not None and np.ndim(world) != 0:
         raise TypeError(f"world must be one integer index, got {world!r}")
-    fs, W, invP = ws.groups()
-    # a_i = 1 / invP_i: the largest prior of the worlds of value f_i (the one
-    # the adversary names), in the units of W; a group whose share underflows
-    # (invP inf) never wins and is left out
-    live = None if prior is None else np.isfinite(invP)
-    if live is not None and live.all():
-        live = None
-    if live is not None:
-        fs, invP = fs[live], invP[live]
-    # the values and scales times 2**k: their differences stay finite near
-    # +-1e308 and a subnormal spread becomes normal (the ratios are unchanged)
-    k = spread_exponent(fs[0], fs[-1])
-    flat = lam.reshape(-1)
-    with np.errstate(over="ignore"):  # (a scale beyond the float range is inf: its ratios are 0 anyway)
-        ls = np.ascontiguousarray(np.ldexp(flat, k) if k else flat)
-    fk = np.ascontiguousarray(np.ldexp(fs, k)) if k else fs
-    total_weight = float(W.sum())
-    out = np.empty(flat.size)
-    if j is None and (prior is None or np.all(invP == invP[0])):
-        # one prior level: the Voronoi cells, no envelope to build
-        kern.uniform_success(fk, ls, gauss, out)
-        out *= (1.0 / invP[0]) / total_weight
-        return _validate.ret(out.reshape(lam.shape), lam.ndim == 0)
-    a = 1.0 / invP
-    la = np.log(a)
-    target = -1
-    tie = 1.0
-    if j is not None:
-        target, tie = _named(ws, fs, j)
-    u = fk.size
-    idx = np.empty(u, np.int64)
-    z = np.empty(u + 1)
-    masses = np.empty(flat.size)
-    kern.envelope_masses(fk, la, a, ls, gauss, target, idx, z, out, masses)
-    if j is not None:
-        out = masses / tie if target >= 0 else np.zeros(flat.size)
-    else:
-        out /= total_weight
+    j = None if world is None else int(_validate.integer_index("world", world, ws.n))
+    out = Success(ws, gauss)(lam.reshape(-1), world=j)
     return _validate.ret(out.reshape(lam.shape), lam.ndim == 0)
+
+
+class Success:
+    """The expected success of one world set and noise, for batches of
+    scales (0 and inf allowed): the groups of positive share (values and
+    scales multiplied by the power of two of `spread_exponent` where their
+    spread is out of range, as for the worst case) and the kernels.
+    """
+
+    def __init__(self, ws, gauss):
+        fs, W, invP = ws.groups()
+        # a_i = 1 / invP_i: the largest prior of the worlds of value f_i (the
+        # one the adversary names), in the units of W; a group whose share
+        # underflows (invP inf) never wins and is left out
+        if ws.weighted:
+            live = np.isfinite(invP)
+            if not live.all():
+                fs, invP = fs[live], invP[live]
+        self.ws, self.gauss = ws, gauss
+        self.fs = fs
+        self.uniform = bool(np.all(invP == invP[0]))  # one prior level: the Voronoi cells
+        self.a = 1.0 / invP
+        self.total = float(W.sum())
+        # the values and scales times 2**k: differences stay finite near
+        # +-1e308 and a subnormal spread becomes normal (ratios unchanged)
+        self.k = spread_exponent(fs[0], fs[-1])
+        self.fk = np.ascontiguousarray(np.ldexp(fs, self.k)) if self.k else fs
+
+    def scaled(self, lam):
+        """The scales in the units of the scaled values (inf beyond the float range)."""
+        with np.errstate(over="ignore"):  # (its ratios to the scaled values are 0 anyway)
+            return np.ascontiguousarray(np.ldexp(lam, self.k) if self.k else lam, dtype=np.float64)
+
+    def __call__(self, lam, world=None):
+        """The success (or world's success) at each scale of the 1-d ``lam``."""
+        ls = self.scaled(lam)
+        out = np.empty(ls.size)
+        if world is None and self.uniform:
+            kern.uniform_success(self.fk, ls, self.gauss, out)
+            return out * (self.a[0] / self.total)
+        target, tie = (-1, 1.0) if world is None else _named(self.ws, self.fs, world)
+        u = self.fk.size
+        idx = np.empty(u, np.int64)
+        z = np.empty(u + 1)
+        masses = np.empty(ls.size)
+        kern.envelope_masses(self.fk, np.log(self.a), self.a, ls, self.gauss, target, idx, z, out, masses)
+        if world is None:
+            return out / self.total
+        return masses / tie if target >= 0 else np.zeros(ls.size)
+
+    @property
+    def error(self):
+        """A bound on the relative error of a computed success.
+
+        With one prior level every term is a cell's mass (it holds its
+        world), ``2 h(gap / (2 scale))`` within 4 units of roundoff (the
+        half-gap and its ratio to the scale rounded once each, ``expm1`` or
+        ``erf`` within one more, each at most as sensitive to its argument
+        as the identity), summed with compensation and scaled: 8 units,
+        taken four times over.  With a prior a region may lie away from its
+        world, where a rounded end moves a small mass by up to ``0.2 u``
+        of the world's weight ``a_i``: the bound grows by the ratio of the
+        summed weights to the success's least value (no noise: ``sum a_i /
+        max a_i``, at most the number of groups).
+        """
+        rel = 32.0 * _U
+        if self.uniform:
+            return rel
+        return rel * float(self.a.sum() / self.a.max())
+
+    def no_noise(self):
+        """The success without noise, ``sum_i a_i / sum_k w_k``, as a Fraction
+        (every world's value seen: the adversary names the largest prior of
+        the true world's value).
+        """
+        from fractions import Fraction
+
+        ws = self.ws
+        if not ws.weighted:
+            return Fraction(self.fs.size, ws.n)
+        c, p, f = ws._raw_counts, ws._raw_prior, ws.f
+        live = (c > 0) & (p > 0)
+        order = np.lexsort((p[live], f[live]))
+        fl, pl = f[live][order], p[live][order]
+        last = np.append(fl[1:] != fl[:-1], True)  # the largest prior of each value comes last
+        top = sum(Fraction(float(x)) for x in pl[last])
+        total = sum(Fraction(float(x)) * Fraction(float(y)) for x, y in zip(c[live], p[live], strict=True))
+        return top / total
+
+
+_U = 2.0 ** -53  # the unit roundoff
+_TINY = np.nextafter(0.0, 1.0)
+
+
+def expected_scale(values, rho, *, noise="laplace", counts=None, prior=None, rtol=0.0):
+    """The smallest noise scale whose expected success is at most rho.
+
+    The success falls as the scale grows (more noise of either family is
+    the same noise plus independent noise: the adversary cannot gain), from
+    its value without noise to the largest prior share.  Batched over rho;
+    conservative: the scale returned passes `Success` lowered by its error
+    bound, so that its exact success is at most rho.  Returns ``(scale,
+    status)``; 0 where rho is at least the success without noise, inf where
+    rho is at most the largest prior share (unattainable), both decided
+    exactly.
+    """
+    ws = Worlds(values, counts, prior)
+    gauss = _validate.check_noise(noise)
+    rho = _validate.probability("rho", rho)
+    rtol = _validate.tolerance("rtol", rtol)
+    flat = np.ascontiguousarray(rho, dtype=np.float64).reshape(-1)
+    ev = Success(ws, gauss)
+    out = np.full(flat.shape, np.nan)
+    from fractions import Fraction
+
+    zero = ev.no_noise()
+    out[np.array([Fraction(float(r)) >= zero for r in flat], dtype=bool)] = 0.0
+    out[np.isnan(out) & ws.share_at_most(flat, "inf")] = np.inf
+    todo = np.flatnonzero(np.isnan(out))
+    status = np.zeros(flat.size, np.int8)
+    if todo.size:
+        gaps = np.diff(ev.fs)
+        spread = float(ev.fs[-1] - ev.fs[0]) if ev.fs.size > 1 else 1.0
+        lo = np.full(todo.size, max(float(gaps.min()) / 64.0 if gaps.size else 1.0, _TINY))
+        hi = np.full(todo.size, spread if np.isfinite(spread) and spread > 0 else 1.0)
+        x, st = _search.smallest(lambda i, lam: ev(lam), _search.below(flat[todo], ev.error), lo, hi, rtol=rtol)
+        out[todo] = x
+        status[todo] = st
+    return out.reshape(np.shape(rho)), status.reshape(np.shape(rho))
 
 
 def _named(ws, fs, j):

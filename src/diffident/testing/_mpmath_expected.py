@@ -1,4 +1,4 @@
-"""The mpmath reference of the expected identification success (Mathematics page, section 11).
+"""The mpmath reference of the expected identification success (Mathematics page, section 10).
 
 ``expected_success`` integrates ``max_k pi_k p(R | f_k)`` over R directly,
 piecewise: the pieces end at every world's value and at every point where

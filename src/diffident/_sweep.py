@@ -587,10 +587,14 @@ def _domain(name, col, domains):
                 f"column {name!r} is not integer-valued: give its domain, e.g. domains={{{name!r}: (lo, hi)}}"
             )
         return Domain(col.min(), col.max())
-    if isinstance(d, Domain):
-        return d
-    lo, hi = d
-    return Domain(lo, hi)
+    if not isinstance(d, Domain):
+        lo, hi = d
+        d = Domain(lo, hi)
+    if d.step is None:
+        raise ValueError(f"column {name!r}: {d!r} is a real interval, with infinitely many possible worlds, and "
+                         "the risk and its calibration need a finite number m; give the grid the values are "
+                         f"recorded on, e.g. Domain({d.lo!r}, {d.hi!r}, step=0.1)")
+    return d
 
 
 class _Progress:
@@ -642,8 +646,10 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
         Dataset sizes n: the first n rows when n is the full size, else a
         seeded sample of n rows without replacement (default: all rows).
     domains : mapping, optional
-        Column name to ``(lo, hi)`` or a `Domain` (every key must be a
-        column of the data).  A column without one gets the integer domain
+        Column name to ``(lo, hi)`` (an integer domain) or a `Domain`,
+        integer or stepped (``Domain(12, 60, step=0.1)``; a real interval
+        has infinitely many worlds and is refused); every key must be a
+        column of the data.  A column without one gets the integer domain
         from its own minimum to its maximum, as ``infer_domains`` says (a
         column that is not integer-valued needs a domain).
     calibrations : sequence of {"bound", "tight"}, optional
@@ -703,7 +709,8 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
         columns that are not numeric, have missing values (without
         ``dropna``) or infinite values, rho outside [0, 1], ``n_rho < 1``,
         sizes outside 1..(number of rows), unknown calibrations, a key of
-        ``domains`` that is not a column, bad domains or data outside them,
+        ``domains`` that is not a column, bad domains, a real interval, data
+        outside a domain or off its grid,
         a column that is not integer-valued and has no domain, a missing
         domain with ``infer_domains=False``, or a bad ddof.
     TypeError
@@ -783,6 +790,9 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
         dom, source = domain_of[name]
         if d.min() < dom.lo or d.max() > dom.hi:
             raise ValueError(f"column {name!r} has values outside its domain {dom!r}")
+        off = ~dom._on_grid(d)
+        if off.any():
+            raise ValueError(f"column {name!r} has values off its domain {dom!r}: {float(d[off][0])!r}")
         m = float(dom.size)
         grid = rho_fixed if rho is not None else _default_rho(m, n_rho)
         order = np.argsort(d, kind="stable")  # one sort of the data, shared by every query's range and search

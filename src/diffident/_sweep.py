@@ -13,7 +13,6 @@ import contextlib
 import csv
 import math
 import os
-import sys
 import warnings
 from collections.abc import Mapping
 
@@ -23,6 +22,7 @@ from . import _validate
 from ._closed_form import laplace_epsilon, laplace_scale
 from ._neighbours import Problem
 from ._possible import dataset_sensitive_range_of, dataset_setup, world_values_of
+from ._progress import Progress
 from ._world_sets import Domain, Known
 from ._worlds import Worlds
 from ._worst_case import Risk
@@ -597,22 +597,6 @@ def _domain(name, col, domains):
     return d
 
 
-class _Progress:
-    def __init__(self, total, enabled):
-        self.total, self.done, self.enabled = total, 0, enabled and total > 0
-
-    def step(self, label):
-        self.done += 1
-        if not self.enabled:
-            return
-        width = 30
-        fill = int(width * self.done / self.total)
-        sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {self.done}/{self.total} {label[:40]:40s}")
-        if self.done == self.total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-
-
 def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_rho=50, sizes=None,
           domains=None, calibrations=("bound", "tight"), ddof=1, seed=0, rtol=1e-12, progress=False,
           column_seed=None, dropna=False, infer_domains=None, q=0.5):
@@ -666,7 +650,10 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
         Relative precision of the tight scales (default 1e-12; 0 bisects to
         adjacent floats, about 40% more passes).  Always conservative.
     progress : bool, optional
-        Show a progress bar on standard error (default False).
+        Report progress on standard error (default False: nothing): a bar
+        when standard error is a terminal, else (a log, CI) a line such as
+        ``diffident: sweep 120/600 cells (20%), 14 s elapsed`` at most
+        every 10 seconds, and a last one at the end when any was written.
     column_seed : int, optional
         The column number to use in the sample streams when one column is
         swept on its own (the Dask backend's tasks).
@@ -781,7 +768,7 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
                 raise ValueError(f"size {n} is outside 1..{full} for column {name!r}")
             cnum = ci if column_seed is None else int(column_seed)
             plan.append((name, n, np.random.default_rng([int(seed), cnum, si])))
-    bar = _Progress(len(plan) * len(queries), progress)
+    bar = Progress(len(plan) * len(queries), "sweep", "cells", progress)
     out: dict[str, list] = {k: [] for k in FIELDS}
     domain_of = resolve_domains(cols, names, domains, infer_domains)
     for name, n, rng in plan:
@@ -832,6 +819,7 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
             row["status"] = _status(S, row["tight_scale"] if "tight" in cals else row["bound_scale"])
             for key in FIELDS:
                 out[key].append(np.asarray(row[key]))
+    bar.close()
     table = {k: (np.concatenate(v) if v else np.empty(0)) for k, v in out.items()}
     return SweepTable(table)
 

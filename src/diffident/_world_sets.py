@@ -141,14 +141,14 @@ class Domain:
             except OverflowError:  # a Python int beyond the float range
                 finite = False
             if not finite:
-                raise ValueError(f"{name} must be finite (within the float range), got {x!r}")
+                raise ValueError(f"{name} must be finite (within the float range), got {_shown(x)}")
         integer = _validate.flag("integer", integer)
         if step is not None:
             _check_real("step", step)
             if not integer:
-                raise ValueError(f"a real interval (integer=False) has no step, got step={step!r}")
+                raise ValueError(f"a real interval (integer=False) has no step, got step={_shown(step)}")
             if not (math.isfinite(float(step)) and float(step) > 0):
-                raise ValueError(f"step must be positive and finite, got {step!r}")
+                raise ValueError(f"step must be positive and finite, got {_shown(step)}")
         flo, fhi = float(lo), float(hi)
         if flo > fhi:
             raise ValueError(f"lo must not exceed hi, got lo={flo!r} > hi={fhi!r}")
@@ -168,7 +168,8 @@ class Domain:
             last = lo_q + n * step_q
             ulp = math.ulp(max(abs(flo), abs(fhi), abs(float(last))))
             if abs(hi_q - last) > 4 * ulp:
-                raise ValueError(f"(hi - lo) / step must be a whole number, got lo={lo!r}, hi={hi!r}, step={step!r}: "
+                raise ValueError(f"(hi - lo) / step must be a whole number, got lo={_shown(lo)}, hi={_shown(hi)}, "
+                                 f"step={_shown(step)}: "
                                  f"(hi - lo) / step = {float(ratio)!r}")
         self.lo, self.step = float(lo_q), float(step_q)
         self.hi = float(lo_q + n * step_q)  # the last grid point, rounded once
@@ -280,6 +281,11 @@ class Domain:
 def _check_real(name, x):
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, (numbers.Real, np.number, decimal.Decimal)):
         raise TypeError(f"{name} must be a real number, got {x!r}")
+
+
+def _shown(x):
+    """x for a message: as typed (a Decimal as its text)."""
+    return str(x) if isinstance(x, decimal.Decimal) else repr(x)
 
 
 def _exact(x):

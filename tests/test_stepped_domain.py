@@ -202,6 +202,8 @@ def test_sweep_takes_a_stepped_domain():
 def test_sweep_refuses_off_grid_values_and_a_real_interval():
     with pytest.raises(ValueError, match=r"'bmi' has values off its domain Domain\(12.0, 60.0, step=0.1\): 18.55"):
         di.sweep({"bmi": [18.55, 20.0]}, queries=["mean"], rho=[0.1], domains={"bmi": di.Domain(12, 60, step=0.1)})
+    with pytest.raises(ValueError, match=r"'bmi' is not integer-valued.*Domain\(lo, hi, step=0.1\)"):
+        di.sweep({"bmi": [18.5, 20.0]}, queries=["mean"], rho=[0.1])
     with pytest.raises(ValueError, match=r"'bmi'.*real interval.*step"):
         di.sweep({"bmi": [18.5, 20.0]}, queries=["mean"], rho=[0.1],
                  domains={"bmi": di.Domain(12, 60, integer=False)})

@@ -581,9 +581,9 @@ def dataset_setup(query, data, candidates, k, ddof, q, return_removed, max_world
     # U minus D may be empty: the removed individuals are then the only
     # candidates, one world per D'
     cands = Candidates(candidates, allow_empty=True)
-    if cands.domain is not None and not np.all(cands.domain._on_grid(x)):
-        bad = x[~cands.domain._on_grid(x)][0]
-        raise ValueError(f"data must lie in {cands.domain!r}, got {float(bad)!r}")
+    off = ~cands.domain._on_grid(x) if cands.domain is not None else None
+    if off is not None and off.any():
+        raise ValueError(f"data must lie in {cands.domain!r}, got {float(x[off][0])!r}")
     if x.size < qy.min_size():  # every world has as many values as the data
         raise ValueError(f"data has {x.size} values: too few for {qy.name} with ddof={qy.ddof}")
     check_magnitudes(qy, x.size, ("data", x), ("candidates", cands))

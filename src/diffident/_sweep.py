@@ -584,7 +584,8 @@ def _domain(name, col, domains):
     if d is None:
         if not np.all(col == np.floor(col)):
             raise ValueError(
-                f"column {name!r} is not integer-valued: give its domain, e.g. domains={{{name!r}: (lo, hi)}}"
+                f"column {name!r} is not integer-valued: give its domain, e.g. a grid of the step its values "
+                f"are recorded to, domains={{{name!r}: Domain(lo, hi, step=0.1)}}"
             )
         return Domain(col.min(), col.max())
     if not isinstance(d, Domain):

@@ -69,7 +69,7 @@ def world_values(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=10*
 
     The worlds are ``known + S`` for every choice S of k unknown individuals
     (Mathematics page, eq. 1.1): k-subsets of explicit candidates, or
-    k-multisets of an integer `Domain`.  The result feeds the engine directly:
+    k-multisets of an integer or stepped `Domain`.  The result feeds the engine directly:
     ``worst_case_risk(values, scale, counts=counts)``.
 
     Parameters
@@ -294,17 +294,27 @@ def _min_var_rows(k, cands, kn):
         vals = cands.vals
         starts = np.arange(vals.size - k + 1)
         return vals[starts[:, None] + np.arange(k)[None, :]]
+    dom = cands.domain
     lo, hi = cands.lo, cands.hi
     t = min(max(target, lo), hi)
-    if not cands.domain.integer:
+    if dom.step is None:
         return np.full((1, k), t)
     rows = []
-    base = math.floor(t)
-    for v in range(int(base) - 2, int(base) + 3):
-        for a in range(k + 1):  # a copies of v, k - a copies of v + 1
-            row = [float(v)] * a + [float(v + 1)] * (k - a)
-            if row[0] >= lo and row[-1] <= hi:
-                rows.append(row)
+    if dom.integer:
+        base = math.floor(t)
+        for v in range(int(base) - 2, int(base) + 3):
+            for a in range(k + 1):  # a copies of v, k - a copies of v + 1
+                row = [float(v)] * a + [float(v + 1)] * (k - a)
+                if row[0] >= lo and row[-1] <= hi:
+                    rows.append(row)
+    else:  # the same windows on the grid's indices (the variance scales by step**2)
+        last = dom.size - 1
+        base = int(dom._index_below(t))
+        idx = np.arange(max(base - 2, 0), min(base + 3, last) + 1, dtype=np.int64)
+        pts = dom._points(idx)
+        for j in range(idx.size - 1):
+            for a in range(k + 1):  # a copies of a point, k - a copies of the next
+                rows.append([pts[j]] * a + [pts[j + 1]] * (k - a))
     rows.append([lo] * k)
     rows.append([hi] * k)
     return np.array(rows)
@@ -395,7 +405,7 @@ def contributions(query, known, candidates, *, ddof=0, q=0.5):
     known : array_like
         The known part D'.
     candidates : array_like or Domain
-        The candidate individuals' values, or an integer Domain.
+        The candidate individuals' values, or an integer or stepped Domain.
     ddof : {0, 1}, optional
         Delta degrees of freedom of ``var`` and ``std`` (default 0).
     q : float, optional
@@ -405,7 +415,7 @@ def contributions(query, known, candidates, *, ddof=0, q=0.5):
     -------
     ndarray of float64
         One value per candidate, in the order given (the values of an
-        integer Domain in ascending order).  Their maximum is
+        integer or stepped Domain in ascending order).  Their maximum is
         `sensitive_range` with k = 1.
 
     Raises
@@ -571,9 +581,9 @@ def dataset_setup(query, data, candidates, k, ddof, q, return_removed, max_world
     # U minus D may be empty: the removed individuals are then the only
     # candidates, one world per D'
     cands = Candidates(candidates, allow_empty=True)
-    if cands.domain is not None and (x.min() < cands.lo or x.max() > cands.hi or
-                                     (cands.domain.integer and np.any(x != np.floor(x)))):
-        raise ValueError(f"data must lie in {cands.domain!r}")
+    off = ~cands.domain._on_grid(x) if cands.domain is not None else None
+    if off is not None and off.any():
+        raise ValueError(f"data must lie in {cands.domain!r}, got {float(x[off][0])!r}")
     if x.size < qy.min_size():  # every world has as many values as the data
         raise ValueError(f"data has {x.size} values: too few for {qy.name} with ddof={qy.ddof}")
     check_magnitudes(qy, x.size, ("data", x), ("candidates", cands))
@@ -651,7 +661,7 @@ def _exact_spread(qy, k, cands, known):
     if qy.code in (queries.SUM, queries.MEAN, queries.VAR, queries.STD):
         top = max(exact(r) for r in rows_top)
         if qy.code in (queries.VAR, queries.STD):
-            if cands.domain is not None and not cands.domain.integer:  # the minimum at the clipped mean
+            if cands.real:  # the minimum at the clipped mean
                 t = min(max(s0 / len(kn), Fraction(cands.lo)), Fraction(cands.hi)) if kn else Fraction(cands.lo)
                 s = s0 + t * k
                 bot = ((q0 + k * t * t) * n - s * s) / (n * (n - qy.ddof))
@@ -731,11 +741,15 @@ def dataset_k1(qy, xs, cands):
 
 def _nearest(cands, removed, t):
     """The candidates just below and above t (per removed value)."""
-    if cands.domain is not None:
-        if not cands.domain.integer:
+    dom = cands.domain
+    if dom is not None:
+        if dom.step is None:
             return np.stack([t, t], axis=1)
-        a = np.floor(t)
-        return np.stack([a, np.minimum(a + 1.0, cands.hi)], axis=1)
+        if dom.integer:
+            a = np.floor(t)
+            return np.stack([a, np.minimum(a + 1.0, cands.hi)], axis=1)
+        i = dom._index_below(t)
+        return np.stack([dom._points(i), dom._points(np.minimum(i + 1, dom.size - 1))], axis=1)
     vals = cands.vals
     if vals.size == 0:  # the removed individual is the only candidate
         return np.stack([removed, removed], axis=1)

@@ -15,6 +15,8 @@ membership risk (``_membership``) and the sweep (``_sweep``):
   the float-range check of sums and squared deviations.
 """
 
+import decimal
+import fractions
 import math
 import numbers
 
@@ -45,42 +47,66 @@ class Domain:
 
     ``Domain(lo, hi)`` (``integer=True``) holds the integers lo, lo+1, ...,
     hi: the paper's Adult setting (hours-per-week in 1..99 gives m = 99
-    worlds).  With k unknown individuals their values range over the domain
-    *with repetition*: one world per multiset of k values.
-    ``Domain(lo, hi, integer=False)`` is the real interval [lo, hi]:
-    infinitely many worlds, but sensitive ranges of named queries are still
-    exact (closed forms).  Pass a Domain as the ``candidates`` of
-    `world_values`, `sensitive_range`, `contributions` and
-    `dataset_sensitive_range`, or in the ``domains`` of `sweep`.
+    worlds).  ``Domain(lo, hi, step=0.1)`` holds the grid lo, lo + step,
+    ..., hi (a BMI recorded to one decimal in 12..60: m = 481 worlds);
+    ``step=1`` with integer ends is the integer domain.  With k unknown
+    individuals their values range over the domain *with repetition*: one
+    world per multiset of k values.  ``Domain(lo, hi, integer=False)`` is
+    the real interval [lo, hi]: infinitely many worlds, but sensitive
+    ranges of named queries are still exact (closed forms).  Pass a Domain
+    as the ``candidates`` of `world_values`, `sensitive_range`,
+    `contributions` and `dataset_sensitive_range`, or in the ``domains`` of
+    `sweep`.
+
+    A stepped grid is the one the numbers mean as written: a float end or
+    step is read as its shortest decimal (``0.1`` as 1/10, not the binary
+    double nearest it; `decimal.Decimal` and `fractions.Fraction` values
+    are taken exactly), and each point lo + i step is computed exactly and
+    rounded once, so that it is the float that the decimal text of the
+    point reads as (the point 12.3 of ``Domain(12, 60, step=0.1)`` is
+    ``float("12.3")``, the value a CSV cell "12.3" gives).  (hi - lo) / step
+    must be a whole number; an ``hi`` within 4 units in the last place of
+    a grid point (``0.1 + 0.2`` for 0.3) is taken as that point.
 
     Parameters
     ----------
     lo : float
-        The lower end, finite; an integer when ``integer`` is true.
+        The lower end, finite; an integer when ``integer`` is true and no
+        ``step`` is given.
     hi : float
         The upper end, finite, ``hi >= lo``; an integer when ``integer`` is
-        true.
+        true and no ``step`` is given; lo plus a whole number of steps with
+        ``step``.
     integer : bool, optional
-        Integer points (default) or the real interval.
+        Integer points (default) or the real interval (False, which takes no
+        ``step``).
+    step : float, optional
+        The spacing of a grid (positive, finite; keyword only).  Default:
+        1 for an integer domain, none for the real interval.
 
     Attributes
     ----------
     lo : float
         The lower end, as a float.
     hi : float
-        The upper end, as a float.
+        The upper end, as a float (the last grid point for a stepped domain).
     integer : bool
-        Whether the domain holds the integers of [lo, hi] or the whole
+        Whether the domain holds the integers of [lo, hi] (a grid of step 1
+        from an integer lo).
+    step : float or None
+        The grid's spacing (1.0 for an integer domain), None for the real
         interval.
 
     Raises
     ------
     ValueError
-        For non-finite ends, ``lo > hi``, or non-integer ends with
-        ``integer=True``.
+        For non-finite ends, ``lo > hi``, non-integer ends with
+        ``integer=True`` and no step, a step that is not positive and
+        finite, (hi - lo) / step not a whole number, or a step with
+        ``integer=False``.
     TypeError
-        For ends that are not real numbers (strings, bools, None), or an
-        ``integer`` that is not a bool.
+        For ends or a step that are not real numbers (strings, bools, None),
+        or an ``integer`` that is not a bool.
 
     See Also
     --------
@@ -96,81 +122,177 @@ class Domain:
     Domain(1, 99, integer=True)
     >>> di.Domain(0.0, 1.5, integer=False).size
     inf
+    >>> bmi = di.Domain(12, 60, step=0.1)
+    >>> bmi.size, bmi
+    (481, Domain(12.0, 60.0, step=0.1))
+    >>> bool(bmi.values()[3] == float("12.3"))
+    True
+    >>> di.Domain(0, 0.3, step=0.1).values().tolist()
+    [0.0, 0.1, 0.2, 0.3]
     """
 
-    __slots__ = ("lo", "hi", "integer")
+    __slots__ = ("lo", "hi", "integer", "step", "_n", "_grid")
 
-    def __init__(self, lo, hi, integer=True):
+    def __init__(self, lo, hi, integer=True, *, step=None):
         for name, x in (("lo", lo), ("hi", hi)):
-            if isinstance(x, (bool, np.bool_)) or not isinstance(x, (numbers.Real, np.number)):
-                raise TypeError(f"{name} must be a real number, got {x!r}")
+            _check_real(name, x)
             try:
                 finite = math.isfinite(float(x))
             except OverflowError:  # a Python int beyond the float range
                 finite = False
             if not finite:
-                raise ValueError(f"{name} must be finite (within the float range), got {x!r}")
+                raise ValueError(f"{name} must be finite (within the float range), got {_shown(x)}")
         integer = _validate.flag("integer", integer)
-        lo, hi = float(lo), float(hi)
-        if lo > hi:
-            raise ValueError(f"lo must not exceed hi, got lo={lo!r} > hi={hi!r}")
-        if integer and (lo != math.floor(lo) or hi != math.floor(hi)):
-            raise ValueError(f"lo and hi must be integers for an integer domain, got lo={lo!r}, hi={hi!r}")
-        self.lo, self.hi, self.integer = lo, hi, bool(integer)
+        if step is not None:
+            _check_real("step", step)
+            if not integer:
+                raise ValueError(f"a real interval (integer=False) has no step, got step={_shown(step)}")
+            if not (math.isfinite(float(step)) and float(step) > 0):
+                raise ValueError(f"step must be positive and finite, got {_shown(step)}")
+        flo, fhi = float(lo), float(hi)
+        if flo > fhi:
+            raise ValueError(f"lo must not exceed hi, got lo={flo!r} > hi={fhi!r}")
+        self._grid = None
+        if step is None:
+            if integer and (flo != math.floor(flo) or fhi != math.floor(fhi)):
+                raise ValueError(f"lo and hi must be integers for an integer domain, got lo={flo!r}, hi={fhi!r} "
+                                 "(give a step for a grid, or integer=False for the real interval)")
+            self.lo, self.hi, self.integer = flo, fhi, bool(integer)
+            self.step = 1.0 if integer else None
+            self._n = int(fhi) - int(flo) + 1 if integer else None  # exact Python ints
+            return
+        lo_q, hi_q, step_q = _exact(lo), _exact(hi), _exact(step)
+        ratio = (hi_q - lo_q) / step_q
+        n = round(ratio)
+        if ratio != n:
+            last = lo_q + n * step_q
+            ulp = math.ulp(max(abs(flo), abs(fhi), abs(float(last))))
+            if abs(hi_q - last) > 4 * ulp:
+                raise ValueError(f"(hi - lo) / step must be a whole number, got lo={_shown(lo)}, hi={_shown(hi)}, "
+                                 f"step={_shown(step)}: "
+                                 f"(hi - lo) / step = {float(ratio)!r}")
+        self.lo, self.step = float(lo_q), float(step_q)
+        self.hi = float(lo_q + n * step_q)  # the last grid point, rounded once
+        self._n = int(n) + 1
+        self.integer = step_q == 1 and lo_q.denominator == 1
+        if not self.integer:
+            self._grid = (lo_q, step_q)
 
     @property
     def size(self):
-        """Number of candidate values: hi - lo + 1, or inf for a real interval.
+        """Number of candidate values: the grid's points, or inf for a real interval.
 
         Examples
         --------
         >>> import diffident as di
         >>> di.Domain(1, 99).size
         99
+        >>> di.Domain(0, 1, step=0.25).size
+        5
         >>> di.Domain(0, 1, integer=False).size
         inf
         """
-        return int(self.hi) - int(self.lo) + 1 if self.integer else math.inf  # exact Python ints
+        return math.inf if self._n is None else self._n
 
     def values(self):
-        """The candidate values lo, ..., hi of an integer domain.
+        """The candidate values lo, lo + step, ..., hi of an integer or stepped domain.
 
         Returns
         -------
         ndarray of float64
-            The integers from lo to hi, ascending (`size` of them).
+            The grid points from lo to hi, ascending (`size` of them), each
+            the exact lo + i step rounded once.
 
         Raises
         ------
         ValueError
             For a real interval (``integer=False``), which has infinitely many
-            values.
+            values, or a grid too large (or too fine) to list.
 
         Examples
         --------
         >>> import diffident as di
         >>> di.Domain(3, 6).values()
         array([3., 4., 5., 6.])
+        >>> di.Domain(-0.5, 0.5, step=0.25).values()
+        array([-0.5 , -0.25,  0.  ,  0.25,  0.5 ])
         """
-        if not self.integer:
+        if self._n is None:
             raise ValueError("a real interval has infinitely many values")
-        if max(abs(self.lo), abs(self.hi)) > 2.0**53:
+        if self._grid is None and max(abs(self.lo), abs(self.hi)) > 2.0**53:
             raise ValueError(f"{self!r} reaches beyond 2**53, where float64 cannot hold every integer: "
                              "its values cannot be listed; rescale the domain")
-        if self.size > _MAX_LISTED:
-            raise ValueError(f"{self!r} has {self.size} values, too many to list (at most {_MAX_LISTED}); "
+        if self._n > _MAX_LISTED:
+            raise ValueError(f"{self!r} has {self._n} values, too many to list (at most {_MAX_LISTED}); "
                              "rescale the domain")
-        return np.arange(self.lo, self.hi + 1.0)
+        return self._points(np.arange(self._n, dtype=np.int64))
+
+    def _points(self, i):
+        """The grid points of indices ``i`` (int64 array): lo + i step rounded once."""
+        if self._grid is None:
+            return self.lo + i.astype(np.float64)
+        lo_q, step_q = self._grid
+        assert self._n is not None  # (a grid)
+        den = math.lcm(lo_q.denominator, step_q.denominator)
+        base, inc = int(lo_q * den), int(step_q * den)
+        if den < 2**53 and abs(base) + (self._n - 1) * abs(inc) < 2**53:
+            # exact integers over an exact denominator: one rounding, the division
+            return (base + i * inc).astype(np.float64) / float(den)
+        return np.array([float(lo_q + int(j) * step_q) for j in np.ravel(i)]).reshape(np.shape(i))
+
+    def _index_below(self, t):
+        """The index of the last grid point at or below each t (clipped to the grid)."""
+        t = np.asarray(t, dtype=np.float64)
+        assert self._n is not None and self.step is not None  # (a grid)
+        last = self._n - 1
+        i = np.clip(np.floor((t - self.lo) / self.step), 0, last).astype(np.int64)
+        # the division rounds: settle the index on the exact points
+        i = np.where((i > 0) & (self._points(i) > t), i - 1, i)
+        i = np.where((i < last) & (self._points(np.minimum(i + 1, last)) <= t), i + 1, i)
+        return i
+
+    def _on_grid(self, x):
+        """Whether each value of x (float64 array) is a point of the domain."""
+        if self._n is None:
+            return (x >= self.lo) & (x <= self.hi)
+        if self._grid is None:
+            return (x == np.floor(x)) & (x >= self.lo) & (x <= self.hi)
+        assert self.step is not None  # (a grid)
+        inside = (x >= self.lo) & (x <= self.hi)
+        i = np.clip(np.round((np.where(inside, x, self.lo) - self.lo) / self.step), 0, self._n - 1).astype(np.int64)
+        return inside & (self._points(i) == x)
 
     def __repr__(self):
+        if self._grid is not None:
+            return f"Domain({self.lo!r}, {self.hi!r}, step={self.step!r})"
         lo, hi = (int(self.lo), int(self.hi)) if self.integer else (self.lo, self.hi)
         return f"Domain({lo!r}, {hi!r}, integer={self.integer})"
 
     def __eq__(self, other):
-        return isinstance(other, Domain) and (self.lo, self.hi, self.integer) == (other.lo, other.hi, other.integer)
+        return isinstance(other, Domain) and self._key() == other._key()
 
     def __hash__(self):
-        return hash((self.lo, self.hi, self.integer))
+        return hash(self._key())
+
+    def _key(self):
+        return (self.lo, self.hi, self.integer, self.step, self._grid)
+
+
+def _check_real(name, x):
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (numbers.Real, np.number, decimal.Decimal)):
+        raise TypeError(f"{name} must be a real number, got {x!r}")
+
+
+def _shown(x):
+    """x for a message: as typed (a Decimal as its text)."""
+    return str(x) if isinstance(x, decimal.Decimal) else repr(x)
+
+
+def _exact(x):
+    """The number x means, exactly: a float as its shortest decimal."""
+    if isinstance(x, (numbers.Rational, np.integer, decimal.Decimal)):
+        return fractions.Fraction(int(x)) if isinstance(x, np.integer) else fractions.Fraction(x)
+    return fractions.Fraction(decimal.Decimal(repr(float(x))))
 
 
 class Query:
@@ -233,7 +355,7 @@ class Candidates:
     @property
     def vals(self):
         """The candidate values, ascending (None for a real interval)."""
-        if self._vals is None and self.domain is not None and self.domain.integer:
+        if self._vals is None and self.domain is not None and self.domain.step is not None:
             self._vals = self.domain.values()
         return self._vals
 
@@ -247,7 +369,7 @@ class Candidates:
 
     @property
     def real(self):
-        return self.domain is not None and not self.domain.integer
+        return self.domain is not None and self.domain.step is None
 
     @property
     def lo(self):

@@ -13,6 +13,7 @@ Bad arguments give a one-line error and exit status 2.
 """
 
 import argparse
+import contextlib
 import decimal
 import math
 import os
@@ -23,7 +24,7 @@ import numpy as np
 
 import diffident as di
 
-from . import __version__, _validate
+from . import __version__, _progress, _validate
 from ._closed_form import laplace_epsilon, laplace_risk, laplace_scale
 
 __all__ = ["main", "build_parser"]
@@ -119,17 +120,8 @@ def _sweep(args, out):
     ext = os.path.splitext(args.out)[1].lower()
     if ext not in _TABLE_FORMATS:
         raise ValueError(f"--out must end in {', '.join(_TABLE_FORMATS)} (the format), got {args.out!r}")
-    domains = {}
-    for spec in args.domain or []:
-        name, sep, rng = spec.rpartition("=")
-        lo, sep2, hi = rng.partition(":")
-        try:
-            if not (sep and sep2):
-                raise ValueError
-            domains[name] = (float(lo), float(hi))
-        except ValueError:
-            raise ValueError(f"--domain must look like COLUMN=LO:HI, got {spec!r}") from None
-    progress = not args.quiet and sys.stderr.isatty()
+    domains = dict(_domain(spec) for spec in args.domain or [])
+    progress = not args.quiet  # (a bar on a terminal, else a line every 10 s)
     table = di.sweep(args.data, columns=args.columns, queries=args.queries, rho=args.rho, n_rho=args.n_rho,
                      sizes=args.sizes, domains=domains, calibrations=args.calibration, ddof=args.ddof,
                      seed=args.seed, progress=progress, dropna=args.dropna, q=args.q,
@@ -139,6 +131,44 @@ def _sweep(args, out):
         cols = sorted(set(table["column"]))
         print(f"wrote {len(table)} rows ({len(cols)} columns x {len(args.queries)} queries) to {args.out}", file=out)
     return 0
+
+
+_DOMAIN_FORMS = "COLUMN=LO:HI (integers), COLUMN=LO:HI:STEP or COLUMN=LO:HI:real"
+
+
+def _domain(spec):
+    """``(column, Domain)`` of a ``--domain`` text: ``COLUMN=LO:HI`` (integer
+    ends), ``COLUMN=LO:HI:STEP`` (a grid, read as decimals: 0.1 is one
+    tenth) or ``COLUMN=LO:HI:real`` (a real interval, which the sweep
+    refuses with the reason); a ValueError naming the option and the text.
+    """
+    name, sep, rng = spec.rpartition("=")
+    parts = rng.split(":")
+    if not (sep and name) or len(parts) not in (2, 3):
+        raise ValueError(f"--domain must look like {_DOMAIN_FORMS}, got {spec!r}")
+    real = len(parts) == 3 and parts[2].strip().lower() == "real"
+    nums = []
+    for part in parts[:2] if real else parts:
+        try:
+            x = decimal.Decimal(part.strip())
+        except decimal.InvalidOperation:
+            x = None
+        if x is None or not x.is_finite():
+            raise ValueError(f"--domain {spec!r}: {part!r} is not a finite number (the forms: {_DOMAIN_FORMS})")
+        nums.append(x)
+    if real:
+        raise ValueError(f"--domain {spec!r}: a real interval has infinitely many possible worlds, and the sweep's "
+                         f"risk and calibration need a finite number m: give the grid the values are recorded on, "
+                         f"COLUMN=LO:HI:STEP (e.g. {name}={parts[0]}:{parts[1]}:0.1)")
+    if len(nums) == 2 and any(x != x.to_integral_value() for x in nums):
+        raise ValueError(f"--domain {spec!r}: COLUMN=LO:HI is an integer domain and {rng!r} has a non-integer end; "
+                         f"give a step for a grid, e.g. {name}={parts[0]}:{parts[1]}:0.1")
+    try:
+        if len(nums) == 2:
+            return name, di.Domain(int(nums[0]), int(nums[1]))
+        return name, di.Domain(nums[0], nums[1], step=nums[2])
+    except ValueError as exc:
+        raise ValueError(f"--domain {spec!r}: {exc}") from None
 
 
 def _replicate(args, out):
@@ -211,7 +241,10 @@ def build_parser():
                    help="risk bounds (default: --n-rho log-spaced values from just above 1/m to 0.5)")
     w.add_argument("--n-rho", type=int, default=50, help="size of the default rho grid (default 50)")
     w.add_argument("--sizes", type=int, nargs="+", default=None, help="dataset sizes (seeded samples of rows)")
-    w.add_argument("--domain", nargs="+", metavar="COLUMN=LO:HI", help="integer domain of a column")
+    w.add_argument("--domain", nargs="+", metavar="COLUMN=LO:HI[:STEP]",
+                   help="domain of a column: COLUMN=LO:HI, the integers LO..HI (bmi=12:60); COLUMN=LO:HI:STEP, "
+                   "the grid LO, LO+STEP, ..., HI read as decimals (bmi=12:60:0.1); COLUMN=LO:HI:real names a "
+                   "real interval, which is refused (infinitely many worlds)")
     w.add_argument("--infer-domains", action="store_true",
                    help="accept domains inferred from a column's own minimum and maximum without a warning")
     w.add_argument("--dropna", action="store_true", help="drop missing values (empty or NA cells) from the columns")
@@ -219,7 +252,8 @@ def build_parser():
                    help="bound (the paper's), tight (exact, for every D' = D - i), or both (default)")
     w.add_argument("--ddof", type=int, default=1, choices=[0, 1], help="for var and std (default 1)")
     w.add_argument("--seed", type=int, default=0, help="seed of the dataset samples (default 0)")
-    w.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+    w.add_argument("--quiet", action="store_true",
+                   help="no progress, compile notice or summary (warnings and errors still print)")
     w.set_defaults(func=_sweep)
 
     r = sub.add_parser(
@@ -243,9 +277,13 @@ def main(argv=None):
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         argv = ["replicate"] + argv  # the main job
     args = parser.parse_args(argv)
+    quiet = getattr(args, "quiet", False)
     # warnings are held back until the command succeeds, then printed one
-    # line each: an error stays the one line on standard error
-    with warnings.catch_warnings(record=True) as caught:
+    # line each: an error stays the one line on standard error.  --quiet
+    # keeps them (each says something about the result, and each has its
+    # own option to accept it); it drops progress and the compile notice
+    with warnings.catch_warnings(record=True) as caught, \
+            (contextlib.nullcontext() if quiet else _progress.compile_notice()):
         warnings.simplefilter("always")
         try:
             status = args.func(args, sys.stdout)

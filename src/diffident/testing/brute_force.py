@@ -11,7 +11,10 @@ Candidates are given as
   k-subset S of candidate *indices*: C(N, k) worlds;
 * a tuple ``(lo, hi)`` of integers: the integer interval lo, lo+1, ..., hi;
   the k unknown values range over it *with repetition*, one world per
-  multiset of size k: C(m + k - 1, k) worlds.
+  multiset of size k: C(m + k - 1, k) worlds;
+* a tuple ``(lo, hi, step)`` of decimal strings (or fractions): the grid
+  lo, lo + step, ..., hi, each point computed in exact rational arithmetic
+  and rounded once to a float; worlds as for an integer interval.
 
 Real intervals have infinitely many worlds; `grid_sensitive_range`
 evaluates the query on a dense grid instead (an approximation from below
@@ -33,6 +36,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from fractions import Fraction
 
 import numba
 import numpy as np
@@ -69,9 +73,18 @@ def _is_interval(candidates):
 def candidate_values(candidates):
     """The candidate individuals' values as a float array.
 
-    ``candidates`` is an explicit 1-d array (returned as float64) or an
-    integer interval ``(lo, hi)`` (its values lo..hi in order).
+    ``candidates`` is an explicit 1-d array (returned as float64), an
+    integer interval ``(lo, hi)`` (its values lo..hi in order) or a grid
+    ``(lo, hi, step)`` (its points lo + i step, exact, then rounded once).
     """
+    if _is_interval(candidates) and len(candidates) == 3:
+        lo, hi, step = (Fraction(x) for x in candidates)
+        points = []
+        x = lo
+        while x <= hi:
+            points.append(float(x))
+            x += step
+        return np.array(points, dtype=np.float64)
     if _is_interval(candidates):
         lo, hi = candidates
         return np.arange(int(lo), int(hi) + 1, dtype=np.float64)

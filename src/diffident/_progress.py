@@ -1,0 +1,123 @@
+"""Progress and notices on standard error, for work the caller asked to hear about.
+
+The library writes nothing unless asked (``sweep(..., progress=True)``; the
+command line asks unless ``--quiet``).  Asked, `Progress` draws a bar when
+its stream is a terminal, and otherwise (a log file, CI) writes a one-line
+message at most every ``interval`` seconds, so that a log shows the work
+moving without a line per step.  `compile_notice` says once when Numba
+starts compiling a kernel of this package (a cache miss: the first run
+after an install or a change), instead of staying silent for seconds.
+"""
+
+import contextlib
+import sys
+import time
+from typing import Any
+
+__all__ = ["Progress", "compile_notice", "notice", "COMPILING"]
+
+#: What `compile_notice` says.
+COMPILING = "diffident: compiling kernels (first run only, ~10 s)..."
+
+_clock = time.monotonic  # (tests replace it)
+_open_bar: list[Any] = [None]  # the stream whose last line is an unfinished bar
+
+
+def _isatty(stream):
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        return False
+
+
+def notice(message, stream=None):
+    """Write one line on ``stream`` (default: the current standard error),
+    on a line of its own when a bar is being drawn there.
+    """
+    stream = sys.stderr if stream is None else stream
+    if _open_bar[0] is stream:
+        stream.write("\n")
+        _open_bar[0] = None
+    stream.write(message + "\n")
+    stream.flush()
+
+
+class Progress:
+    """Progress through ``total`` steps of ``what`` (counted in ``unit``).
+
+    ``step(label)`` starts the next step.  On a terminal: a bar, redrawn at
+    each step.  Elsewhere: ``diffident: sweep 120/600 cells (20%), 14 s
+    elapsed`` (the steps finished) once at least ``interval`` seconds have
+    passed since the start or the last such line, and a last line at
+    `close` when any was written.  ``clock`` (seconds; default
+    `time.monotonic`) is for tests.
+    """
+
+    def __init__(self, total, what, unit, enabled, stream=None, clock=None, interval=10.0):
+        self.total, self.what, self.unit, self.done = total, what, unit, 0
+        self.enabled = bool(enabled) and total > 0
+        self.stream = sys.stderr if stream is None else stream
+        self.tty = self.enabled and _isatty(self.stream)
+        self.clock, self.interval = clock or _clock, float(interval)
+        self.start = self.last = self.clock() if self.enabled else 0.0
+        self.lines = 0
+
+    def step(self, label):
+        """Start the next step, ``label`` naming it (shown in the bar)."""
+        self.done += 1
+        if not self.enabled:
+            return
+        if self.tty:
+            self._bar(label)
+            return
+        now = self.clock()
+        if now - self.last >= self.interval:
+            self.last = now
+            self._line(self.done - 1, now)
+
+    def close(self):
+        """The work is over: the last line, where lines were written."""
+        if self.enabled and not self.tty and self.lines:
+            self._line(self.done, self.clock())
+
+    def _line(self, finished, now):
+        self.lines += 1
+        pct = int(100 * finished / self.total)
+        notice(f"diffident: {self.what} {finished}/{self.total} {self.unit} ({pct}%), "
+               f"{now - self.start:.0f} s elapsed", self.stream)
+
+    def _bar(self, label):
+        width = 30
+        fill = int(width * self.done / self.total)
+        self.stream.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {self.done}/{self.total} {label[:40]:40s}")
+        if self.done == self.total:
+            self.stream.write("\n")
+            _open_bar[0] = None
+        else:
+            _open_bar[0] = self.stream
+        self.stream.flush()
+
+
+@contextlib.contextmanager
+def compile_notice(stream=None):
+    """Within the block, say `COMPILING` once on ``stream`` (default: the
+    standard error of the moment) when Numba starts compiling one of this
+    package's kernels: Numba signals a compilation only when its disk cache
+    has no usable entry, so a warm cache says nothing.
+    """
+    from numba.core import event
+
+    said: list[bool] = []
+
+    class _Listener(event.Listener):
+        def on_start(self, ev):
+            func = getattr(ev.data.get("dispatcher"), "py_func", None)
+            if not said and getattr(func, "__module__", "").startswith("diffident."):
+                said.append(True)
+                notice(COMPILING, stream)
+
+        def on_end(self, ev):
+            pass
+
+    with event.install_listener("numba:compile", _Listener()):
+        yield

@@ -138,7 +138,7 @@ def test_run_writes_the_format_and_links_it(tmp_path):
     assert not list(tmp_path.glob("*.png"))
     text = (tmp_path / "report.md").read_text()
     assert "drawn with matplotlib (Agg) as SVG, 50 dpi" in text
-    assert "![Figure 2](fig2_noise_ratio.svg)" in text
+    assert "![Figure 2: noise ratio of the mean query against rho](fig2_noise_ratio.svg)" in text
     for p in r["figures"]:
         ET.parse(p)
 

@@ -177,7 +177,7 @@ def _link(path):
     return f"[{Path(path).name}]({Path(path).name})"
 
 
-def _figure(figures, tables, key, number, caption):
+def _figure(figures, tables, key, number, caption, alt):
     """A figure (its image, or a link to a PDF) and its numbered caption, which links its tidy data."""
     points = tables.get(f"{key}_points")
     if points is None and key not in figures:
@@ -185,7 +185,8 @@ def _figure(figures, tables, key, number, caption):
     out = []
     if key in figures:
         name = Path(figures[key]).name
-        out += [f"[Figure {number} (PDF)]({name})" if name.endswith(".pdf") else f"![Figure {number}]({name})", ""]
+        out += [f"[Figure {number} (PDF)]({name})" if name.endswith(".pdf") else f"![Figure {number}: {alt}]({name})",
+                ""]
     drawn = "" if key in figures else " (not drawn)"
     data = f" Plotted points: {_link(points)}." if points is not None else ""
     return out + [f"**Figure {number}{drawn}.** {caption}{data}", ""]
@@ -341,7 +342,9 @@ def _toy(toy, tables, figures):
                f"paper's bound (risk = ρ), the dotted one 1/m = {lo} (a random guess), the dot ρ = 1/3. The strip "
                f"below each panel marks the ρ of the grid at or below 1/m = {lo}, where no finite scale exists "
                "(not releasable).")
-    return L + _figure(figures, tables, "fig1", "1", caption) + _data(tables["table2"], tables["fig1"])
+    return (L + _figure(figures, tables, "fig1", "1", caption,
+                        "exact worst-case risk of the toy example at the paper's scale")
+            + _data(tables["table2"], tables["fig1"]))
 
 
 def _tight(toy, tables, figures):
@@ -365,7 +368,8 @@ def _tight(toy, tables, figures):
                "<= ρ) and the paper's ε = ln((m - 1) ρ / (1 - ρ)) of the toy example against ρ, for (a) the mean "
                "and (b) the median; the Laplace scale is S / ε. The strip below each panel marks the ρ at or "
                f"below 1/m = {pct(toy['min_rho'])}, where both are 0 (infinite scale: not releasable).")
-    return L + _figure(figures, tables, "tight", "1b", caption) + _data(tables["tight"])
+    return (L + _figure(figures, tables, "tight", "1b", caption, "tight epsilon against the paper's epsilon")
+            + _data(tables["tight"]))
 
 
 def _table4(res, tables):
@@ -458,7 +462,8 @@ def _noise_ratio(res, tables, figures):
                  f"Noise ratio |noise| / true mean of the mean query (n = {res.table4['n']}, true value: "
                  + ("the published mean" if embedded else "the rows' mean") + ") at the paper's scale against "
                  "ρ = 0.5/8^k, one box per attribute. " + box + " The strip below the axes marks, in the "
-                 "attribute's colour, each cell with ρ < 1/m (infinite scale: not releasable).")
+                 "attribute's colour, each cell with ρ < 1/m (infinite scale: not releasable).",
+                 "noise ratio of the mean query against rho")
     L += _data((tables["fig2"], "summary"), (tables["fig2_draws"], "every draw"))
     add("**Figure 3**: the same draws against the paper's epsilon = ln((m - 1) rho / (1 - rho)).")
     add("")
@@ -476,7 +481,7 @@ def _noise_ratio(res, tables, figures):
     L += _figure(figures, tables, "fig3", "3",
                  "The draws of Figure 2 for " + " and ".join(FIG3_ATTRIBUTES) + " against the paper's "
                  "ε = ln((m - 1) ρ / (1 - ρ)), each box labelled with its ρ. " + box + " The strip below a panel "
-                 "marks ε = 0 and lists the ρ < 1/m, which are not releasable.")
+                 "marks ε = 0 and lists the ρ < 1/m, which are not releasable.", "noise ratio against epsilon")
     L += _data(tables["fig3"])
     sizes = sorted({c["size"] for c in fig4})
     add(f"**Figure 4**: mean and sum queries on databases of {' and '.join(str(s) for s in sizes)} rows sampled "
@@ -507,7 +512,8 @@ def _noise_ratio(res, tables, figures):
                  "per attribute, one box per query (the sum hatched) and database size (colour). " + box
                  + " Within a panel the mean's and the sum's boxes agree up to sampling (their noise ratios have "
                  "the same distribution), and ten times the rows moves the boxes down by a factor of about ten. "
-                 "The strip below a panel marks the ρ < 1/m (not releasable).")
+                 "The strip below a panel marks the ρ < 1/m (not releasable).",
+                 "noise ratio of mean and sum queries by database size")
     return L + _data((tables["fig4"], "summary"), (tables["fig4_draws"], "every draw"))
 
 

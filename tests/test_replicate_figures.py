@@ -123,7 +123,10 @@ def test_pdf_and_svg_files(res, data, tmp_path):
         assert sorted(p.name for p in paths.values()) == sorted(f"{stem}.{fmt}" for stem in plots.FIGURES.values())
         for p in paths.values():
             if fmt == "pdf":
-                assert p.read_bytes()[:5] == b"%PDF-"
+                pdf = p.read_bytes()
+                assert pdf[:5] == b"%PDF-"
+                # TrueType fonts, no Type 3 fonts (which publishers refuse)
+                assert b"/Type3" not in pdf and b"/CIDFontType2" in pdf
             else:
                 root = ET.parse(p).getroot()
                 assert root.tag == "{http://www.w3.org/2000/svg}svg"

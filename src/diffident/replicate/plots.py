@@ -492,9 +492,10 @@ def draw_all(out, res, *, format="png", dpi=DPI, data=None):
     format, dpi = check_options(format, dpi)
     out = Path(out)
     paths = {}
-    # no creation date and no random SVG ids: the same run writes the same bytes
+    # no creation date and no random SVG ids: the same run writes the same bytes;
+    # TrueType (Type 42) fonts in a PDF, as publishers ask (no Type 3 fonts)
     metadata = {"pdf": {"CreationDate": None}, "svg": {"Date": None}}.get(format)
-    with matplotlib.rc_context({"svg.hashsalt": "diffident"}):
+    with matplotlib.rc_context({"svg.hashsalt": "diffident", "pdf.fonttype": 42}):
         for key, fig in figures(res, data).items():
             path = out / f"{FIGURES[key]}.{format}"
             fig.savefig(path, format=format, dpi=dpi, metadata=metadata)

@@ -70,18 +70,19 @@ def png_size(path):
 def test_check_options():
     assert plots.check_options("png", 100) == ("png", 100.0)
     assert plots.check_options("svg", np.float32(72.5)) == ("svg", 72.5)
-    assert plots.check_options("pdf", 4000) == ("pdf", 4000.0)
+    assert plots.check_options("pdf", 1200) == ("pdf", 1200.0)
     with pytest.raises(ValueError, match=r"format must be one of 'png', 'pdf', 'svg', got 'jpg'"):
         plots.check_options("jpg", 100)
     with pytest.raises(ValueError, match=r"got 'PNG'"):
         plots.check_options("PNG", 100)
     with pytest.raises(TypeError, match=r"format .* got 3"):
         plots.check_options(3, 100)
-    for bad in (0, -1, 0.0, math.nan, math.inf, 4001):
-        with pytest.raises(ValueError, match=r"dpi must be a positive number"):
+    assert plots.check_options("png", 20) == ("png", 20.0)
+    for bad in (0, -1, 0.0, 19.5, math.nan, math.inf, 1200.5):
+        with pytest.raises(ValueError, match=rf"dpi must be a number from 20 to 1200, got {bad!r}"):
             plots.check_options("png", bad)
     for bad in ("100", True, None):
-        with pytest.raises(TypeError, match=rf"dpi must be a positive number, got {re.escape(repr(bad))}"):
+        with pytest.raises(TypeError, match=rf"dpi must be a number from 20 to 1200, got {re.escape(repr(bad))}"):
             plots.check_options("png", bad)
 
 
@@ -89,9 +90,9 @@ def test_run_rejects_bad_options_before_writing(tmp_path):
     out = tmp_path / "never"
     with pytest.raises(ValueError, match="format must be one of .*got 'gif'"):
         rep.run(out, format="gif")
-    with pytest.raises(ValueError, match="dpi must be a positive number up to 4000, got -5"):
+    with pytest.raises(ValueError, match="dpi must be a number from 20 to 1200, got -5"):
         rep.run(out, dpi=-5)
-    with pytest.raises(TypeError, match="dpi must be a positive number, got '300'"):
+    with pytest.raises(TypeError, match="dpi must be a number from 20 to 1200, got '300'"):
         rep.run(out, dpi="300")
     assert not out.exists()
 
@@ -101,7 +102,7 @@ def test_run_rejects_bad_options_before_writing(tmp_path):
 
 def test_png_size_follows_the_dpi(res, data, tmp_path):
     sizes = {}
-    for dpi in (40, 130):
+    for dpi in (20, 130):  # the smallest resolution draws too
         d = tmp_path / str(dpi)
         d.mkdir()
         paths = plots.draw_all(d, res, format="png", dpi=dpi, data=data)
@@ -110,9 +111,9 @@ def test_png_size_follows_the_dpi(res, data, tmp_path):
     figs = plots.figures(res, data)
     for key, fig in figs.items():
         w, h = fig.get_size_inches()
-        for dpi in (40, 130):
+        for dpi in (20, 130):
             assert sizes[dpi][key] == (round(w * dpi), round(h * dpi)), key
-    assert sizes[40]["fig1"] == (440, 192)  # 11 x 4.8 inches
+    assert sizes[20]["fig1"] == (220, 96) and sizes[130]["fig1"] == (1430, 624)  # 11 x 4.8 inches
 
 
 def test_pdf_and_svg_files(res, data, tmp_path):
@@ -371,8 +372,8 @@ def test_cli_format_and_dpi(tmp_path, capsys):
 @pytest.mark.parametrize("args, message", [
     (("--format", "jpg"), "argument --format: invalid choice: 'jpg'"),
     (("--dpi", "abc"), "dpi must be a number, got 'abc'"),
-    (("--dpi", "0"), "diffident: error: dpi must be a positive number up to 4000, got 0.0"),
-    (("--dpi", "-72"), "diffident: error: dpi must be a positive number up to 4000, got -72.0"),
+    (("--dpi", "0"), "diffident: error: dpi must be a number from 20 to 1200, got 0.0"),
+    (("--dpi", "-72"), "diffident: error: dpi must be a number from 20 to 1200, got -72.0"),
 ])
 def test_cli_bad_format_or_dpi(tmp_path, capsys, args, message):
     from diffident import cli

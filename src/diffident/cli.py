@@ -235,7 +235,7 @@ def build_parser():
     r.add_argument("--format", default="png", choices=["png", "pdf", "svg"],
                    help="file format of the figures (default png)")
     r.add_argument("--dpi", type=_number("dpi"), default=100,
-                   help="resolution of the figures, dots per inch (a positive number up to 4000; default 100)")
+                   help="resolution of the figures, dots per inch (from 20 to 1200; default 100)")
     r.add_argument("--quiet", action="store_true", help="no progress lines")
     r.set_defaults(func=_replicate)
     return p

@@ -62,9 +62,9 @@ def run(out_dir, data=None, seed=0, progress=False, *, format="png", dpi=plots.D
     format : {'png', 'pdf', 'svg'}
         File format of the figures.
     dpi : float
-        Resolution of the figures in dots per inch, a positive number up to
-        4000 (default 100): the pixel size of a PNG, the resolution of any
-        raster part of a PDF or SVG.
+        Resolution of the figures in dots per inch, from 20 to 1200 (default
+        100): the pixel size of a PNG, the resolution of any raster part of
+        a PDF or SVG.
 
     Returns
     -------
@@ -79,8 +79,8 @@ def run(out_dir, data=None, seed=0, progress=False, *, format="png", dpi=plots.D
     ValueError
         For an unreadable data file, a missing, non-numeric or out-of-domain
         column (one-line message), a bad seed, a ``format`` other than
-        ``'png'``, ``'pdf'`` and ``'svg'``, or a ``dpi`` that is not
-        positive (or above 4000).
+        ``'png'``, ``'pdf'`` and ``'svg'``, or a ``dpi`` outside 20 to
+        1200.
     TypeError
         For a ``format`` that is not a string or a ``dpi`` that is not a
         number.

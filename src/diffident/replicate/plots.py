@@ -24,6 +24,8 @@ __all__ = ["DPI", "FORMATS", "STATISTICS", "FIGURES", "STRIP_LABEL", "check_opti
 
 #: The default resolution of the figures, in dots per inch.
 DPI = 100
+#: The smallest and largest resolution (see `check_options`).
+_DPI_RANGE = (20, 1200)
 #: The file formats the figures can be saved in.
 FORMATS = ("png", "pdf", "svg")
 #: The statistics drawn as a box: whiskers (5th and 95th percentiles),
@@ -51,8 +53,10 @@ def check_options(format, dpi):
     format : str
         One of `FORMATS`: ``'png'``, ``'pdf'`` or ``'svg'``.
     dpi : float
-        Dots per inch, a positive number (at most 4000: matplotlib draws no
-        image side above 65536 pixels).
+        Dots per inch, from 20 to 1200: below 20 the smallest labels are
+        under a pixel high (FreeType refuses them), and 1200, print
+        resolution for line art, already makes a 13-inch figure 15600
+        pixels wide.
 
     Returns
     -------
@@ -64,17 +68,17 @@ def check_options(format, dpi):
     TypeError
         If ``format`` is not a string or ``dpi`` not a number.
     ValueError
-        If ``format`` is not one of `FORMATS` or ``dpi`` is not a positive
-        number up to 4000.
+        If ``format`` is not one of `FORMATS` or ``dpi`` is not from 20 to
+        1200.
     """
     if not isinstance(format, str):
         raise TypeError(f"format must be one of {', '.join(map(repr, FORMATS))}, got {format!r}")
     if format not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(map(repr, FORMATS))}, got {format!r}")
     if isinstance(dpi, (bool, np.bool_)) or not isinstance(dpi, (int, float, np.integer, np.floating)):
-        raise TypeError(f"dpi must be a positive number, got {dpi!r}")
-    if not (math.isfinite(dpi) and 0 < dpi <= 4000):
-        raise ValueError(f"dpi must be a positive number up to 4000, got {dpi!r}")
+        raise TypeError(f"dpi must be a number from {_DPI_RANGE[0]} to {_DPI_RANGE[1]}, got {dpi!r}")
+    if not (math.isfinite(dpi) and _DPI_RANGE[0] <= dpi <= _DPI_RANGE[1]):
+        raise ValueError(f"dpi must be a number from {_DPI_RANGE[0]} to {_DPI_RANGE[1]}, got {dpi!r}")
     return format, float(dpi)
 
 

@@ -174,7 +174,8 @@ def _domain(spec):
 def _replicate(args, out):
     from .replicate import run
 
-    result = run(args.out, data=args.data, seed=args.seed, progress=not args.quiet and sys.stderr.isatty())
+    result = run(args.out, data=args.data, seed=args.seed, progress=not args.quiet and sys.stderr.isatty(),
+                 format=args.format, dpi=args.dpi)
     print(f"replication of Lee and Clifton (KDD 2012) from {result['source']}", file=out)
     print(f"outputs in {os.path.abspath(args.out)}", file=out)
     print(f"report:  {os.path.abspath(result['report'])}", file=out)
@@ -259,12 +260,16 @@ def build_parser():
     r = sub.add_parser(
         "replicate",
         help="reproduce the paper's tables and figures (with the exact calibration beside them)",
-        description="Reproduce every table and figure of Lee and Clifton (KDD 2012): figures (PNG, with the "
-        "plot extra), the CSV data behind them and a markdown report comparing each number with the paper's.",
+        description="Reproduce every table and figure of Lee and Clifton (KDD 2012): figures (PNG, PDF or SVG, "
+        "with the plot extra), the CSV data behind them and a markdown report comparing each number with the paper's.",
     )
     r.add_argument("--out", default="diffident-replication", help="output directory (default ./diffident-replication)")
     r.add_argument("--data", default=None, help="the UCI Adult CSV (default: embedded facts and a synthetic sample)")
     r.add_argument("--seed", type=int, default=0, help="seed of the synthetic sample and the draws (default 0)")
+    r.add_argument("--format", default="png", choices=["png", "pdf", "svg"],
+                   help="file format of the figures (default png)")
+    r.add_argument("--dpi", type=_number("dpi"), default=100,
+                   help="resolution of the figures, dots per inch (from 20 to 1200; default 100)")
     r.add_argument("--quiet", action="store_true", help="no progress lines")
     r.set_defaults(func=_replicate)
     return p

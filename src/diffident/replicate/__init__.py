@@ -3,10 +3,10 @@
 `run` recomputes the paper's toy example (Table 2, Figure 1), its
 Adult Table 4, the noise-ratio Figures 2 to 4 and the tight calibration that
 goes beyond the paper, writes the data behind every table and figure as CSV,
-the figures as PNG (when matplotlib is installed) and ``report.md``, which
-sets every number of the paper (and the check values of the Mathematics
-page) beside ours and marks it "equal", "different" (with why) or "not
-reproducible".
+the figures as PNG, PDF or SVG (when matplotlib is installed) and
+``report.md``, which sets every number of the paper (and the check values of
+the Mathematics page) beside ours and marks it "equal", "different" (with
+why) or "not reproducible".
 
 Without a data file the paper's published facts (domains, n, means and
 standard deviations) are used, and whatever needs raw rows (standard
@@ -38,14 +38,15 @@ def _progress(on, msg):
         print(f"diffident replicate: {msg}", file=sys.stderr, flush=True)
 
 
-def run(out_dir, data=None, seed=0, progress=False):
+def run(out_dir, data=None, seed=0, progress=False, *, format="png", dpi=plots.DPI):
     """Replicate Lee and Clifton (KDD 2012): figures, tables and a report.
 
     Parameters
     ----------
     out_dir : str or path-like
         Output directory (created if missing).  Receives ``report.md``, one
-        CSV per table and figure, and PNG figures when matplotlib is
+        CSV per table and figure (with a tidy ``*_points.csv`` per figure:
+        one row per plotted point), and the figures when matplotlib is
         installed.
     data : str or path-like, optional
         An Adult-format CSV file (header naming ``age``,
@@ -58,6 +59,12 @@ def run(out_dir, data=None, seed=0, progress=False):
         noise draws and Figure 4's sampled databases.
     progress : bool
         Print one line per stage on standard error.
+    format : {'png', 'pdf', 'svg'}
+        File format of the figures.
+    dpi : float
+        Resolution of the figures in dots per inch, from 20 to 1200 (default
+        100): the pixel size of a PNG, the resolution of any raster part of
+        a PDF or SVG.
 
     Returns
     -------
@@ -71,7 +78,12 @@ def run(out_dir, data=None, seed=0, progress=False):
     ------
     ValueError
         For an unreadable data file, a missing, non-numeric or out-of-domain
-        column (one-line message), or a bad seed.
+        column (one-line message), a bad seed, a ``format`` other than
+        ``'png'``, ``'pdf'`` and ``'svg'``, or a ``dpi`` outside 20 to
+        1200.
+    TypeError
+        For a ``format`` that is not a string or a ``dpi`` that is not a
+        number.
 
     Examples
     --------
@@ -85,6 +97,7 @@ def run(out_dir, data=None, seed=0, progress=False):
     """
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    format, dpi = plots.check_options(format, dpi)
     out = Path(out_dir)
     embedded = data is None
     rows = None if embedded else load_adult(data)  # raises before anything is written
@@ -107,20 +120,22 @@ def run(out_dir, data=None, seed=0, progress=False):
     res = compute(rows, rows_label, embedded, seed, notes, lambda msg: _progress(progress, msg))
 
     _progress(progress, "writing the tables")
-    tables = write_tables(out, res)
+    data_points = plots.figure_data(res)
+    tables = write_tables(out, res, data_points)
 
     _progress(progress, "drawing the figures")
     figures, drawn = {}, False
     why = plots.unavailable()
     if why is None:
-        figures = plots.draw_all(out, res)
+        figures = plots.draw_all(out, res, format=format, dpi=dpi, data=data_points)
         drawn = True
     else:
         notes.append(f"matplotlib is not available ({why}): figures skipped; the CSV files hold their data.")
 
     _progress(progress, "writing the report")
     report = out / "report.md"
-    report.write_text(report_text(res, tables, figures, plots=drawn, source=source, seed=seed, notes=notes))
+    report.write_text(report_text(res, tables, figures, plots=drawn, source=source, seed=seed, notes=notes,
+                                  format=format, dpi=dpi))
     return {"report": str(report), "figures": [str(p) for p in figures.values()],
             "tables": [str(p) for p in tables.values()], "plots": drawn, "source": source, "notes": notes,
             "summary": res.checks.counts()}

@@ -13,6 +13,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+__all__ = ["EQUAL", "DIFFERENT", "NOT_REPRODUCIBLE", "EMBEDDED", "exact_text", "fmt", "pct", "compare", "Check",
+           "Checks"]
+
 EQUAL, DIFFERENT, NOT_REPRODUCIBLE, EMBEDDED = "equal", "different", "not reproducible", "embedded"
 
 

@@ -12,6 +12,8 @@ import numpy as np
 
 from .paper import ADULT_N, ATTRIBUTES, DOMAINS, PAPER_MEAN, PAPER_STD
 
+__all__ = ["ADULT_ENV", "ADULT_DEFAULT", "adult_path", "load_adult", "synthetic_rows"]
+
 #: The environment variable naming the Adult CSV file.
 ADULT_ENV = "DIFFIDENT_ADULT_CSV"
 #: Where the Adult CSV file is expected without ``DIFFIDENT_ADULT_CSV``,

@@ -50,6 +50,9 @@ from .paper import (
 )
 from .rows import Sec35Row, Table2Row, Table4Row, Table4TightRow, ToyPoint
 
+__all__ = ["DRAWS", "RESPONSES", "TOY_REPORT_RHO", "sec35", "toy", "adult_facts", "table4", "noise_ratio", "figure2",
+           "figure4", "Results", "compute"]
+
 #: Noise draws per box of Figures 2 to 4.
 DRAWS = 1000
 #: Sampled responses per cell of Table 4.

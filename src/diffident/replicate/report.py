@@ -39,7 +39,10 @@ from .paper import (
     TABLE4_RHO,
     TOY_KNOWN,
 )
+from .plots import DPI, FIGURES, figure_data
 from .rows import Sec35Row, Table2Row, Table4Row, Table4TightRow
+
+__all__ = ["write_tables", "report_text"]
 
 #: The columns of fig1_toy_risk.csv and fig_tight_epsilon.csv.
 _FIG1_COLUMNS = ["query", "rho", "rho_percent", "m", "sensitive_range", "paper_scale", "paper_epsilon", "risk_bound",
@@ -99,8 +102,11 @@ def _ratio_tables(cells, keys):
     return keys + _RATIO_HEAD, summary, keys + [f"r{i}" for i in range(DRAWS)], draws
 
 
-def write_tables(out, res):
+def write_tables(out, res, data=None):
     """Write the CSV file behind every table and figure.
+
+    Each figure has its summary (or, for the toy example, wide) CSV and a
+    tidy one, ``*_points.csv``: one row per plotted point (`figure_data`).
 
     Parameters
     ----------
@@ -108,6 +114,8 @@ def write_tables(out, res):
         The output directory (existing).
     res : Results
         What the replication computed.
+    data : dict, optional
+        `figure_data` of ``res`` (computed when None).
 
     Returns
     -------
@@ -136,7 +144,23 @@ def write_tables(out, res):
     tables["fig4"] = _write_csv(out / "fig4_db_size.csv", head, summary)
     tables["fig4_draws"] = _write_csv(out / "fig4_db_size_draws.csv", draws_head, draws)
     tables["comparison"] = _write_csv(out / "comparison.csv", Check._fields, res.checks.rows)
-    return tables
+    # the tidy table behind each figure, after the figure's own files
+    data = figure_data(res) if data is None else data
+    ordered = {}
+    for name, path in tables.items():
+        ordered[name] = path
+        if name in data and name not in ("fig2", "fig4"):
+            ordered.update(_points(out, data, name))
+        elif name in ("fig2_draws", "fig4_draws") and name[:4] in data:
+            ordered.update(_points(out, data, name[:4]))
+    return ordered
+
+
+def _points(out, data, key):
+    """Write a figure's tidy table: {key_points: path}."""
+    head, rows = data[key]
+    return {f"{key}_points": _write_csv(out / f"{FIGURES[key]}_points.csv", head,
+                                        [[r[c] for c in head] for r in rows])}
 
 
 # ---------------------------------------------------------------------------
@@ -153,9 +177,19 @@ def _link(path):
     return f"[{Path(path).name}]({Path(path).name})"
 
 
-def _figure(figures, key, alt):
-    """A figure's image, when it was drawn."""
-    return [f"![{alt}]({Path(figures[key]).name})", ""] if key in figures else []
+def _figure(figures, tables, key, number, caption, alt):
+    """A figure (its image, or a link to a PDF) and its numbered caption, which links its tidy data."""
+    points = tables.get(f"{key}_points")
+    if points is None and key not in figures:
+        return []
+    out = []
+    if key in figures:
+        name = Path(figures[key]).name
+        out += [f"[Figure {number} (PDF)]({name})" if name.endswith(".pdf") else f"![Figure {number}: {alt}]({name})",
+                ""]
+    drawn = "" if key in figures else " (not drawn)"
+    data = f" Plotted points: {_link(points)}." if points is not None else ""
+    return out + [f"**Figure {number}{drawn}.** {caption}{data}", ""]
 
 
 def _data(*paths):
@@ -168,7 +202,7 @@ def _median_ratio(c):
     return fmt(np.median(c["ratio"]), 3) if c["ratio"] is not None else "not releasable"
 
 
-def report_text(res, tables, figures, *, plots, source, seed, notes):
+def report_text(res, tables, figures, *, plots, source, seed, notes, format="png", dpi=DPI):
     """The markdown report: every number of the paper beside ours.
 
     Parameters
@@ -187,19 +221,23 @@ def report_text(res, tables, figures, *, plots, source, seed, notes):
         The seed of the run.
     notes : list of str
         The notes of the run.
+    format : str
+        The figures' file format.
+    dpi : float
+        The figures' resolution, dots per inch.
 
     Returns
     -------
     str
         The report, markdown.
     """
-    parts = (_summary(res.checks, res.embedded, plots, source, seed), _sec35(res.sec35, tables),
+    parts = (_summary(res.checks, res.embedded, plots, source, seed, format, dpi), _sec35(res.sec35, tables),
              _toy(res.toy, tables, figures), _tight(res.toy, tables, figures), _table4(res, tables),
              _noise_ratio(res, tables, figures), _files_and_notes(tables, figures, notes))
     return "\n".join(line for part in parts for line in part)
 
 
-def _summary(checks, embedded, plots, source, seed):
+def _summary(checks, embedded, plots, source, seed, format, dpi):
     L: list[str] = []
     add = L.append
     counts = checks.counts()
@@ -214,8 +252,10 @@ def _summary(checks, embedded, plots, source, seed):
                                      if embedded else " Every number derived from rows uses these rows."))
     add(f"* **Seed:** {seed} (numpy `SeedSequence({seed})` for the synthetic rows, `synthetic_rows({seed})`; its "
         "spawned children for Table 4's responses, Figures 2-3 and Figure 4's sampling and draws).")
-    add("* **Figures:** " + ("drawn with matplotlib (Agg), 100 dpi." if plots else
-                             "not drawn (matplotlib is not available); the CSV files hold their data."))
+    add("* **Figures:** " + (f"drawn with matplotlib (Agg) as {format.upper()}, {dpi:g} dpi" if plots else
+                             "not drawn (matplotlib is not available)")
+        + "; each has a numbered caption, and its plotted points in a tidy CSV file (`*_points.csv`: one row "
+        "per point of a line or statistic of a box, with its parameters).")
     add("")
     add("## Summary")
     add("")
@@ -296,7 +336,14 @@ def _toy(toy, tables, figures):
         f"{fmt(gap['median'], 3)} for the median. Below rho = 1/m = {fmt(toy['min_rho'])} no finite scale works "
         f"(shaded).")
     add("")
-    return (L + _figure(figures, "fig1", "Figure 1: exact worst-case risk of the toy example at the paper's scale")
+    lo = pct(toy["min_rho"])
+    caption = (f"Exact worst-case identification risk of the toy example (m = {m} worlds) at the paper's Laplace "
+               "scale against the risk bound ρ, for (a) the mean and (b) the median: the dashed line is the "
+               f"paper's bound (risk = ρ), the dotted one 1/m = {lo} (a random guess), the dot ρ = 1/3. The strip "
+               f"below each panel marks the ρ of the grid at or below 1/m = {lo}, where no finite scale exists "
+               "(not releasable).")
+    return (L + _figure(figures, tables, "fig1", "1", caption,
+                        "exact worst-case risk of the toy example at the paper's scale")
             + _data(tables["table2"], tables["fig1"]))
 
 
@@ -317,7 +364,12 @@ def _tight(toy, tables, figures):
     add(_md_table(["query", "rho", "paper epsilon", "tight epsilon", "tight / paper", "exact risk at tight scale"],
                   trows))
     add("")
-    return L + _figure(figures, "tight", "Tight epsilon against the paper's epsilon") + _data(tables["tight"])
+    caption = ("(beyond the paper) The tight ε (the largest ε, i.e. the least noise, whose exact worst-case risk is "
+               "<= ρ) and the paper's ε = ln((m - 1) ρ / (1 - ρ)) of the toy example against ρ, for (a) the mean "
+               "and (b) the median; the Laplace scale is S / ε. The strip below each panel marks the ρ at or "
+               f"below 1/m = {pct(toy['min_rho'])}, where both are 0 (infinite scale: not releasable).")
+    return (L + _figure(figures, tables, "tight", "1b", caption, "tight epsilon against the paper's epsilon")
+            + _data(tables["tight"]))
 
 
 def _table4(res, tables):
@@ -404,7 +456,14 @@ def _noise_ratio(res, tables, figures):
     body = [[col] + [_median_ratio(c) for c in fig2 if c["attribute"] == col] for col in ATTRIBUTES]
     add(_md_table(["attribute"] + [pct(r) for r in FIGURE_RHO], body))
     add("")
-    L += _figure(figures, "fig2", "Figure 2: noise ratio of the mean query against rho")
+    box = (f"Boxes span the quartiles, with the median; whiskers the 5th and 95th percentiles of the {DRAWS} "
+           "draws.")
+    L += _figure(figures, tables, "fig2", "2",
+                 f"Noise ratio |noise| / true mean of the mean query (n = {res.table4['n']}, true value: "
+                 + ("the published mean" if embedded else "the rows' mean") + ") at the paper's scale against "
+                 "ρ = 0.5/8^k, one box per attribute. " + box + " The strip below the axes marks, in the "
+                 "attribute's colour, each cell with ρ < 1/m (infinite scale: not releasable).",
+                 "noise ratio of the mean query against rho")
     L += _data((tables["fig2"], "summary"), (tables["fig2_draws"], "every draw"))
     add("**Figure 3**: the same draws against the paper's epsilon = ln((m - 1) rho / (1 - rho)).")
     add("")
@@ -419,7 +478,11 @@ def _noise_ratio(res, tables, figures):
         body.append(row)
     add(_md_table(["rho", "capital-gain epsilon", "paper", "capital-loss epsilon"], body))
     add("")
-    L += _figure(figures, "fig3", "Figure 3: noise ratio against epsilon") + _data(tables["fig3"])
+    L += _figure(figures, tables, "fig3", "3",
+                 "The draws of Figure 2 for " + " and ".join(FIG3_ATTRIBUTES) + " against the paper's "
+                 "ε = ln((m - 1) ρ / (1 - ρ)), each box labelled with its ρ. " + box + " The strip below a panel "
+                 "marks ε = 0 and lists the ρ < 1/m, which are not releasable.", "noise ratio against epsilon")
+    L += _data(tables["fig3"])
     sizes = sorted({c["size"] for c in fig4})
     add(f"**Figure 4**: mean and sum queries on databases of {' and '.join(str(s) for s in sizes)} rows sampled "
         f"(seeded, without replacement) from the {res.rows_label} rows; S(mean) = (hi - lo)/size, S(sum) = hi - lo, "
@@ -443,7 +506,14 @@ def _noise_ratio(res, tables, figures):
                 f"over that at {sizes[1]} rows is {fmt(min(q), 3)} to {fmt(max(q), 3)} over the releasable "
                 "cells.")
     add("")
-    L += _figure(figures, "fig4", "Figure 4: noise ratio of mean and sum queries by database size")
+    L += _figure(figures, tables, "fig4", "4",
+                 f"Noise ratio of the mean and the sum query on databases of {' and '.join(map(str, sizes))} rows "
+                 f"sampled from the {res.rows_label} rows, at the paper's scale against ρ = 0.5/8^k: one panel "
+                 "per attribute, one box per query (the sum hatched) and database size (colour). " + box
+                 + " Within a panel the mean's and the sum's boxes agree up to sampling (their noise ratios have "
+                 "the same distribution), and ten times the rows moves the boxes down by a factor of about ten. "
+                 "The strip below a panel marks the ρ < 1/m (not releasable).",
+                 "noise ratio of mean and sum queries by database size")
     return L + _data((tables["fig4"], "summary"), (tables["fig4_draws"], "every draw"))
 
 

@@ -9,6 +9,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+__all__ = ["Sec35Row", "Table2Row", "ToyPoint", "Table4Row", "Table4TightRow"]
+
 
 class Sec35Row(NamedTuple):
     """A world of the worked posterior example (sec35_posterior.csv).

@@ -361,12 +361,24 @@ def test_cli_format_and_dpi(tmp_path, capsys):
 
     out = tmp_path / "o"
     assert cli.main(["replicate", "--out", str(out), "--format", "svg", "--dpi", "40", "--quiet"]) == 0
-    printed = capsys.readouterr().out
+    captured = capsys.readouterr()
+    printed = captured.out
+    assert captured.err == ""  # --quiet: no progress lines
     for stem in plots.FIGURES.values():
         assert ET.parse(out / f"{stem}.svg").getroot().tag.endswith("svg")
         assert str(out / f"{stem}_points.csv") in printed
     assert not list(out.glob("*.png"))
     assert "as SVG, 40 dpi" in (out / "report.md").read_text()
+
+
+def test_cli_progress_lines_reach_a_log(tmp_path, capsys):
+    # standard error is not a terminal here (captured): a log gets one line per stage
+    from diffident import cli
+
+    assert cli.main(["replicate", "--out", str(tmp_path / "o"), "--dpi", "20"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    stages = [line for line in err if line.startswith("diffident replicate: ")]
+    assert "diffident replicate: writing the report" in stages and len(stages) >= 4
 
 
 @pytest.mark.parametrize("args, message", [

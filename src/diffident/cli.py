@@ -174,7 +174,7 @@ def _domain(spec):
 def _replicate(args, out):
     from .replicate import run
 
-    result = run(args.out, data=args.data, seed=args.seed, progress=not args.quiet and sys.stderr.isatty(),
+    result = run(args.out, data=args.data, seed=args.seed, progress=not args.quiet,
                  format=args.format, dpi=args.dpi)
     print(f"replication of Lee and Clifton (KDD 2012) from {result['source']}", file=out)
     print(f"outputs in {os.path.abspath(args.out)}", file=out)

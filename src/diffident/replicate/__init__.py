@@ -15,11 +15,11 @@ data) comes from a seeded synthetic sample matching the published marginals;
 everything so derived is labelled "synthetic".
 """
 
-import sys
 from pathlib import Path
 
 import numpy as np
 
+from .._progress import notice
 from . import plots
 from .data import load_adult, synthetic_rows
 from .experiments import DRAWS as DRAWS
@@ -34,8 +34,8 @@ __all__ = ["run", "load_adult", "synthetic_rows", "ATTRIBUTES"]
 
 
 def _progress(on, msg):
-    if on:
-        print(f"diffident replicate: {msg}", file=sys.stderr, flush=True)
+    if on:  # (one line per stage: on a terminal and in a log alike)
+        notice(f"diffident replicate: {msg}")
 
 
 def run(out_dir, data=None, seed=0, progress=False, *, format="png", dpi=plots.DPI):

@@ -100,7 +100,7 @@ class Domain:
 
     __slots__ = ("lo", "hi", "integer")
 
-    def __init__(self, lo, hi, integer=True):
+    def __init__(self, lo, hi, *, integer=True):
         for name, x in (("lo", lo), ("hi", hi)):
             if isinstance(x, (bool, np.bool_)) or not isinstance(x, (numbers.Real, np.number)):
                 raise TypeError(f"{name} must be a real number, got {x!r}")

@@ -15,10 +15,10 @@ class GaussianDelta:
 
     def setup(self, m):
         self.v = np.random.default_rng(0).normal(size=m)
-        di.gaussian_delta(self.v, [0.1, 0.5, 0.9], 0.01, world=0)
+        di.gaussian_delta(self.v, rho=[0.1, 0.5, 0.9], sigma=0.01, world=0)
 
     def time_one_world_three_rho(self, m):
-        di.gaussian_delta(self.v, [0.1, 0.5, 0.9], 0.01, world=0)
+        di.gaussian_delta(self.v, rho=[0.1, 0.5, 0.9], sigma=0.01, world=0)
 
 
 class GaussianDeltaMaxOverWorlds:
@@ -27,10 +27,10 @@ class GaussianDeltaMaxOverWorlds:
 
     def setup(self, m):
         self.v = np.random.default_rng(1).normal(size=m)
-        di.gaussian_delta(self.v, 0.5, 0.05)
+        di.gaussian_delta(self.v, rho=0.5, sigma=0.05)
 
     def time_max_over_worlds(self, m):
-        di.gaussian_delta(self.v, 0.5, 0.05)
+        di.gaussian_delta(self.v, rho=0.5, sigma=0.05)
 
 
 class MultiRelease:
@@ -40,15 +40,15 @@ class MultiRelease:
     def setup(self, m, q):
         self.F = np.random.default_rng(2).normal(size=(m, q))
         self.scales = np.linspace(0.5, 2.0, q)
-        di.multi_worst_case_risk(self.F, self.scales)
+        di.multi_worst_case_risk(self.F, scale=self.scales)
 
     def time_multi_worst_case(self, m, q):
-        di.multi_worst_case_risk(self.F, self.scales)
+        di.multi_worst_case_risk(self.F, scale=self.scales)
 
     def time_dense_numpy(self, m, q):
         if m <= 10**3:
-            dense_multi_worst_case_risk(self.F, self.scales)
+            dense_multi_worst_case_risk(self.F, scale=self.scales)
 
     def time_multi_tight_scale(self, m, q):
         if m <= 10**3:
-            di.multi_tight_scale(self.F, [0.01, 0.1])
+            di.multi_tight_scale(self.F, rho=[0.01, 0.1])

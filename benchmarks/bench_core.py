@@ -64,21 +64,21 @@ class LogEvidence(_OneResponse):
     response, scale = 1.5, 2.0
 
     def time_diffident(self, m):
-        di.log_evidence(self.values, self.response, self.scale)
+        di.log_evidence(self.values, response=self.response, scale=self.scale)
 
     def time_diffident_counts_prior(self, m):
-        di.log_evidence(self.values, self.response, self.scale,
+        di.log_evidence(self.values, response=self.response, scale=self.scale,
                         counts=self.counts, prior=self.prior)
 
     def time_scipy_logsumexp(self, m):
-        scipy_log_evidence(self.values, self.response, self.scale)
+        scipy_log_evidence(self.values, response=self.response, scale=self.scale)
 
     def peakmem_diffident(self, m):
-        di.log_evidence(self.values, self.response, self.scale)
+        di.log_evidence(self.values, response=self.response, scale=self.scale)
 
     def track_rel_error_vs_scipy(self, m):
-        ours = di.log_evidence(self.values, self.response, self.scale)
-        ref = scipy_log_evidence(self.values, self.response, self.scale)
+        ours = di.log_evidence(self.values, response=self.response, scale=self.scale)
+        ref = scipy_log_evidence(self.values, response=self.response, scale=self.scale)
         return float(abs(ours - ref) / abs(ref))
 
     track_rel_error_vs_scipy.unit = "relative"
@@ -102,15 +102,15 @@ class ManyResponses:
         warm_up(self, m, n_resp)
 
     def time_log_evidence(self, m, n_resp):
-        di.log_evidence(self.values, self.responses, self.scale)
+        di.log_evidence(self.values, response=self.responses, scale=self.scale)
 
     def peakmem_log_evidence(self, m, n_resp):
-        di.log_evidence(self.values, self.responses, self.scale)
+        di.log_evidence(self.values, response=self.responses, scale=self.scale)
 
     def track_rel_error_vs_scipy(self, m, n_resp):
         # spot-check 5 responses against scipy
-        ours = di.log_evidence(self.values, self.responses[:5], self.scale)
-        ref = np.array([scipy_log_evidence(self.values, r, self.scale) for r in self.responses[:5]])
+        ours = di.log_evidence(self.values, response=self.responses[:5], scale=self.scale)
+        ref = np.array([scipy_log_evidence(self.values, response=r, scale=self.scale) for r in self.responses[:5]])
         return float(np.max(np.abs(ours - ref) / np.abs(ref)))
 
     track_rel_error_vs_scipy.unit = "relative"
@@ -129,17 +129,17 @@ class WorstCaseRisk:
         warm_up(self, m, skip=("time_numpy_sort_only",))
 
     def time_worst_case_risk(self, m):
-        di.worst_case_risk(self.values, self.scale)
+        di.worst_case_risk(self.values, scale=self.scale)
 
     def time_worst_case_risk_return_world(self, m):
-        di.worst_case_risk(self.values, self.scale, return_world=True)
+        di.worst_case_risk(self.values, scale=self.scale, return_world=True)
 
     def time_numpy_sort_only(self, m):
         # lower bound reference: the sort that worst_case_risk has to do
         np.sort(self.values)
 
     def peakmem_worst_case_risk(self, m):
-        di.worst_case_risk(self.values, self.scale)
+        di.worst_case_risk(self.values, scale=self.scale)
 
 
 class WorstCaseRiskWeighted:
@@ -162,7 +162,7 @@ class WorstCaseRiskWeighted:
         warm_up(self, m, weights)
 
     def time_worst_case_risk(self, m, weights):
-        di.worst_case_risk(self.values, self.scale, **self.kwargs)
+        di.worst_case_risk(self.values, scale=self.scale, **self.kwargs)
 
 
 class WorstCaseRiskDense:
@@ -178,17 +178,17 @@ class WorstCaseRiskDense:
         warm_up(self, m, skip=("time_dense_numpy",))  # (plain NumPy: no warm-up)
 
     def time_diffident(self, m):
-        di.worst_case_risk(self.values, self.scale)
+        di.worst_case_risk(self.values, scale=self.scale)
 
     def time_dense_numpy(self, m):
-        dense_worst_case_risk(self.values, self.scale)
+        dense_worst_case_risk(self.values, scale=self.scale)
 
     time_dense_numpy.number = 1
     time_dense_numpy.repeat = (1, 3, 10.0)
 
     def track_rel_error_vs_dense(self, m):
-        ours = di.worst_case_risk(self.values, self.scale)
-        ref = dense_worst_case_risk(self.values, self.scale)
+        ours = di.worst_case_risk(self.values, scale=self.scale)
+        ref = dense_worst_case_risk(self.values, scale=self.scale)
         return float(abs(ours - ref) / ref)
 
     track_rel_error_vs_dense.unit = "relative"
@@ -207,7 +207,7 @@ class WorstCaseRiskScales:
         warm_up(self, m, n_scales)
 
     def time_worst_case_risk(self, m, n_scales):
-        di.worst_case_risk(self.values, self.scales)
+        di.worst_case_risk(self.values, scale=self.scales)
 
 
 class TightScale:
@@ -224,15 +224,15 @@ class TightScale:
         warm_up(self, m, n_rho, rtol)
 
     def time_tight_scale(self, m, n_rho, rtol):
-        di.tight_scale(self.values, self.rho, rtol=rtol)
+        di.tight_scale(self.values, rho=self.rho, rtol=rtol)
 
     def time_tight_epsilon(self, m, n_rho, rtol):
-        di.tight_epsilon(self.values, self.rho, rtol=rtol)
+        di.tight_epsilon(self.values, rho=self.rho, rtol=rtol)
 
     def track_violations(self, m, n_rho, rtol):
         # number of returned scales on the non-private side (must be 0)
-        s = di.tight_scale(self.values, self.rho, rtol=rtol)
-        return int(np.count_nonzero(di.worst_case_risk(self.values, s) > self.rho))
+        s = di.tight_scale(self.values, rho=self.rho, rtol=rtol)
+        return int(np.count_nonzero(di.worst_case_risk(self.values, scale=s) > self.rho))
 
     track_violations.unit = "count"
 
@@ -257,19 +257,19 @@ class ClosedForms:
         warm_up(self, n)
 
     def time_epsilon_for_rho(self, n):
-        di.epsilon_for_rho(self.rho, self.m)
+        di.epsilon_for_rho(self.rho, m=self.m)
 
     def time_epsilon_for_rho_m_grid(self, n):
-        di.epsilon_for_rho(self.rho, self.m_grid)
+        di.epsilon_for_rho(self.rho, m=self.m_grid)
 
     def time_scale_for_rho(self, n):
-        di.scale_for_rho(self.rho, self.m, self.S)
+        di.scale_for_rho(self.rho, m=self.m, sensitive_range=self.S)
 
     def time_rho_for_epsilon(self, n):
-        di.rho_for_epsilon(self.eps, self.m)
+        di.rho_for_epsilon(self.eps, m=self.m)
 
     def time_risk_bound(self, n):
-        di.risk_bound(self.scale, self.m, self.S)
+        di.risk_bound(self.scale, m=self.m, sensitive_range=self.S)
 
     def time_min_rho(self, n):
         di.min_rho(self.m_grid)
@@ -286,10 +286,10 @@ class Posterior(_OneResponse):
     response, scale = 0.25, 1.0
 
     def time_log_posterior(self, m):
-        di.log_posterior(self.values, self.response, self.scale)
+        di.log_posterior(self.values, response=self.response, scale=self.scale)
 
     def time_posterior(self, m):
-        di.posterior(self.values, self.response, self.scale)
+        di.posterior(self.values, response=self.response, scale=self.scale)
 
     def time_disclosure_risk(self, m):
-        di.disclosure_risk(self.values, self.response, self.scale, world=3)
+        di.disclosure_risk(self.values, response=self.response, scale=self.scale, world=3)

@@ -53,7 +53,7 @@ class AnalyticGaussian:
             self.get_sigma(1.0, delta)
 
     def time_diffident(self, n_eps, delta):
-        analytic_gaussian_sigma(self.eps, delta)
+        analytic_gaussian_sigma(self.eps, delta=delta)
 
     def time_dp_accounting_loop(self, n_eps, delta):
         if self.get_sigma is None:
@@ -67,7 +67,7 @@ class AnalyticGaussian:
         if self.get_sigma is None:
             raise NotImplementedError("dp-accounting is not installed")
         sub = self.eps[:: max(1, self.eps.size // 100)]
-        ours = analytic_gaussian_sigma(sub, delta)
+        ours = analytic_gaussian_sigma(sub, delta=delta)
         ref = self.get_sigma(sub, delta)
         return float(np.max(np.abs(ours / ref - 1.0)))
 
@@ -88,7 +88,7 @@ class AnalyticGaussianGrid:
         self.time_analytic_gaussian_sigma(n_eps, n_delta)
 
     def time_analytic_gaussian_sigma(self, n_eps, n_delta):
-        analytic_gaussian_sigma(self.eps, self.delta, 2.0)
+        analytic_gaussian_sigma(self.eps, delta=self.delta, sensitivity=2.0)
 
 
 class ScalarCalls:
@@ -100,7 +100,7 @@ class ScalarCalls:
         self.time_posterior_bound_scalar()
 
     def time_analytic_gaussian_scalar(self):
-        analytic_gaussian_sigma(1.0, 1e-6)
+        analytic_gaussian_sigma(1.0, delta=1e-6)
 
     def time_dp_accounting_scalar(self):
         if self.get_sigma is None:
@@ -108,7 +108,7 @@ class ScalarCalls:
         self.get_sigma(1.0, 1e-6)
 
     def time_posterior_bound_scalar(self):
-        posterior_bound(1.0, 0.1)
+        posterior_bound(1.0, prior=0.1)
 
 
 class ClosedForms:
@@ -130,13 +130,13 @@ class ClosedForms:
         self.time_compose_sequential_rows(n)
 
     def time_classic_gaussian_sigma(self, n):
-        classic_gaussian_sigma(self.eps, self.delta)
+        classic_gaussian_sigma(self.eps, delta=self.delta)
 
     def time_posterior_bound(self, n):
-        posterior_bound(self.eps, self.prior)
+        posterior_bound(self.eps, prior=self.prior)
 
     def time_epsilon_for_posterior(self, n):
-        epsilon_for_posterior(self.post, self.prior)
+        epsilon_for_posterior(self.post, prior=self.prior)
 
     def time_compose_sequential_rows(self, n):
         compose_sequential(self.rows)

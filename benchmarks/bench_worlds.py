@@ -24,17 +24,17 @@ class WorldValues:
         self.known = rng.integers(0, 100, 1000).astype(float)
         self.cand = di.Domain(0, 99999) if k == 1 else rng.integers(0, 100, 150).astype(float)
         self.small = rng.integers(0, 100, 40).astype(float)
-        di.world_values(query, self.known, self.cand, k=k)
+        di.world_values(query, known=self.known, candidates=self.cand, k=k)
 
     def time_world_values(self, query, k):
-        di.world_values(query, self.known, self.cand, k=k)
+        di.world_values(query, known=self.known, candidates=self.cand, k=k)
 
     def time_brute_force_small(self, query, k):
         fn = {"mean": np.mean, "median": np.median, "std": np.std}[query]
-        brute_world_values(fn, self.known[:50], self.small, k)
+        brute_world_values(fn, known=self.known[:50], candidates=self.small, k=k)
 
     def time_world_values_small(self, query, k):
-        di.world_values(query, self.known[:50], self.small, k=k)
+        di.world_values(query, known=self.known[:50], candidates=self.small, k=k)
 
 
 class SensitiveRange:
@@ -47,14 +47,14 @@ class SensitiveRange:
         rng = np.random.default_rng(1)
         self.known = rng.normal(size=500)
         self.cand = rng.normal(size=120)
-        di.sensitive_range(query, self.known, self.cand, k=k)
-        di.world_values(query, self.known, self.cand, k=k)
+        di.sensitive_range(query, known=self.known, candidates=self.cand, k=k)
+        di.world_values(query, known=self.known, candidates=self.cand, k=k)
 
     def time_closed_form(self, query, k):
-        di.sensitive_range(query, self.known, self.cand, k=k)
+        di.sensitive_range(query, known=self.known, candidates=self.cand, k=k)
 
     def time_enumerated(self, query, k):
-        v, _ = di.world_values(query, self.known, self.cand, k=k)
+        v, _ = di.world_values(query, known=self.known, candidates=self.cand, k=k)
         v[-1] - v[0]
 
 
@@ -69,13 +69,13 @@ class DatasetSensitiveRange:
         lo, hi = domain
         self.data = rng.integers(lo, hi + 1, ADULT_N).astype(float)
         self.domain = di.Domain(lo, hi)
-        di.dataset_sensitive_range(query, self.data, self.domain, ddof=1)
+        di.dataset_sensitive_range(query, data=self.data, candidates=self.domain, ddof=1)
 
     def time_dataset_sensitive_range(self, query, domain):
-        di.dataset_sensitive_range(query, self.data, self.domain, ddof=1)
+        di.dataset_sensitive_range(query, data=self.data, candidates=self.domain, ddof=1)
 
     def time_with_removed(self, query, domain):
-        di.dataset_sensitive_range(query, self.data, self.domain, ddof=1, return_removed=True)
+        di.dataset_sensitive_range(query, data=self.data, candidates=self.domain, ddof=1, return_removed=True)
 
 
 class Enumeration:
@@ -87,15 +87,15 @@ class Enumeration:
     def setup(self, n):
         self.known = np.array([1.0, 2.0, 3.0])
         self.cand = np.arange(float(n))
-        di.world_values(_spread, self.known, self.cand[:10], k=3)
+        di.world_values(_spread, known=self.known, candidates=self.cand[:10], k=3)
 
     def time_jitted_callable(self, n):
-        di.world_values(_spread, self.known, self.cand, k=3)
+        di.world_values(_spread, known=self.known, candidates=self.cand, k=3)
 
     def track_worlds_per_second(self, n):
         import time
         t = time.perf_counter()
-        _, c = di.world_values(_spread, self.known, self.cand, k=3)
+        _, c = di.world_values(_spread, known=self.known, candidates=self.cand, k=3)
         return c.sum() / (time.perf_counter() - t)
 
     track_worlds_per_second.unit = "worlds/s"

@@ -100,8 +100,8 @@ def case_log_evidence(quick, rng):
     values = rng.standard_normal(m) * 10.0
     response, scale = 1.5, 2.0
     return versus(f"log_evidence m={fmt_n(m)}, 1 response",
-                  lambda: di.log_evidence(values, response, scale),
-                  lambda: scipy_log_evidence(values, response, scale), "scipy logsumexp", 15.0)
+                  lambda: di.log_evidence(values, response=response, scale=scale),
+                  lambda: scipy_log_evidence(values, response=response, scale=scale), "scipy logsumexp", 15.0)
 
 
 def case_many_responses(quick, rng):
@@ -113,13 +113,13 @@ def case_many_responses(quick, rng):
     width = hi - lo
     responses = rng.uniform(lo - 0.1 * width, hi + 0.1 * width, n_resp)
     scale = 2.0
-    t_di, ours = best_time(lambda: di.log_evidence(values, responses, scale),
+    t_di, ours = best_time(lambda: di.log_evidence(values, response=responses, scale=scale),
                            repeat=3, budget=10.0)
 
     sub = responses[:n_base]
 
     def base():
-        return np.array([scipy_log_evidence(values, r, scale) for r in sub])
+        return np.array([scipy_log_evidence(values, response=r, scale=scale) for r in sub])
 
     t_sub, ref = best_time(base, repeat=2, budget=5.0, warmup=False)
     t_sp = t_sub * n_resp / n_base
@@ -135,7 +135,7 @@ def case_worst_case_risk_large(quick, rng):
     m = 10**6 if quick else 10**7
     values = rng.standard_normal(m) * 10.0   # distinct (a.s.), unsorted
     scale = 0.5
-    t_di, ours = best_time(lambda: di.worst_case_risk(values, scale), repeat=5)
+    t_di, ours = best_time(lambda: di.worst_case_risk(values, scale=scale), repeat=5)
     # information: the bare NumPy sort that any exact method needs
     t_sort, _ = best_time(lambda: np.sort(values), repeat=3)
     target = 0.5 if not quick else 0.05
@@ -150,8 +150,8 @@ def case_worst_case_risk_dense(quick, rng):
     values = rng.standard_normal(m) * 10.0
     scale = 1.0
     return versus(f"worst_case_risk m={fmt_n(m)} vs dense",
-                  lambda: di.worst_case_risk(values, scale),
-                  lambda: dense_worst_case_risk(values, scale), "dense NumPy O(m^2)", 100.0,
+                  lambda: di.worst_case_risk(values, scale=scale),
+                  lambda: dense_worst_case_risk(values, scale=scale), "dense NumPy O(m^2)", 100.0,
                   repeat=(20, 3), budget=(2.0, 8.0), warm_baseline=False)
 
 
@@ -161,15 +161,15 @@ def case_tight_scale(quick, rng):
     n_base = 5
     values = rng.standard_normal(m) * 10.0
     rho = np.geomspace(10.0 / m, 0.5, n_rho)
-    t_di, ours = best_time(lambda: di.tight_scale(values, rho, rtol=0.0), repeat=5)
+    t_di, ours = best_time(lambda: di.tight_scale(values, rho=rho, rtol=0.0), repeat=5)
     idx = np.linspace(0, n_rho - 1, n_base).astype(int)
 
     def base():
-        return np.array([brentq_tight_scale(values, float(rho[i])) for i in idx])
+        return np.array([brentq_tight_scale(values, rho=float(rho[i])) for i in idx])
 
     t_sub, ref = best_time(base, repeat=2, budget=5.0)
     t_sp = t_sub * n_rho / n_base
-    risk = di.worst_case_risk(values, ours)
+    risk = di.worst_case_risk(values, scale=ours)
     violations = int(np.count_nonzero(risk > rho))
     target = 0.5 if not quick else 0.05
     return dict(case=f"tight_scale {n_rho} rho, m={fmt_n(m)}, rtol=0",
@@ -185,9 +185,9 @@ def case_worst_case_many_scales(quick, rng):
     m = 10**4 if quick else 10**5
     values = np.sort(rng.standard_normal(m)) * 10.0
     scales = np.geomspace(1e-4, 1e2, 1000) * 10.0
-    t_di, ours = best_time(lambda: di.worst_case_risk(values, scales), repeat=5)
+    t_di, ours = best_time(lambda: di.worst_case_risk(values, scale=scales), repeat=5)
     sub = scales[::50]
-    t_one, ref = best_time(lambda: np.array([di.worst_case_risk(values, s) for s in sub]), repeat=3)
+    t_one, ref = best_time(lambda: np.array([di.worst_case_risk(values, scale=s) for s in sub]), repeat=3)
     t_base = t_one * scales.size / sub.size
     return dict(case=f"worst_case_risk m={fmt_n(m)} sorted, {scales.size} scales",
                 t_diffident=t_di, t_baseline=t_base, baseline="one scale per call (extrapolated)",
@@ -237,7 +237,7 @@ def case_dataset_sensitive_range(quick, rng):
     queries = ("mean", "median", "std")
 
     def run():
-        return [di.dataset_sensitive_range(q, col, di.Domain(*ADULT_DOMAINS[c]), ddof=1)
+        return [di.dataset_sensitive_range(q, data=col, candidates=di.Domain(*ADULT_DOMAINS[c]), ddof=1)
                 for c, col in cols.items() for q in queries]
 
     t_di, ours = best_time(run, repeat=5)
@@ -267,13 +267,14 @@ def case_sensitive_range_closed_form(quick, rng):
     n_cand = 300 if quick else 1000
     known = rng.integers(0, 100, 50).astype(float)
     cand = rng.integers(0, 1000, n_cand).astype(float)
-    t_di, ours = best_time(lambda: di.sensitive_range("std", known, cand, k=2), repeat=5)
+    t_di, ours = best_time(lambda: di.sensitive_range("std", known=known, candidates=cand, k=2), repeat=5)
     total = n_cand * (n_cand - 1) // 2
     sub = cand[:120]
     n_sub = 120 * 119 // 2
-    t_b, _ = best_time(lambda: brute_force.sensitive_range(np.std, known, sub, 2), repeat=1, warmup=False)
+    t_b, _ = best_time(lambda: brute_force.sensitive_range(np.std, known=known, candidates=sub, k=2), repeat=1,
+                       warmup=False)
     t_base = t_b / n_sub * total
-    ref = brute_force.sensitive_range(np.std, known, cand, 2) if quick else None
+    ref = brute_force.sensitive_range(np.std, known=known, candidates=cand, k=2) if quick else None
     return dict(case=f"sensitive_range std k=2, {fmt_n(n_cand)} candidates",
                 t_diffident=t_di, t_baseline=t_base,
                 baseline="itertools + np.std (extrapolated)" if ref is None else "itertools + np.std",
@@ -286,13 +287,14 @@ def case_enumeration(quick, rng):
     n_cand = 180 if quick else 400
     known = np.array([1.0, 2.0, 3.0])
     cand = np.arange(float(n_cand))
-    di.world_values(spread, known, cand[:10], k=3)
-    t_di, (v, c) = best_time(lambda: di.world_values(spread, known, cand, k=3), repeat=3)
+    di.world_values(spread, known=known, candidates=cand[:10], k=3)
+    t_di, (v, c) = best_time(lambda: di.world_values(spread, known=known, candidates=cand, k=3), repeat=3)
     worlds = int(c.sum())
     rate = worlds / t_di
     sub = cand[:60]
     n_sub = 60 * 59 * 58 // 6
-    t_b, _ = best_time(lambda: brute_force.sensitive_range(lambda w: float(w.max() - w.min()), known, sub, 3),
+    t_b, _ = best_time(lambda: brute_force.sensitive_range(lambda w: float(w.max() - w.min()), known=known,
+                                                           candidates=sub, k=3),
                        repeat=1, warmup=False)
     t_base = t_b / n_sub * worlds
     return dict(case=f"world_values jitted callable, {worlds:.2e} worlds ({rate:.2e}/s)",
@@ -312,9 +314,9 @@ def case_sweep(quick, rng):
     # baseline: one tight scale by scipy's brentq per grid point, on a few
     # points of the largest world set, extrapolated to the whole grid
     col = cols["capital-gain"]
-    v, c = di.world_values("mean", col[1:], di.Domain(*ADULT_DOMAINS["capital-gain"]))
+    v, c = di.world_values("mean", known=col[1:], candidates=di.Domain(*ADULT_DOMAINS["capital-gain"]))
     rhos = np.geomspace(2e-5, 0.5, 4)
-    t_b, _ = best_time(lambda: [brentq_tight_scale(v, r) for r in rhos], repeat=1, warmup=False)
+    t_b, _ = best_time(lambda: [brentq_tight_scale(v, rho=r) for r in rhos], repeat=1, warmup=False)
     t_base = t_b / rhos.size * len(table)
     return dict(case=f"sweep 5 {source} cols x 3 queries x {n_rho} rho, bound+tight (every D')",
                 t_diffident=t_di, t_baseline=t_base, baseline="brentq per grid point (extrapolated)",
@@ -326,7 +328,8 @@ def case_every_neighbour(quick, rng):
     col = cols["capital-gain"]
     dom = di.Domain(*ADULT_DOMAINS["capital-gain"])
     rho = np.geomspace(1.001 / dom.size, 0.5, 100 if quick else 1000)
-    t_di, ours = best_time(lambda: di.dataset_tight_scale("std", col, dom, rho, ddof=1, rtol=1e-12), repeat=3,
+    t_di, ours = best_time(lambda: di.dataset_tight_scale("std", data=col, candidates=dom, rho=rho, ddof=1,
+                                                          rtol=1e-12), repeat=3,
                            budget=15.0)
     # baseline: a tight search on every removal's worlds (123 of them),
     # timed on three (the largest, the smallest, the median value) and
@@ -338,8 +341,8 @@ def case_every_neighbour(quick, rng):
     def per_removal():
         out = []
         for x in picks:
-            v, c = di.world_values("std", np.delete(col, np.flatnonzero(col == x)[0]), dom, ddof=1)
-            out.append(di.tight_scale(v, rho, counts=c, rtol=1e-12))
+            v, c = di.world_values("std", known=np.delete(col, np.flatnonzero(col == x)[0]), candidates=dom, ddof=1)
+            out.append(di.tight_scale(v, rho=rho, counts=c, rtol=1e-12))
         return np.max(out, axis=0)
 
     t_b, ref = best_time(per_removal, repeat=1, warmup=False)
@@ -353,14 +356,14 @@ def case_gaussian_delta(quick, rng):
     m = 10**4 if quick else 10**5
     v = rng.standard_normal(m)
     rho = [0.1, 0.5, 0.9]
-    t_di, ours = best_time(lambda: di.gaussian_delta(v, rho, 0.01, world=0), repeat=3)
+    t_di, ours = best_time(lambda: di.gaussian_delta(v, rho=rho, sigma=0.01, world=0), repeat=3)
     # baseline: scipy quad of the indicator within 10 sigma of the world (its
     # changes located on a 21-point grid), at rho 0.5 (x3); SciPy imported first
     import scipy.integrate  # noqa: F401
     import scipy.optimize  # noqa: F401
     import scipy.stats  # noqa: F401
 
-    t_b, ref = best_time(lambda: quad_gaussian_delta(v, 0.5, 0.01, 0, npts=21, half_width=0.1),
+    t_b, ref = best_time(lambda: quad_gaussian_delta(v, rho=0.5, sigma=0.01, world=0, npts=21, half_width=0.1),
                          repeat=1, warmup=False)
     return dict(case=f"gaussian_delta {fmt_n(m)} worlds, one world x 3 rho",
                 t_diffident=t_di, t_baseline=3 * t_b, baseline="scipy quad of the indicator (x3)",
@@ -371,11 +374,11 @@ def case_multi_release(quick, rng):
     m = 10**3 if quick else 10**4
     F = rng.standard_normal((m, 3))
     scales = np.array([0.5, 1.0, 2.0])
-    t_di, ours = best_time(lambda: di.multi_worst_case_risk(F, scales), repeat=3)
+    t_di, ours = best_time(lambda: di.multi_worst_case_risk(F, scale=scales), repeat=3)
     sub = F[:1000]
-    t_b, ref = best_time(lambda: dense_multi_worst_case_risk(sub, scales), repeat=1, warmup=False)
+    t_b, ref = best_time(lambda: dense_multi_worst_case_risk(sub, scale=scales), repeat=1, warmup=False)
     t_base = t_b * (m / 1000) ** 2
-    check = rel_diff(di.multi_worst_case_risk(sub, scales), ref)
+    check = rel_diff(di.multi_worst_case_risk(sub, scale=scales), ref)
     return dict(case=f"multi_worst_case_risk m={fmt_n(m)}, q=3",
                 t_diffident=t_di, t_baseline=t_base, baseline="dense NumPy (extrapolated from 1e3)",
                 speedup=t_base / t_di, target="(info)", passed=True, check=check)
@@ -399,8 +402,8 @@ def case_analytic_gaussian(quick, rng, n_eps=1000, delta=1e-6):
     eps = np.geomspace(1e-3, 50.0, n_eps)
     stride = 5 if quick else 1
     row = versus(f"analytic_gaussian_sigma {n_eps} eps, delta={delta:g}",
-                 lambda: di.analytic_gaussian_sigma(eps, delta)[::stride],
-                 lambda: dp_accounting_sigma(eps[::stride], delta),
+                 lambda: di.analytic_gaussian_sigma(eps, delta=delta)[::stride],
+                 lambda: dp_accounting_sigma(eps[::stride], delta=delta),
                  "dp_accounting.get_sigma_gaussian loop", 50.0,
                  repeat=(20, 1 if quick else 3), budget=(2.0, 5.0))
     extrapolate = eps.size / eps[::stride].size
@@ -429,8 +432,8 @@ def case_huge_worlds(quick, rng):
     rho = np.array([0.01, 0.1, 0.5])
 
     def run():
-        v, c = di.world_values("mean", known, cands, k=3)
-        return di.worst_case_risk(v, 0.1, counts=c), di.tight_scale(v, rho, counts=c), c.sum()
+        v, c = di.world_values("mean", known=known, candidates=cands, k=3)
+        return di.worst_case_risk(v, scale=0.1, counts=c), di.tight_scale(v, rho=rho, counts=c), c.sum()
 
     t_di, (_, _, worlds) = best_time(run, repeat=5)
     # baseline: enumerating the worlds with itertools, extrapolated from 1e6 of them
@@ -455,9 +458,10 @@ def case_chunked_memmap(quick, rng):
             mm[a:a + chunk] = rng.standard_normal(min(chunk, n - a))
         mm.flush()
         ro = np.memmap(path, dtype=np.float64, mode="r", shape=(n,))
-        t_c, got = best_time(lambda: di.chunked_log_evidence(di.iter_chunks(ro, chunk), 0.3, 0.5), repeat=2)
+        t_c, got = best_time(lambda: di.chunked_log_evidence(di.iter_chunks(ro, chunk_size=chunk), response=0.3,
+                                                             scale=0.5), repeat=2)
         mem = np.array(ro)
-        t_m, ref = best_time(lambda: di.log_evidence(mem, 0.3, 0.5), repeat=3)
+        t_m, ref = best_time(lambda: di.log_evidence(mem, response=0.3, scale=0.5), repeat=3)
     return dict(case=f"chunked log_evidence, {fmt_n(n)}-value memmap ({t_c / n * 1e9:.2f} ns/world)",
                 t_diffident=t_c, t_baseline=t_m, baseline="in-memory log_evidence",
                 speedup=t_m / t_c, target="close to in-memory", passed=t_c < 3 * t_m,
@@ -478,9 +482,9 @@ def case_dask(quick, rng):
                                   dashboard_address=None) as cluster, distributed.Client(cluster):
         x = da.random.default_rng(0).standard_normal(n, chunks=n // 16).persist()
         distributed.wait(x)
-        t_d, got = best_time(lambda: dd.log_evidence(x, 0.3, 0.5), repeat=2)
+        t_d, got = best_time(lambda: dd.log_evidence(x, response=0.3, scale=0.5), repeat=2)
         v = x.compute()
-    t_m, ref = best_time(lambda: di.log_evidence(v, 0.3, 0.5), repeat=3)
+    t_m, ref = best_time(lambda: di.log_evidence(v, response=0.3, scale=0.5), repeat=3)
     return dict(case=f"Dask LocalCluster (2 processes) log_evidence, {fmt_n(n)} values",
                 t_diffident=t_d, t_baseline=t_m, baseline="in-memory (overhead = ratio)",
                 speedup=t_m / t_d, target="(info)", passed=True, check=rel_diff(got, ref))

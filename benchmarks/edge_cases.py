@@ -160,145 +160,158 @@ def ex1():
     v = np.column_stack([rng.uniform(0.0, 100.0, 9), np.round(rng.uniform(0.0, 100.0, 9))])
     for rho in (0.15, 0.9):
         calib_row(f"1 multi_tight_scale, columns span 100, spread [1, 1], rho={rho}",
-                  lambda rho=rho: di.multi_tight_scale(v, rho, spread=[1.0, 1.0]),
-                  lambda s: ref.multi_worst_case_risk(v, s), rho,
-                  lambda s: ref.multi_worst_case_risk(v, s * (1 - 1e-9)))
+                  lambda rho=rho: di.multi_tight_scale(v, rho=rho, spread=[1.0, 1.0]),
+                  lambda s: ref.multi_worst_case_risk(v, scales=s), rho,
+                  lambda s: ref.multi_worst_case_risk(v, scales=s * (1 - 1e-9)))
     v2 = np.column_stack([np.linspace(1e45, 2e45, 6), np.linspace(-1e45, 1e45, 6)[::-1]])
     calib_row("1 multi_tight_scale, values ~1e45, spread [1, 1], rho=0.5",
-              lambda: di.multi_tight_scale(v2, 0.5, spread=[1.0, 1.0]),
-              lambda s: ref.multi_worst_case_risk(v2, s), 0.5,
-              lambda s: ref.multi_worst_case_risk(v2, s * (1 - 1e-9)))
+              lambda: di.multi_tight_scale(v2, rho=0.5, spread=[1.0, 1.0]),
+              lambda s: ref.multi_worst_case_risk(v2, scales=s), 0.5,
+              lambda s: ref.multi_worst_case_risk(v2, scales=s * (1 - 1e-9)))
 
 
 def ex2():
     rng = np.random.default_rng(2)
     v = rng.normal(size=(40, 1))
     rhos = rng.uniform(1.0 / 40 + 1e-3, 0.995, 400)
-    out, exc = _call(lambda: di.multi_tight_scale(v, rhos))
+    out, exc = _call(lambda: di.multi_tight_scale(v, rho=rhos))
     if exc is not None:
         row("2 multi_tight_scale, 1 query, 400 targets: float risk > rho", exc, "0 of 400", None, "ERROR")
     else:
-        n = int(np.sum(~(di.multi_worst_case_risk(v, out) <= rhos)))
+        n = int(np.sum(~(di.multi_worst_case_risk(v, scale=out) <= rhos)))
         row("2 multi_tight_scale, 1 query, 400 targets: float risk > rho", f"{n} of 400", "0 of 400", None,
             "OK" if n == 0 else "UNSAFE")
     for q in (1, 2):
         rng = np.random.default_rng(20 + q)
         v = rng.normal(size=(12, q))
         rhos = np.concatenate([rng.uniform(1.0 / 12 + 1e-3, 0.99, 14), [1.0 / 12 * (1 + 1e-6), 1 - 1e-9]])
-        out, exc = _call(lambda v=v, rhos=rhos: di.multi_tight_scale(v, rhos))
+        out, exc = _call(lambda v=v, rhos=rhos: di.multi_tight_scale(v, rho=rhos))
         label = f"2 multi_tight_scale, {q} quer{'y' if q == 1 else 'ies'}, 16 targets: exact risk > rho / not tight"
         if exc is not None:
             row(label, exc, "0 / 0", None, "ERROR")
             continue
         s = np.asarray(out).reshape(rhos.size, q)
-        unsafe = sum(not ref.multi_worst_case_risk(v, si) <= mpf(r) for r, si in zip(rhos.tolist(), s, strict=False))
+        unsafe = sum(not ref.multi_worst_case_risk(v, scales=si) <= mpf(r) for r, si in zip(rhos.tolist(), s,
+                                                                                            strict=False))
         # tight to 1e-9 of the scale, or to 1e-12 of the risk where the risk
         # is flat in the scale (the calibration's rounding margin is worth
         # more than 1e-9 of the scale there)
-        loose = sum(not ref.multi_worst_case_risk(v, si * (1 - 1e-9)) > mpf(r) * (1 - mpf(1e-12))
+        loose = sum(not ref.multi_worst_case_risk(v, scales=si * (1 - 1e-9)) > mpf(r) * (1 - mpf(1e-12))
                     for r, si in zip(rhos.tolist(), s, strict=False))
         row(label, f"{unsafe} / {loose}", "0 / 0", None, "UNSAFE" if unsafe else ("OK" if not loose else "ERROR"))
 
 
 def ex3():
     v = [0.0, 1.0, 2.0]
-    out, exc = _call(lambda: di.gaussian_sigma_for(v, 1.0 / 3, 0.1))
+    out, exc = _call(lambda: di.gaussian_sigma_for(v, rho=1.0 / 3, delta=0.1))
     row("3 gaussian_sigma_for, 3 worlds, rho = fl(1/3) < 1/3", exc or out, "inf (unattainable)", None,
         "OK" if exc is None and out == np.inf else ("UNSAFE" if exc is None else "ERROR"))
     calib_row("3 gaussian_sigma_for, 3 worlds, rho = 1/3 + 1e-9, delta 0.1",
-              lambda: di.gaussian_sigma_for(v, 1.0 / 3 + 1e-9, 0.1),
-              lambda s: ref.gaussian_delta(v, 1.0 / 3 + 1e-9, s), 0.1,
+              lambda: di.gaussian_sigma_for(v, rho=1.0 / 3 + 1e-9, delta=0.1),
+              lambda s: ref.gaussian_delta(v, rho=1.0 / 3 + 1e-9, sigma=s), 0.1,
               fmt_value=lambda s, d: f"{s!r} (exact delta {mp.nstr(d, 12)})", what="delta")
     for ratio in (1e8, 1e16):
         rho = float(min(0.5 - 0.125 / ratio, np.nextafter(0.5, 0.0)))
         value_row(f"3 gaussian_delta([0, 1], rho={rho!r}, sigma={ratio:g})",
-                  lambda rho=rho, ratio=ratio: di.gaussian_delta([0.0, 1.0], rho, ratio, world=0),
-                  ref.gaussian_delta([0.0, 1.0], rho, ratio, world=0), rtol=1e-10, prob=True)
+                  lambda rho=rho, ratio=ratio: di.gaussian_delta([0.0, 1.0], rho=rho, sigma=ratio, world=0),
+                  ref.gaussian_delta([0.0, 1.0], rho=rho, sigma=ratio, world=0), rtol=1e-10, prob=True)
 
 
 def ex4():
-    ulps_row("4 epsilon_for_rho(0.9, 1.7e308)", lambda: di.epsilon_for_rho(0.9, 1.7e308),
-             ref.epsilon_for_rho(0.9, 1.7e308), lambda e: ref.rho_for_epsilon(e, 1.7e308) <= mpf(0.9), -1)
+    ulps_row("4 epsilon_for_rho(0.9, 1.7e308)", lambda: di.epsilon_for_rho(0.9, m=1.7e308),
+             ref.epsilon_for_rho(0.9, m=1.7e308), lambda e: ref.rho_for_epsilon(e, m=1.7e308) <= mpf(0.9), -1)
     rho = 1 - 1e-9
-    ulps_row("4 scale_for_rho(1 - 1e-9, 1e300, 1)", lambda: di.scale_for_rho(rho, 1e300, 1),
-             ref.scale_for_rho(rho, 1e300, 1), lambda s: ref.risk_bound(s, 1e300, 1) <= mpf(rho), 1)
-    out, exc = _call(lambda: di.risk_bound(di.scale_for_rho(rho, 1e300, 1), 1e300, 1))
+    ulps_row("4 scale_for_rho(1 - 1e-9, 1e300, 1)", lambda: di.scale_for_rho(rho, m=1e300, sensitive_range=1),
+             ref.scale_for_rho(rho, m=1e300, sensitive_range=1),
+             lambda s: ref.risk_bound(s, m=1e300, sensitive_range=1) <= mpf(rho), 1)
+    out, exc = _call(lambda: di.risk_bound(di.scale_for_rho(rho, m=1e300, sensitive_range=1), m=1e300,
+                                           sensitive_range=1))
     row("4 risk_bound(scale_for_rho(1 - 1e-9, 1e300, 1), 1e300, 1)", exc or out, f"<= {rho!r}", None,
         "OK" if exc is None and out <= rho else ("UNSAFE" if exc is None else "ERROR"))
     r = 0.1 * (1 + 1e-9)
-    ulps_row(f"4 epsilon_for_rho({r!r}, 10) (near 1/m)", lambda: di.epsilon_for_rho(r, 10),
-             ref.epsilon_for_rho(r, 10), lambda e: ref.rho_for_epsilon(e, 10) <= mpf(r), -1)
-    ulps_row("4 epsilon_for_rho(0.999, 2)", lambda: di.epsilon_for_rho(0.999, 2),
-             ref.epsilon_for_rho(0.999, 2), lambda e: ref.rho_for_epsilon(e, 2) <= mpf(0.999), -1)
+    ulps_row(f"4 epsilon_for_rho({r!r}, 10) (near 1/m)", lambda: di.epsilon_for_rho(r, m=10),
+             ref.epsilon_for_rho(r, m=10), lambda e: ref.rho_for_epsilon(e, m=10) <= mpf(r), -1)
+    ulps_row("4 epsilon_for_rho(0.999, 2)", lambda: di.epsilon_for_rho(0.999, m=2),
+             ref.epsilon_for_rho(0.999, m=2), lambda e: ref.rho_for_epsilon(e, m=2) <= mpf(0.999), -1)
     q = 0.9999999999999991
-    ulps_row(f"4 epsilon_for_posterior({q!r}, 0.1) (near 1)", lambda: di.epsilon_for_posterior(q, 0.1),
-             ref.epsilon_for_posterior(q, 0.1), lambda e: ref.posterior_bound(e, 0.1) <= mpf(q), -1)
-    ulps_row("4 scale_for_rho(0.5, 10, 5e-324) (subnormal range)", lambda: di.scale_for_rho(0.5, 10, 5e-324),
-             ref.scale_for_rho(0.5, 10, 5e-324), lambda s: ref.risk_bound(s, 10, 5e-324) <= mpf(0.5), 1)
+    ulps_row(f"4 epsilon_for_posterior({q!r}, 0.1) (near 1)", lambda: di.epsilon_for_posterior(q, prior=0.1),
+             ref.epsilon_for_posterior(q, prior=0.1), lambda e: ref.posterior_bound(e, prior=0.1) <= mpf(q), -1)
+    ulps_row("4 scale_for_rho(0.5, 10, 5e-324) (subnormal range)", lambda: di.scale_for_rho(0.5, m=10,
+                                                                                            sensitive_range=5e-324),
+             ref.scale_for_rho(0.5, m=10, sensitive_range=5e-324),
+             lambda s: ref.risk_bound(s, m=10, sensitive_range=5e-324) <= mpf(0.5), 1)
 
 
 def ex5():
     v = [0.0, 1.0, 2.0]
     value_row("5 posterior world 2, gaussian, R=1e100, sigma=1",
-              lambda: di.posterior(v, 1e100, 1.0, noise="gaussian")[2],
-              ref.posterior(v, 1e100, 1.0, noise="gaussian")[2], prob=True)
-    value_row("5 posterior world 2, laplace, R=1e300, scale=1e-12", lambda: di.posterior(v, 1e300, 1e-12)[2],
-              ref.posterior(v, 1e300, 1e-12)[2], prob=True)
+              lambda: di.posterior(v, response=1e100, scale=1.0, noise="gaussian")[2],
+              ref.posterior(v, response=1e100, scale=1.0, noise="gaussian")[2], prob=True)
+    value_row("5 posterior world 2, laplace, R=1e300, scale=1e-12", lambda: di.posterior(v, response=1e300,
+                                                                                         scale=1e-12)[2],
+              ref.posterior(v, response=1e300, scale=1e-12)[2], prob=True)
     value_row("5 disclosure_risk world 2, gaussian, R=1e300, 1e-12, counts [1,2,3]",
-              lambda: di.disclosure_risk(v, 1e300, 1e-12, world=2, counts=[1, 2, 3], noise="gaussian"),
-              ref.disclosure_risk(v, 1e300, 1e-12, 2, [1, 2, 3], None, "gaussian"), prob=True)
+              lambda: di.disclosure_risk(v, response=1e300, scale=1e-12, world=2, counts=[1, 2, 3], noise="gaussian"),
+              ref.disclosure_risk(v, response=1e300, scale=1e-12, world=2, counts=[1, 2, 3], prior=None,
+                                  noise="gaussian"), prob=True)
     value_row("5 log_evidence, gaussian, R=1e300, sigma=1e-12 (below float range)",
-              lambda: di.log_evidence(v, 1e300, 1e-12, noise="gaussian"),
-              ref.log_evidence(v, 1e300, 1e-12, noise="gaussian"))
+              lambda: di.log_evidence(v, response=1e300, scale=1e-12, noise="gaussian"),
+              ref.log_evidence(v, response=1e300, scale=1e-12, noise="gaussian"))
     value_row("5 log_evidence, gaussian, R=1e6, sigma=1e-12",
-              lambda: di.log_evidence(v, 1e6, 1e-12, noise="gaussian"),
-              ref.log_evidence(v, 1e6, 1e-12, noise="gaussian"))
+              lambda: di.log_evidence(v, response=1e6, scale=1e-12, noise="gaussian"),
+              ref.log_evidence(v, response=1e6, scale=1e-12, noise="gaussian"))
     value_row("5 log_evidence, laplace, R=1e300, scale=1e-12",
-              lambda: di.log_evidence(v, 1e300, 1e-12), ref.log_evidence(v, 1e300, 1e-12))
+              lambda: di.log_evidence(v, response=1e300, scale=1e-12), ref.log_evidence(v, response=1e300, scale=1e-12))
 
 
 def ex6():
     value_row("6 posterior, values [1, 1] counts [2, 2], gaussian R=1e20 sigma=1",
-              lambda: di.posterior([1.0, 1.0], 1e20, 1.0, counts=[2, 2], noise="gaussian")[0],
-              ref.posterior([1.0, 1.0], 1e20, 1.0, [2, 2], noise="gaussian")[0], prob=True)
+              lambda: di.posterior([1.0, 1.0], response=1e20, scale=1.0, counts=[2, 2], noise="gaussian")[0],
+              ref.posterior([1.0, 1.0], response=1e20, scale=1.0, counts=[2, 2], noise="gaussian")[0], prob=True)
     value_row("6 posterior, values [1, 1] counts [2, 2], laplace R=1e20 scale=1e-12",
-              lambda: di.posterior([1.0, 1.0], 1e20, 1e-12, counts=[2, 2])[0],
-              ref.posterior([1.0, 1.0], 1e20, 1e-12, [2, 2])[0], prob=True)
+              lambda: di.posterior([1.0, 1.0], response=1e20, scale=1e-12, counts=[2, 2])[0],
+              ref.posterior([1.0, 1.0], response=1e20, scale=1e-12, counts=[2, 2])[0], prob=True)
     value_row("6 disclosure_risk world 0, values [1, 1], prior [3, 1], gaussian R=1e20",
-              lambda: di.disclosure_risk([1.0, 1.0], 1e20, 1.0, prior=[3, 1], noise="gaussian"),
-              ref.disclosure_risk([1.0, 1.0], 1e20, 1.0, 0, None, [3, 1], "gaussian"), prob=True)
+              lambda: di.disclosure_risk([1.0, 1.0], response=1e20, scale=1.0, prior=[3, 1], noise="gaussian"),
+              ref.disclosure_risk([1.0, 1.0], response=1e20, scale=1.0, world=0, counts=None, prior=[3, 1],
+                                  noise="gaussian"), prob=True)
 
 
 def ex7():
     v, c, p = [0.0, 1.0, 2.0], [1e200, 1.0, 1e200], [1e200, 1e200, 1.0]
-    value_row("7 log_evidence, counts and prior 1e200", lambda: di.log_evidence(v, 0.5, 1.0, counts=c, prior=p),
-              ref.log_evidence(v, 0.5, 1.0, c, p))
+    value_row("7 log_evidence, counts and prior 1e200", lambda: di.log_evidence(v, response=0.5, scale=1.0, counts=c,
+                                                                                prior=p),
+              ref.log_evidence(v, response=0.5, scale=1.0, counts=c, prior=p))
     value_row("7 disclosure_risk world 0, counts and prior 1e200",
-              lambda: di.disclosure_risk(v, 0.5, 1.0, counts=c, prior=p), ref.disclosure_risk(v, 0.5, 1.0, 0, c, p),
+              lambda: di.disclosure_risk(v, response=0.5, scale=1.0, counts=c, prior=p),
+              ref.disclosure_risk(v, response=0.5, scale=1.0, world=0, counts=c, prior=p),
               prob=True)
     F = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0]])
     value_row("7 multi_worst_case_risk, counts and prior 1e200",
-              lambda: di.multi_worst_case_risk(F, [1.0, 1.0], counts=c, prior=p),
-              ref.multi_worst_case_risk(F, [1.0, 1.0], c, p), prob=True)
+              lambda: di.multi_worst_case_risk(F, scale=[1.0, 1.0], counts=c, prior=p),
+              ref.multi_worst_case_risk(F, scales=[1.0, 1.0], counts=c, prior=p), prob=True)
 
 
 def ex8():
-    value_row("8 disclosure_risk, scale 1e-310, R=0.25", lambda: di.disclosure_risk([0.0, 1.0], 0.25, 1e-310),
-              ref.disclosure_risk([0.0, 1.0], 0.25, 1e-310), prob=True)
-    value_row("8 posterior world 0, scale 5e-324, R=0.5 (tie)", lambda: di.posterior([0.0, 1.0], 0.5, 5e-324)[0],
-              ref.posterior([0.0, 1.0], 0.5, 5e-324)[0], prob=True)
-    value_row("8 worst_case_risk([-1.5e308, 1.5e308], 1e308)", lambda: di.worst_case_risk([-1.5e308, 1.5e308], 1e308),
-              ref.worst_case_risk([-1.5e308, 1.5e308], 1e308)[0], prob=True)
+    value_row("8 disclosure_risk, scale 1e-310, R=0.25", lambda: di.disclosure_risk([0.0, 1.0], response=0.25,
+                                                                                    scale=1e-310),
+              ref.disclosure_risk([0.0, 1.0], response=0.25, scale=1e-310), prob=True)
+    value_row("8 posterior world 0, scale 5e-324, R=0.5 (tie)", lambda: di.posterior([0.0, 1.0], response=0.5,
+                                                                                     scale=5e-324)[0],
+              ref.posterior([0.0, 1.0], response=0.5, scale=5e-324)[0], prob=True)
+    value_row("8 worst_case_risk([-1.5e308, 1.5e308], 1e308)", lambda: di.worst_case_risk([-1.5e308, 1.5e308],
+                                                                                          scale=1e308),
+              ref.worst_case_risk([-1.5e308, 1.5e308], scale=1e308)[0], prob=True)
     value_row("8 posterior world 0, values [-1.5e308, 1.5e308], R=1e308, 1e308",
-              lambda: di.posterior([-1.5e308, 1.5e308], 1e308, 1e308)[0],
-              ref.posterior([-1.5e308, 1.5e308], 1e308, 1e308)[0], prob=True)
+              lambda: di.posterior([-1.5e308, 1.5e308], response=1e308, scale=1e308)[0],
+              ref.posterior([-1.5e308, 1.5e308], response=1e308, scale=1e308)[0], prob=True)
 
 
 def ex9():
     values = np.concatenate([[0.0, 1.0, 100.0], np.linspace(0.0, 1.0, 9997)])
     prior = np.concatenate([[1.0, 1.0, 0.0], np.ones(9997)])
     R = np.linspace(-500.0, 1500.0, 10000)
-    out, exc = _call(lambda: di.disclosure_risk(values, R, 0.1, world=2, prior=prior))
+    out, exc = _call(lambda: di.disclosure_risk(values, response=R, scale=0.1, world=2, prior=prior))
     if exc is not None:
         return row("9 10,000 responses x 10,000 worlds, zero-weight world outside", exc, "all 0", None, "ERROR")
     n = int(np.isnan(out).sum())
@@ -310,17 +323,21 @@ def ex9():
 def ex10():
     v = np.array([0.0, 1.0, 2.0])
     value_row("10 chunked_disclosure_risk world 2, gaussian R=1e100 sigma=1",
-              lambda: di.chunked_disclosure_risk(di.iter_chunks(v, 1), 1e100, 1.0, 2.0, noise="gaussian"),
-              ref.disclosure_risk(v, 1e100, 1.0, 2, noise="gaussian"), prob=True)
+              lambda: di.chunked_disclosure_risk(di.iter_chunks(v, chunk_size=1), response=1e100, scale=1.0,
+                                                 world_value=2.0, noise="gaussian"),
+              ref.disclosure_risk(v, response=1e100, scale=1.0, world=2, noise="gaussian"), prob=True)
     value_row("10 chunked_disclosure_risk world 2, laplace R=1e250 scale=0.01",
-              lambda: di.chunked_disclosure_risk(di.iter_chunks(v, 1), 1e250, 0.01, 2.0),
-              ref.disclosure_risk(v, 1e250, 0.01, 2), prob=True)
+              lambda: di.chunked_disclosure_risk(di.iter_chunks(v, chunk_size=1), response=1e250, scale=0.01,
+                                                 world_value=2.0),
+              ref.disclosure_risk(v, response=1e250, scale=0.01, world=2), prob=True)
     value_row("10 chunked_disclosure_risk world 2, laplace R=1e200 scale=1e-100",
-              lambda: di.chunked_disclosure_risk(di.iter_chunks(v, 1), 1e200, 1e-100, 2.0),
-              ref.disclosure_risk(v, 1e200, 1e-100, 2), prob=True)
+              lambda: di.chunked_disclosure_risk(di.iter_chunks(v, chunk_size=1), response=1e200, scale=1e-100,
+                                                 world_value=2.0),
+              ref.disclosure_risk(v, response=1e200, scale=1e-100, world=2), prob=True)
     value_row("10 chunked_log_evidence, gaussian R=1e300 sigma=1e-12",
-              lambda: di.chunked_log_evidence(di.iter_chunks(v, 2), 1e300, 1e-12, noise="gaussian"),
-              ref.log_evidence(v, 1e300, 1e-12, noise="gaussian"))
+              lambda: di.chunked_log_evidence(di.iter_chunks(v, chunk_size=2), response=1e300, scale=1e-12,
+                                              noise="gaussian"),
+              ref.log_evidence(v, response=1e300, scale=1e-12, noise="gaussian"))
     try:
         import dask
         import dask.array as da
@@ -330,67 +347,75 @@ def ex10():
         return row("10 dask.log_evidence, gaussian R=1e300 sigma=1e-12", exc, "", None, "ERROR")
     with dask.config.set(scheduler="synchronous"):
         value_row("10 dask.log_evidence, gaussian R=1e300 sigma=1e-12",
-                  lambda: ddk.log_evidence(da.from_array(v, chunks=1), 1e300, 1e-12, noise="gaussian"),
-                  ref.log_evidence(v, 1e300, 1e-12, noise="gaussian"))
+                  lambda: ddk.log_evidence(da.from_array(v, chunks=1), response=1e300, scale=1e-12, noise="gaussian"),
+                  ref.log_evidence(v, response=1e300, scale=1e-12, noise="gaussian"))
         value_row("10 dask.log_evidence, laplace R=1e300 scale=1e-12",
-                  lambda: ddk.log_evidence(da.from_array(v, chunks=1), 1e300, 1e-12),
-                  ref.log_evidence(v, 1e300, 1e-12))
+                  lambda: ddk.log_evidence(da.from_array(v, chunks=1), response=1e300, scale=1e-12),
+                  ref.log_evidence(v, response=1e300, scale=1e-12))
 
 
 def ex11():
     value_row("11 chunked_disclosure_risk of the only world", lambda: di.chunked_disclosure_risk(
-        [np.array([2.0])], 1.9375650264464654, 0.04149430023115977, 2.0), mpf(1), rtol=0.0, prob=True)
+        [np.array([2.0])], response=1.9375650264464654, scale=0.04149430023115977, world_value=2.0), mpf(1), rtol=0.0,
+              prob=True)
 
 
 def ex12():
     v = np.random.default_rng(0).uniform(0.0, 1.0, 10 ** 6)
     scale = 1e9 * float(np.ptp(v))
     value_row("12 worst_case_risk, 1e6 values, scale 1e9 x spread (target 1e-13)",
-              lambda: di.worst_case_risk(v, scale), ref.sweep_worst_case_risk(v, scale), rtol=1e-13, prob=True)
+              lambda: di.worst_case_risk(v, scale=scale), ref.sweep_worst_case_risk(v, scale=scale), rtol=1e-13,
+              prob=True)
 
 
 def ex13():
     big = 10 ** 400
-    error_row("13 epsilon_for_rho(10**400, 10)", lambda: di.epsilon_for_rho(big, 10), "rho", (ValueError,))
-    error_row("13 log_evidence(values, 0, scale=10**400)", lambda: di.log_evidence([0.0, 1.0], 0.0, big), "scale",
+    error_row("13 epsilon_for_rho(10**400, 10)", lambda: di.epsilon_for_rho(big, m=10), "rho", (ValueError,))
+    error_row("13 log_evidence(values, 0, scale=10**400)", lambda: di.log_evidence([0.0, 1.0], response=0.0,
+                                                                                   scale=big), "scale",
               (ValueError,))
-    error_row("13 log_evidence(counts=[1, 10**400])", lambda: di.log_evidence([0.0, 1.0], 0.0, 1.0, counts=[1, big]),
+    error_row("13 log_evidence(counts=[1, 10**400])", lambda: di.log_evidence([0.0, 1.0], response=0.0, scale=1.0,
+                                                                              counts=[1, big]),
               "counts", (ValueError,))
 
 
 def ex14():
-    error_row("14 epsilon_for_rho(ragged rho, 10)", lambda: di.epsilon_for_rho([[0.5], [0.5, 0.6]], 10), "rho")
-    error_row("14 disclosure_risk(world=None)", lambda: di.disclosure_risk([0.0, 1.0], 0.0, 1.0, world=None), "world")
-    error_row("14 disclosure_risk(world=[]) (empty)", lambda: di.disclosure_risk([0.0, 1.0], 0.0, 1.0, world=[]),
+    error_row("14 epsilon_for_rho(ragged rho, 10)", lambda: di.epsilon_for_rho([[0.5], [0.5, 0.6]], m=10), "rho")
+    error_row("14 disclosure_risk(world=None)", lambda: di.disclosure_risk([0.0, 1.0], response=0.0, scale=1.0,
+                                                                           world=None), "world")
+    error_row("14 disclosure_risk(world=[]) (empty)", lambda: di.disclosure_risk([0.0, 1.0], response=0.0, scale=1.0,
+                                                                                 world=[]),
               "world")
-    error_row("14 tight_scale(rtol=[])", lambda: di.tight_scale([0.0, 1.0], 0.7, rtol=[]), "rtol")
+    error_row("14 tight_scale(rtol=[])", lambda: di.tight_scale([0.0, 1.0], rho=0.7, rtol=[]), "rtol")
     error_row("14 effective_worlds(axis=0.0)", lambda: di.effective_worlds([1, 2, 3], axis=0.0), "axis")
     error_row("14 world_values(max_worlds=None)",
-              lambda: di.world_values("sum", [1.0, 2.0], [1.0, 2.0, 3.0], max_worlds=None), "max_worlds")
+              lambda: di.world_values("sum", known=[1.0, 2.0], candidates=[1.0, 2.0, 3.0], max_worlds=None),
+              "max_worlds")
     error_row("14 log_evidence(noise=np.array(['laplace']))",
-              lambda: di.log_evidence([0.0, 1.0], 0.0, 1.0, noise=np.array(["laplace"])), "noise")
-    error_row("14 iter_chunks(chunk_size=inf)", lambda: list(di.iter_chunks(np.arange(5.0), float("inf"))),
+              lambda: di.log_evidence([0.0, 1.0], response=0.0, scale=1.0, noise=np.array(["laplace"])), "noise")
+    error_row("14 iter_chunks(chunk_size=inf)", lambda: list(di.iter_chunks(np.arange(5.0), chunk_size=float("inf"))),
               "chunk_size")
 
     def dask_obj():
         import dask.array  # noqa: F401
 
         import diffident.dask as ddk
-        return ddk.log_evidence(np.array([0.0, "a"], dtype=object), 0.0, 1.0)
+        return ddk.log_evidence(np.array([0.0, "a"], dtype=object), response=0.0, scale=1.0)
     error_row("14 dask.log_evidence(object array)", dask_obj, "values")
 
 
 def ex15():
     error_row("15 worst_case_risk(return_world='no')",
-              lambda: di.worst_case_risk([0.0, 1.0], 1.0, return_world="no"), "return_world")
+              lambda: di.worst_case_risk([0.0, 1.0], scale=1.0, return_world="no"), "return_world")
     error_row("15 dataset_sensitive_range(return_removed='no')",
-              lambda: di.dataset_sensitive_range("median", [1.0, 2.0, 3.0], [1.0, 4.0], return_removed="no"),
+              lambda: di.dataset_sensitive_range("median", data=[1.0, 2.0, 3.0], candidates=[1.0, 4.0],
+                                                 return_removed="no"),
               "return_removed")
     error_row("15 Domain(0, 9, integer='yes')", lambda: di.Domain(0, 9, integer="yes"), "integer")
-    error_row("15 log_evidence(scale=True)", lambda: di.log_evidence([0.0, 1.0], 0.0, True), "scale")
-    error_row("15 epsilon_for_rho(rho=True, 10)", lambda: di.epsilon_for_rho(True, 10), "rho")
+    error_row("15 log_evidence(scale=True)", lambda: di.log_evidence([0.0, 1.0], response=0.0, scale=True), "scale")
+    error_row("15 epsilon_for_rho(rho=True, 10)", lambda: di.epsilon_for_rho(True, m=10), "rho")
     error_row("15 log_evidence(values=np.array(['1', '2']))",
-              lambda: di.log_evidence(np.array(["1", "2"]), 0.0, 1.0), "values", (TypeError,))
+              lambda: di.log_evidence(np.array(["1", "2"]), response=0.0, scale=1.0), "values", (TypeError,))
 
 
 def ex16():
@@ -401,8 +426,8 @@ def ex16():
 
     # the callable sums exactly and rounds once, as the named query does (a
     # naive float sum rounds each world its own way)
-    out, exc = _call(lambda: (di.world_values("sum", known, cands, k=2),
-                              di.world_values(lambda w: math.fsum(w), known, cands, k=2)))
+    out, exc = _call(lambda: (di.world_values("sum", known=known, candidates=cands, k=2),
+                              di.world_values(lambda w: math.fsum(w), known=known, candidates=cands, k=2)))
     if exc is not None:
         row("16 world_values('sum') on cents, k=2: groups named / exact callable", exc, "equal", None, "ERROR")
     else:
@@ -411,12 +436,13 @@ def ex16():
         row("16 world_values('sum') on cents, k=2: groups named / exact callable", f"{len(v1)} / {len(v2)}",
             "equal", None, "OK" if same else "ERROR")
     data, cand = [0.7, 0.9, 0.0, 0.1], [1.2, 0.0, 0.1]
-    exact = ref.removal_ranges_exact("median", data, cand)
+    exact = ref.removal_ranges_exact("median", data=data, candidates=cand)
     tied = [i for i, x in enumerate(exact) if x == max(exact)]
-    out, exc = _call(lambda: di.dataset_sensitive_range("median", data, cand, return_removed=True)[1].tolist())
+    out, exc = _call(lambda: di.dataset_sensitive_range("median", data=data, candidates=cand,
+                                                        return_removed=True)[1].tolist())
     row("16 dataset_sensitive_range median, return_removed (exact ties)", exc or out, tied, None,
         "OK" if exc is None and set(tied) <= set(out) else "ERROR")
-    out, exc = _call(lambda: di.dataset_sensitive_range("median", [1.0, 2.0, 4.0], []))
+    out, exc = _call(lambda: di.dataset_sensitive_range("median", data=[1.0, 2.0, 4.0], candidates=[]))
     row("16 dataset_sensitive_range, no other candidates", exc or out, 0.0, None,
         "OK" if exc is None and out == 0.0 else "ERROR")
 

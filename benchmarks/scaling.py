@@ -162,12 +162,12 @@ dense_log_evidence = COMPARISONS["log_evidence"].reference("dense")
 def methods(panel, values):
     """The three callables for one panel and one set of values."""
     if panel == "worst_case_risk":
-        return {"diffident": lambda: di.worst_case_risk(values, SCALE),
-                "scipy": lambda: scipy_worst_case_risk(values, SCALE),
-                "dense": lambda: dense_worst_case_risk(values, SCALE)}
-    return {"diffident": lambda: di.log_evidence(values, RESPONSE, SCALE),
-            "scipy": lambda: scipy_log_evidence(values, RESPONSE, SCALE),
-            "dense": lambda: dense_log_evidence(values, RESPONSE, SCALE)}
+        return {"diffident": lambda: di.worst_case_risk(values, scale=SCALE),
+                "scipy": lambda: scipy_worst_case_risk(values, scale=SCALE),
+                "dense": lambda: dense_worst_case_risk(values, scale=SCALE)}
+    return {"diffident": lambda: di.log_evidence(values, response=RESPONSE, scale=SCALE),
+            "scipy": lambda: scipy_log_evidence(values, response=RESPONSE, scale=SCALE),
+            "dense": lambda: dense_log_evidence(values, response=RESPONSE, scale=SCALE)}
 
 
 def discrepancy(panel, ours, ref):

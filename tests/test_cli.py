@@ -63,8 +63,8 @@ def test_calibrate_prints_on_the_private_side():
 
     rows = [row for row in map(numbers, r.stdout.splitlines()) if len(row) == 4]
     assert len(rows) == rho.size
-    eps, lam = di.epsilon_for_rho(rho, m), di.scale_for_rho(rho, m, s)
-    bound = di.risk_bound(lam, m, s)
+    eps, lam = di.epsilon_for_rho(rho, m=m), di.scale_for_rho(rho, m=m, sensitive_range=s)
+    bound = di.risk_bound(lam, m=m, sensitive_range=s)
     printed = np.array([row[1:] for row in rows])
     assert np.all(printed[:, 0] <= eps) and np.all(printed[:, 1] >= lam) and np.all(printed[:, 2] >= bound)
     np.testing.assert_allclose(printed, np.c_[eps, lam, bound], rtol=1e-9)
@@ -133,9 +133,10 @@ def test_sweep_tight_scale_covers_every_neighbour(tmp_path):
     with open(out, newline="") as fh:
         rows = list(csv.DictReader(fh))
     got = np.array([float(row["tight_scale"]) for row in rows])
-    want = diffident.dataset_tight_scale("std", data, diffident.Domain(0, 7), [0.3, 0.5], rtol=1e-12)
+    want = diffident.dataset_tight_scale("std", data=data, candidates=diffident.Domain(0, 7), rho=[0.3, 0.5],
+                                         rtol=1e-12)
     np.testing.assert_array_equal(got, want)
-    S = diffident.dataset_sensitive_range("std", data, diffident.Domain(0, 7))
+    S = diffident.dataset_sensitive_range("std", data=data, candidates=diffident.Domain(0, 7))
     np.testing.assert_array_equal([float(row["tight_epsilon"]) for row in rows], S / want)
 
 
@@ -160,6 +161,6 @@ def test_calibrate_json_has_the_full_floats():
     rows = got["rows"]
     assert [row["rho"] for row in rows] == rho
     finite = [row["scale"] for row in rows[:2]]
-    assert finite == list(diffident.scale_for_rho(rho[:2], 99, 98 / 48842))  # every bit
+    assert finite == list(diffident.scale_for_rho(rho[:2], m=99, sensitive_range=98 / 48842))  # every bit
     assert rows[2]["scale"] == "inf" and rows[2]["status"] == "unattainable" and rows[2]["epsilon"] == 0.0
     assert rows[3]["scale"] == 0.0 and rows[3]["epsilon"] == "inf" and rows[3]["status"] == "no noise needed"

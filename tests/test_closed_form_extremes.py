@@ -123,13 +123,13 @@ def assert_above(got, exact, n):
 
 def test_regression_overflow_in_m():
     # was inf: (m - 1) rho / (1 - rho) overflowed
-    e = di.epsilon_for_rho(0.9, 1.7e308)
+    e = di.epsilon_for_rho(0.9, m=1.7e308)
     assert_below(e, ref_eps(0.9, 1.7e308), N_EPS)
-    assert di.rho_for_epsilon(e, 1.7e308) <= 0.9
+    assert di.rho_for_epsilon(e, m=1.7e308) <= 0.9
     # was 0.0, no noise at all
-    lam = di.scale_for_rho(1 - 1e-9, 1e300, 1.0)
+    lam = di.scale_for_rho(1 - 1e-9, m=1e300, sensitive_range=1.0)
     assert_above(lam, 1 / ref_eps(1 - 1e-9, 1e300), N_EPS)
-    assert di.risk_bound(lam, 1e300, 1.0) <= 1 - 1e-9
+    assert di.risk_bound(lam, m=1e300, sensitive_range=1.0) <= 1 - 1e-9
 
 
 def test_regression_just_above_one_over_m():
@@ -137,33 +137,33 @@ def test_regression_just_above_one_over_m():
     # (unsafe): the float check's few-ulp error near 1/m
     m = 1.7e308
     rho = np.nextafter(1 / m, 1.0)
-    e = di.epsilon_for_rho(rho, m)
+    e = di.epsilon_for_rho(rho, m=m)
     assert_below(e, ref_eps(rho, m), N_EPS)
-    assert di.rho_for_epsilon(e, m) <= rho
+    assert di.rho_for_epsilon(e, m=m) <= rho
 
 
 def test_regression_posterior_near_one_tiny_prior():
     # was 5.6e14 ulps below the exact value (714.9796479137221)
-    e = di.epsilon_for_posterior(1 - 1e-15, 5e-324)
+    e = di.epsilon_for_posterior(1 - 1e-15, prior=5e-324)
     assert_below(e, ref_eps_post(1 - 1e-15, 5e-324), N_EPS)
     # was 0.21 ulps above it (unsafe)
-    e = di.epsilon_for_posterior(1 - 1e-15, 1e-300)
+    e = di.epsilon_for_posterior(1 - 1e-15, prior=1e-300)
     assert_below(e, ref_eps_post(1 - 1e-15, 1e-300), N_EPS)
-    assert di.posterior_bound(e, 1e-300) <= 1 - 1e-15
+    assert di.posterior_bound(e, prior=1e-300) <= 1 - 1e-15
 
 
 def test_regression_subnormal_sensitive_range():
     # was 0.0 (no noise; the float check failed there too)
-    lam = di.scale_for_rho(0.5, 99, TINY)
+    lam = di.scale_for_rho(0.5, m=99, sensitive_range=TINY)
     assert lam == TINY
-    assert di.risk_bound(lam, 99, TINY) <= 0.5
+    assert di.risk_bound(lam, m=99, sensitive_range=TINY) <= 0.5
 
 
 def test_regression_evaluators_round_to_nearest():
     # were 0.80 and 1.58 ulps off
-    assert_rounded(di.posterior_bound(700.0, 1e-300), ref_post(700.0, 1e-300))
+    assert_rounded(di.posterior_bound(700.0, prior=1e-300), ref_post(700.0, 1e-300))
     e, m = 8.98026497095521e-09, 1.8608130343223356e296
-    assert_rounded(di.rho_for_epsilon(e, m), ref_rho(e, m))
+    assert_rounded(di.rho_for_epsilon(e, m=m), ref_rho(e, m))
 
 
 def test_regression_effective_worlds_rounds_down():
@@ -176,7 +176,7 @@ def test_regression_effective_worlds_rounds_down():
 
 def test_regression_rho_after_composition_rounds_up():
     # was 0.026988961478599856, below the exact bound at epsilon 1
-    got = di.rho_after_composition([1.0], 99)
+    got = di.rho_after_composition([1.0], m=99)
     assert M(got) >= ref_rho(1.0, 99)
     assert M(np.nextafter(got, 0.0)) < ref_rho(1.0, 99)
 
@@ -188,9 +188,9 @@ def test_regression_rho_after_composition_rounds_up():
     (0.0, 1 - 2.0**-53),  # sigma 0.0595 (1.7e14 ulps low; the root is 0.0603)
 ])
 def test_regression_analytic_sigma_conservative_at_60_digits(eps, delta):
-    sigma = di.analytic_gaussian_sigma(eps, delta)
+    sigma = di.analytic_gaussian_sigma(eps, delta=delta)
     assert ref_delta(sigma, eps) <= M(delta)
-    assert di.analytic_gaussian_delta(sigma, eps) <= delta
+    assert di.analytic_gaussian_delta(sigma, epsilon=eps) <= delta
     assert ref_delta(sigma - N_GAUSS * np.spacing(sigma), eps) > M(delta)
 
 
@@ -207,15 +207,15 @@ def test_regression_analytic_sigma_beyond_the_float_range_of_sigma_over_s(eps, d
     subnormal delta): sigma / S overflowed to inf, read as infinite noise,
     and the sigma returned was S times the float maximum, with a delta far
     above the target.  analytic_gaussian_delta there underflowed to 0."""
-    sigma = di.analytic_gaussian_sigma(eps, delta, sens)
+    sigma = di.analytic_gaussian_sigma(eps, delta=delta, sensitivity=sens)
     if np.isinf(sigma):  # only where the answer exceeds the float range
         assert ref_delta(MAX, eps, sens) > M(delta)
         return
     assert ref_delta(sigma, eps, sens) <= M(delta)
-    assert di.analytic_gaussian_delta(sigma, eps, sens) <= delta
+    assert di.analytic_gaussian_delta(sigma, epsilon=eps, sensitivity=sens) <= delta
     assert ref_delta(sigma - N_GAUSS * np.spacing(sigma), eps, sens) > M(delta)
     exact = ref_delta(sigma, eps, sens)
-    got = di.analytic_gaussian_delta(sigma, eps, sens)
+    got = di.analytic_gaussian_delta(sigma, epsilon=eps, sensitivity=sens)
     assert abs(M(got) - exact) <= 1e-12 * exact + M(TINY)
 
 
@@ -282,10 +282,11 @@ def q_p(draw):
 # -------------------------------------------------------------- properties --
 
 # the epsilon calibrations: (calibration, its exact value, the float
-# evaluator it inverts, the (target, m or prior) pairs to try)
+# evaluator it inverts, the (target, m or prior) pairs to try, the name of
+# the second argument)
 EPSILONS = {
-    "epsilon_for_rho": (di.epsilon_for_rho, ref_eps, di.rho_for_epsilon, rho_m),
-    "epsilon_for_posterior": (di.epsilon_for_posterior, ref_eps_post, di.posterior_bound, q_p()),
+    "epsilon_for_rho": (di.epsilon_for_rho, ref_eps, di.rho_for_epsilon, rho_m, "m"),
+    "epsilon_for_posterior": (di.epsilon_for_posterior, ref_eps_post, di.posterior_bound, q_p(), "prior"),
 }
 
 
@@ -293,44 +294,44 @@ EPSILONS = {
 @settings(max_examples=250, **SETTINGS)
 @given(data=st.data())
 def test_epsilon_calibration_extremes(name, data):
-    calibrate, exact, evaluate, inputs = EPSILONS[name]
+    calibrate, exact, evaluate, inputs, second = EPSILONS[name]
     target, other = data.draw(inputs)
-    e = calibrate(target, other)
+    e = calibrate(target, **{second: other})
     assert_below(e, exact(target, other), N_EPS)
-    assert evaluate(e, other) <= target
+    assert evaluate(e, **{second: other}) <= target
 
 
 @settings(max_examples=200, **SETTINGS)
 @given(rho_m, sens)
 def test_scale_for_rho_extremes(t, s):
     rho, m = t
-    lam = di.scale_for_rho(rho, m, s)
+    lam = di.scale_for_rho(rho, m=m, sensitive_range=s)
     with mp.workdps(DPS):
         exact = M(s) / ref_eps(rho, m)
     if exact < M(TINY):
         assert lam == TINY  # the smallest float above a quotient below it
     else:
         assert_above(lam, exact, N_EPS)
-    assert di.risk_bound(lam, m, s) <= rho
+    assert di.risk_bound(lam, m=m, sensitive_range=s) <= rho
 
 
 @settings(max_examples=150, **SETTINGS)
 @given(rho_m, st.sampled_from([1.0, 2.0, 3.0, 7.0, 1000.0, 2.0**40 + 1, 2.0**1000]))
 def test_epsilon_per_release_extremes(t, k):
     rho, m = t
-    e = di.epsilon_per_release(rho, m, k)
+    e = di.epsilon_per_release(rho, m=m, k=k)
     with mp.workdps(DPS):
         total = ref_eps(rho, m)
         assert M(k) * M(e) <= total
         assert total / M(k) - M(e) < N_PER_RELEASE * M(np.spacing(e))
     if k <= 1000:
-        assert di.rho_after_composition(np.full(int(k), e), m) <= rho
+        assert di.rho_after_composition(np.full(int(k), e), m=m) <= rho
 
 
 @settings(max_examples=200, **SETTINGS)
 @given(epsilons, ms)
 def test_rho_for_epsilon_is_rounded_to_nearest(e, m):
-    assert_rounded(di.rho_for_epsilon(e, m), ref_rho(e, m))
+    assert_rounded(di.rho_for_epsilon(e, m=m), ref_rho(e, m))
 
 
 @settings(max_examples=150, **SETTINGS)
@@ -338,7 +339,7 @@ def test_rho_for_epsilon_is_rounded_to_nearest(e, m):
 def test_risk_bound_is_rounded_to_nearest(scale, s, m):
     with mp.workdps(DPS):
         exact = 1 / (1 + (M(m) - 1) * mp.exp(-M(s) / M(scale)))
-    assert_rounded(di.risk_bound(scale, m, s), exact)
+    assert_rounded(di.risk_bound(scale, m=m, sensitive_range=s), exact)
 
 
 @settings(max_examples=200, **SETTINGS)
@@ -346,13 +347,13 @@ def test_risk_bound_is_rounded_to_nearest(scale, s, m):
                            st.floats(-323.0, 0.0).map(lambda t: 10.0**t)))
 def test_posterior_bound_is_rounded_to_nearest(e, p):
     assume(0.0 < p <= 1.0)
-    assert_rounded(di.posterior_bound(e, p), ref_post(e, p))
+    assert_rounded(di.posterior_bound(e, prior=p), ref_post(e, p))
 
 
 @settings(max_examples=100, **SETTINGS)
 @given(st.lists(epsilons.filter(np.isfinite), min_size=1, max_size=5), ms)
 def test_rho_after_composition_never_below_exact(eps, m):
-    got = di.rho_after_composition(eps, m)
+    got = di.rho_after_composition(eps, m=m)
     total = sum(Fraction(x) for x in eps)
     # enough digits to see a subnormal total move the bound off 1/m
     dps = DPS + (int(-math.log10(total)) if 0 < total < 1 else 0)
@@ -377,10 +378,10 @@ def test_effective_worlds_rounds_down(w):
        st.one_of(st.floats(-300.0, -0.5).map(lambda t: 10.0**t),
                  st.floats(-15.9, -1.0).map(lambda t: 1.0 - 10.0**t)))
 def test_analytic_sigma_conservative_and_tight_at_60_digits(e, delta):
-    sigma = di.analytic_gaussian_sigma(e, delta)
+    sigma = di.analytic_gaussian_sigma(e, delta=delta)
     assume(np.isfinite(sigma))
     assert ref_delta(sigma, e) <= M(delta)
-    assert di.analytic_gaussian_delta(sigma, e) <= delta
+    assert di.analytic_gaussian_delta(sigma, epsilon=e) <= delta
     assert ref_delta(sigma - N_GAUSS * np.spacing(sigma), e) > M(delta)
 
 

@@ -26,8 +26,8 @@ def test_log_evidence_on_a_cluster(client):
     x = da.from_array(v, chunks=250_000)
     R = np.array([0.3, -7.0, 100.0])
     for noise in ("laplace", "gaussian"):
-        got = ddask.log_evidence(x, R, 0.2, noise=noise)
-        np.testing.assert_allclose(got, di.log_evidence(v, R, 0.2, noise=noise), rtol=1e-12)
+        got = ddask.log_evidence(x, response=R, scale=0.2, noise=noise)
+        np.testing.assert_allclose(got, di.log_evidence(v, response=R, scale=0.2, noise=noise), rtol=1e-12)
 
 
 def test_worst_case_risk_on_a_cluster(client):
@@ -35,11 +35,12 @@ def test_worst_case_risk_on_a_cluster(client):
     v = np.sort(rng.normal(size=1_000_000))
     x = da.from_array(v, chunks=200_001)
     s = np.array([1e-4, 0.01, 1.0])
-    np.testing.assert_array_equal(ddask.worst_case_risk(x, s), di.worst_case_risk(v, s))
+    np.testing.assert_array_equal(ddask.worst_case_risk(x, scale=s), di.worst_case_risk(v, scale=s))
     # repeated values across block boundaries are one group, as in memory
     w = np.sort(rng.integers(0, 1000, 300_000).astype(float))
     s = np.array([0.0, 0.3, 30.0, 3e4, np.inf])
-    np.testing.assert_array_equal(ddask.worst_case_risk(da.from_array(w, chunks=29_999), s), di.worst_case_risk(w, s))
+    np.testing.assert_array_equal(ddask.worst_case_risk(da.from_array(w, chunks=29_999), scale=s),
+                                  di.worst_case_risk(w, scale=s))
 
 
 def test_sweep_on_a_cluster(client):
@@ -60,7 +61,7 @@ def test_sweep_on_a_cluster(client):
 
 def test_unsorted_blocks_are_refused():
     with pytest.raises(ValueError, match="sorted"):
-        ddask.worst_case_risk(da.from_array(np.array([3.0, 1.0, 2.0]), chunks=2), 1.0)
+        ddask.worst_case_risk(da.from_array(np.array([3.0, 1.0, 2.0]), chunks=2), scale=1.0)
 
 
 @pytest.mark.parametrize("cuts", [(0,), (3, 3), (0, 0, 5), (5, 5, 9), (9,)])
@@ -72,9 +73,10 @@ def test_empty_blocks_are_a_legitimate_chunking(cuts):
     assert 0 in chunks
     x = da.from_array(v, chunks=(chunks,))
     scales = np.array([0.05, 0.5, 5.0])
-    assert np.array_equal(ddask.worst_case_risk(x, scales), di.worst_case_risk(v, scales))
+    assert np.array_equal(ddask.worst_case_risk(x, scale=scales), di.worst_case_risk(v, scale=scales))
     R = np.array([-1.0, 0.2, 3.0])
-    np.testing.assert_allclose(ddask.log_evidence(x, R, 0.7), di.log_evidence(v, R, 0.7), rtol=1e-14)
+    np.testing.assert_allclose(ddask.log_evidence(x, response=R, scale=0.7), di.log_evidence(v, response=R, scale=0.7),
+                               rtol=1e-14)
 
 
 def test_sweep_of_no_columns_is_an_empty_table_as_in_memory():
@@ -87,5 +89,5 @@ def test_worst_case_extremes_agree_bit_for_bit():
     # same power-of-two scaling as in memory
     for values, scales in (([-1.5e308, 0.0, 1.5e308], [1e308, 1.0]), ([0.0, 1e-310, 3e-310], [1e-310, 5e-324])):
         v = np.array(values)
-        got = ddask.worst_case_risk(da.from_array(v, chunks=1), scales)
-        np.testing.assert_array_equal(got, di.worst_case_risk(v, scales))
+        got = ddask.worst_case_risk(da.from_array(v, chunks=1), scale=scales)
+        np.testing.assert_array_equal(got, di.worst_case_risk(v, scale=scales))

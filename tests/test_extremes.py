@@ -131,14 +131,15 @@ def _point_problems(values, R, s, counts=None, prior=None, noise="laplace", allo
             return None, False
         return out, False
 
-    le, skipped = run("log_evidence", di.log_evidence, values, R, s, **kw)
+    le, skipped = run("log_evidence", di.log_evidence, values, response=R, scale=s, **kw)
     if le is not None:
-        p = _logev_problem(le, ref.log_evidence(values, R, s, counts, prior, noise), f"log_evidence {tag}",
+        p = _logev_problem(le, ref.log_evidence(values, response=R, scale=s, counts=counts, prior=prior, noise=noise),
+                           f"log_evidence {tag}",
                            _log_weight(values, counts, prior))
         p and bad.append(p)
-    lp, _ = run("log_posterior", di.log_posterior, values, R, s, **kw)
-    post, _ = run("posterior", di.posterior, values, R, s, **kw)
-    ref_lp = ref.log_posterior(values, R, s, counts, prior, noise=noise)
+    lp, _ = run("log_posterior", di.log_posterior, values, response=R, scale=s, **kw)
+    post, _ = run("posterior", di.posterior, values, response=R, scale=s, **kw)
+    ref_lp = ref.log_posterior(values, response=R, scale=s, counts=counts, prior=prior, noise=noise)
     if counts is not None:  # the library's convention: a world of count 0 has posterior 0
         ref_lp = [mpf("-inf") if counts[j] == 0 else x for j, x in enumerate(ref_lp)]
     for j, x in enumerate(ref_lp):
@@ -150,7 +151,7 @@ def _point_problems(values, R, s, counts=None, prior=None, noise="laplace", allo
         if post is not None:
             p = _prob_problem(post[j], ex, f"posterior[{j}] {tag}")
             p and bad.append(p)
-        dr, _ = run(f"disclosure_risk(world={j})", di.disclosure_risk, values, R, s, world=j, **kw)
+        dr, _ = run(f"disclosure_risk(world={j})", di.disclosure_risk, values, response=R, scale=s, world=j, **kw)
         if dr is not None:
             p = _prob_problem(dr, ex, f"disclosure_risk(world={j}) {tag}")
             p and bad.append(p)
@@ -205,8 +206,8 @@ def test_far_responses_and_tiny_scales(cid, noise, values, R, s, wid, counts, pr
 def test_equal_worlds_with_equal_counts_get_equal_posteriors(values, counts, pair, noise, R, s):
     """Example 6: two equal worlds with counts 2 and 2 get equal posteriors,
     each the exact value (today 1 and 1, 0.5, or 0.2500080 instead of 0.25)."""
-    post = di.posterior(values, R, s, counts=counts, noise=noise)
-    exact = ref.posterior(values, R, s, counts, None, noise=noise)
+    post = di.posterior(values, response=R, scale=s, counts=counts, noise=noise)
+    exact = ref.posterior(values, response=R, scale=s, counts=counts, prior=None, noise=noise)
     bad = [p for j in range(len(values)) for p in [_prob_problem(post[j], exact[j], f"posterior[{j}]")] if p]
     a, b = post[pair[0]], post[pair[1]]
     assert a == b and not bad, f"posteriors {post.tolist()}:\n" + "\n".join(bad)
@@ -221,8 +222,8 @@ def test_prior_three_to_one(values, noise, R, s):
     prior = [3.0, 1.0]
     bad = []
     for w in (0, 1):
-        x = ref.disclosure_risk(values, R, s, w, None, prior, noise)
-        out, exc = _call(di.disclosure_risk, values, R, s, world=w, prior=prior, noise=noise)
+        x = ref.disclosure_risk(values, response=R, scale=s, world=w, counts=None, prior=prior, noise=noise)
+        out, exc = _call(di.disclosure_risk, values, response=R, scale=s, world=w, prior=prior, noise=noise)
         p = f"world {w}: raised {exc!r}" if exc else _prob_problem(out, x, f"disclosure_risk(world={w})")
         p and bad.append(p)
     assert not bad, "\n".join(bad)
@@ -245,12 +246,12 @@ def test_counts_and_prior_1e200_worst_cases():
     F = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0]])
     bad = []
     for s in (0.3, 1.0, 30.0):
-        x = ref.worst_case_risk(values, s, counts, prior)[0]
-        out, exc = _call(di.worst_case_risk, values, s, counts=counts, prior=prior)
+        x = ref.worst_case_risk(values, scale=s, counts=counts, prior=prior)[0]
+        out, exc = _call(di.worst_case_risk, values, scale=s, counts=counts, prior=prior)
         p = f"worst_case_risk: raised {exc!r}" if exc else _prob_problem(out, x, f"worst_case_risk(scale={s})")
         p and bad.append(p)
-        x = ref.multi_worst_case_risk(F, [s, s], counts, prior)
-        out, exc = _call(di.multi_worst_case_risk, F, [s, s], counts=counts, prior=prior)
+        x = ref.multi_worst_case_risk(F, scales=[s, s], counts=counts, prior=prior)
+        out, exc = _call(di.multi_worst_case_risk, F, scale=[s, s], counts=counts, prior=prior)
         p = f"multi_worst_case_risk: raised {exc!r}" if exc else _prob_problem(out, x, f"multi(scale={s})")
         p and bad.append(p)
     assert not bad, "\n".join(bad)
@@ -289,8 +290,8 @@ def test_worst_case_risk_huge_values_and_subnormal_scales(values, scale):
     """Example 8 for the worst case: worst_case_risk([-1.5e308, 1.5e308],
     1e308) is 1 / (1 + e^-3) = 0.9526, not a silent 1.0; or a ValueError
     naming values/scale."""
-    x = ref.worst_case_risk(values, scale)[0]
-    out, exc = _call(di.worst_case_risk, values, scale)
+    x = ref.worst_case_risk(values, scale=scale)[0]
+    out, exc = _call(di.worst_case_risk, values, scale=scale)
     if exc is not None:
         assert isinstance(exc, ValueError) and ("values" in str(exc) or "scale" in str(exc)), repr(exc)
         return
@@ -304,7 +305,7 @@ def test_tight_scale_huge_values(rho):
     and tight at 60 digits (inf only where the exact scale exceeds the float
     range, as at rho = 0.6: 3e308 / ln 1.5), or a ValueError naming values."""
     v = [-1.5e308, 1.5e308]
-    out, exc = _call(di.tight_scale, v, rho)
+    out, exc = _call(di.tight_scale, v, rho=rho)
     if exc is not None:
         assert isinstance(exc, ValueError) and "values" in str(exc), repr(exc)
         return
@@ -312,8 +313,8 @@ def test_tight_scale_huge_values(rho):
     if ref.to_float(exact) == np.inf:
         assert out == np.inf
         return
-    assert ref.worst_case_risk(v, out)[0] <= mpf(rho), f"tight_scale {out!r} unsafe"
-    assert ref.worst_case_risk(v, out * (1 - 1e-9))[0] > mpf(rho), f"tight_scale {out!r} vs {mp.nstr(exact, 17)}"
+    assert ref.worst_case_risk(v, scale=out)[0] <= mpf(rho), f"tight_scale {out!r} unsafe"
+    assert ref.worst_case_risk(v, scale=out * (1 - 1e-9))[0] > mpf(rho), f"tight_scale {out!r} vs {mp.nstr(exact, 17)}"
 
 
 # ---------------------------------------------------------------------------
@@ -330,15 +331,16 @@ def test_many_responses_zero_weight_world_outside():
     prior = np.concatenate([[1.0, 1.0, 0.0], np.ones(9997)])
     R = np.linspace(-500.0, 1500.0, 10000)
     for s in (1.0, 0.1):
-        risk = di.disclosure_risk(values, R, s, world=2, prior=prior)
+        risk = di.disclosure_risk(values, response=R, scale=s, world=2, prior=prior)
         assert not np.isnan(risk).any(), f"scale {s}: {int(np.isnan(risk).sum())} NaN of {R.size}"
         assert np.all(risk == 0.0), f"scale {s}: max {np.nanmax(risk)!r}"
-    single = [di.disclosure_risk(base, r, 0.1, world=2, prior=[1.0, 1.0, 0.0]) for r in (-500.0, 50.0, 1500.0)]
+    single = [di.disclosure_risk(base, response=r, scale=0.1, world=2, prior=[1.0, 1.0, 0.0]) for r in (-500.0, 50.0,
+                                                                                                        1500.0)]
     assert single == [0.0, 0.0, 0.0]
-    many = di.disclosure_risk(values, R, 0.1, world=0, prior=prior)
+    many = di.disclosure_risk(values, response=R, scale=0.1, world=0, prior=prior)
     idx = np.arange(0, R.size, 997)
     for k in idx:
-        one = di.disclosure_risk(values, R[k], 0.1, world=0, prior=prior)
+        one = di.disclosure_risk(values, response=R[k], scale=0.1, world=0, prior=prior)
         assert abs(many[k] - one) <= RTOL * max(one, TINY) or (one < TINY and many[k] < TINY), (R[k], many[k], one)
 
 
@@ -349,14 +351,16 @@ def test_many_responses_far_against_reference(R0, s):
     base = np.array([0.0, 1.0, 2.5])
     values = np.repeat(base, 2000)
     R = R0 + s * np.linspace(-3.0, 3.0, 1000)
-    le = di.log_evidence(values, R, s)
-    risk = di.disclosure_risk(values, R, s, world=0)
+    le = di.log_evidence(values, response=R, scale=s)
+    risk = di.disclosure_risk(values, response=R, scale=s, world=0)
     bad = []
     for k in range(0, R.size, 111):
         r = float(R[k])
-        p = _logev_problem(le[k], ref.log_evidence(base, r, s, [2000] * 3), f"log_evidence R={r!r}", math.log(6000))
+        p = _logev_problem(le[k], ref.log_evidence(base, response=r, scale=s, counts=[2000] * 3),
+                           f"log_evidence R={r!r}", math.log(6000))
         p and bad.append(p)
-        p = _prob_problem(risk[k], ref.disclosure_risk(base, r, s, 0, [2000] * 3), f"disclosure_risk R={r!r}")
+        p = _prob_problem(risk[k], ref.disclosure_risk(base, response=r, scale=s, world=0, counts=[2000] * 3),
+                          f"disclosure_risk R={r!r}")
         p and bad.append(p)
     assert not bad, "\n".join(bad)
 
@@ -383,15 +387,16 @@ def test_chunked_matches_reference(cid, noise, values, R, s, counts):
     v = np.asarray(values)
     c = None if counts is None else np.asarray(counts, float)
     for size in (1, 2):
-        chunks = list(di.iter_chunks(v, size, counts=c))
-        out, exc = _call(di.chunked_log_evidence, chunks, R, s, noise=noise)
+        chunks = list(di.iter_chunks(v, chunk_size=size, counts=c))
+        out, exc = _call(di.chunked_log_evidence, chunks, response=R, scale=s, noise=noise)
         p = (f"chunked_log_evidence(size {size}): raised {exc!r}" if exc else
-             _logev_problem(out, ref.log_evidence(values, R, s, counts, None, noise),
+             _logev_problem(out, ref.log_evidence(values, response=R, scale=s, counts=counts, prior=None, noise=noise),
                             f"chunked_log_evidence(size {size})", _log_weight(values, counts, None)))
         p and bad.append(p)
         for j in range(v.size):
-            x = ref.disclosure_risk(values, R, s, j, counts, None, noise)
-            out, exc = _call(di.chunked_disclosure_risk, iter(chunks), R, s, float(v[j]), noise=noise)
+            x = ref.disclosure_risk(values, response=R, scale=s, world=j, counts=counts, prior=None, noise=noise)
+            out, exc = _call(di.chunked_disclosure_risk, iter(chunks), response=R, scale=s, world_value=float(v[j]),
+                             noise=noise)
             p = (f"chunked_disclosure_risk(world {j}, size {size}): raised {exc!r}" if exc else
                  _prob_problem(out, x, f"chunked_disclosure_risk(world {j}, size {size})"))
             p and bad.append(p)
@@ -407,27 +412,31 @@ def test_dask_log_evidence_matches_reference(cid, noise, values, R, s):
     import diffident.dask as ddk
 
     with dask.config.set(scheduler="synchronous"):
-        out, exc = _call(ddk.log_evidence, da.from_array(np.asarray(values), chunks=1), R, s, noise=noise)
+        out, exc = _call(ddk.log_evidence, da.from_array(np.asarray(values), chunks=1), response=R, scale=s,
+                         noise=noise)
     p = (f"dask.log_evidence raised {exc!r}" if exc else
-         _logev_problem(out, ref.log_evidence(values, R, s, None, None, noise), "dask.log_evidence"))
+         _logev_problem(out, ref.log_evidence(values, response=R, scale=s, counts=None, prior=None, noise=noise),
+                        "dask.log_evidence"))
     assert p is None, p
 
 
 def test_chunked_disclosure_risk_single_world_not_above_one():
     """Example 11: chunked_disclosure_risk of the only world is exactly 1
     (today 1.0000000000000002)."""
-    out = di.chunked_disclosure_risk([np.array([2.0])], 1.9375650264464654, 0.04149430023115977, 2.0)
+    out = di.chunked_disclosure_risk([np.array([2.0])], response=1.9375650264464654, scale=0.04149430023115977,
+                                     world_value=2.0)
     assert 0.0 <= out <= 1.0, repr(out)
     assert out == 1.0
 
 
 @pytest.mark.parametrize("call", [
-    lambda v, R, s, noise: di.posterior(v, R, s, noise=noise),
-    lambda v, R, s, noise: di.log_posterior(v, R, s, noise=noise),
-    lambda v, R, s, noise: di.log_evidence(v, R, s, noise=noise),
-    lambda v, R, s, noise: di.disclosure_risk(v, [R] * 100, s, world=1, noise=noise),
-    lambda v, R, s, noise: di.chunked_log_evidence([np.array(v)], R, s, noise=noise),
-    lambda v, R, s, noise: di.chunked_disclosure_risk([np.array(v)], R, s, 5e-324, noise=noise),
+    lambda v, R, s, noise: di.posterior(v, response=R, scale=s, noise=noise),
+    lambda v, R, s, noise: di.log_posterior(v, response=R, scale=s, noise=noise),
+    lambda v, R, s, noise: di.log_evidence(v, response=R, scale=s, noise=noise),
+    lambda v, R, s, noise: di.disclosure_risk(v, response=[R] * 100, scale=s, world=1, noise=noise),
+    lambda v, R, s, noise: di.chunked_log_evidence([np.array(v)], response=R, scale=s, noise=noise),
+    lambda v, R, s, noise: di.chunked_disclosure_risk([np.array(v)], response=R, scale=s, world_value=5e-324,
+                                                      noise=noise),
 ])
 def test_subnormal_gaps_lost_to_the_scaling_are_a_value_error(call):
     """Responses near 1e308 are scaled down by a power of two into the
@@ -442,7 +451,7 @@ def test_subnormal_gaps_lost_to_the_scaling_are_a_value_error(call):
     out = np.asarray(call(v, R, s, "laplace"), dtype=float)
     assert np.all(np.isfinite(out) | (out == -np.inf))
     if out.size == 2:  # posterior, log posterior
-        want = ref.posterior(v, R, s, noise="laplace")
+        want = ref.posterior(v, response=R, scale=s, noise="laplace")
         got = out if np.all(out >= 0) else np.exp(out)
         np.testing.assert_allclose(got, [float(w) for w in want], rtol=1e-15)
 
@@ -454,8 +463,8 @@ def test_subnormal_gaps_without_scaling_are_exact():
     subnormal gap's own precision)."""
     for gap in (1e-320, 1e-310):
         v = [0.0, gap]
-        got = di.posterior(v, 1e300, 1e-5, noise="gaussian")
-        want = [float(w) for w in ref.posterior(v, 1e300, 1e-5, noise="gaussian")]
+        got = di.posterior(v, response=1e300, scale=1e-5, noise="gaussian")
+        want = [float(w) for w in ref.posterior(v, response=1e300, scale=1e-5, noise="gaussian")]
         np.testing.assert_allclose(got, want, rtol=1e-15)  # 0.5 + 2.5e-11: its ulps
         assert abs(got[1] - 0.5 - (want[1] - 0.5)) <= 1e-6 * (want[1] - 0.5) + 2.3e-16
 
@@ -522,7 +531,7 @@ def test_property_chunked_match_reference(pt, size):
     values, R, s, counts, _, noise = pt
     c = None if counts is None else np.array(counts)
     assume(c is None or c.sum() > 0)
-    chunks = list(di.iter_chunks(np.array(values), size, counts=c))
+    chunks = list(di.iter_chunks(np.array(values), chunk_size=size, counts=c))
     bad = []
     # the same allowance as the in-memory property: a scale below 1/DBL_MAX
     # with values beyond 1e307 may be a ValueError naming the argument
@@ -531,20 +540,21 @@ def test_property_chunked_match_reference(pt, size):
     def named(e):
         return isinstance(e, ValueError) and any(a in str(e) for a in allow)
 
-    out, exc = _call(di.chunked_log_evidence, chunks, R, s, noise=noise)
+    out, exc = _call(di.chunked_log_evidence, chunks, response=R, scale=s, noise=noise)
     if named(exc):
         exc, out = None, None
-        _, exc_mem = _call(di.log_evidence, values, R, s, counts=c, noise=noise)
+        _, exc_mem = _call(di.log_evidence, values, response=R, scale=s, counts=c, noise=noise)
         assert named(exc_mem), f"chunked raised where the in-memory function did not: {exc_mem!r}"
         return
     p = (f"chunked_log_evidence raised {exc!r}" if exc else
-         _logev_problem(out, ref.log_evidence(values, R, s, counts, None, noise), "chunked_log_evidence",
+         _logev_problem(out, ref.log_evidence(values, response=R, scale=s, counts=counts, prior=None, noise=noise),
+                        "chunked_log_evidence",
                         _log_weight(values, counts, None)))
     p and bad.append(p)
     # the world named must be among the chunks' worlds: one of positive count
     j = max(i for i in range(len(values)) if c is None or c[i] > 0)
-    out, exc = _call(di.chunked_disclosure_risk, iter(chunks), R, s, values[j], noise=noise)
-    x = ref.disclosure_risk(values, R, s, j, counts, None, noise)
+    out, exc = _call(di.chunked_disclosure_risk, iter(chunks), response=R, scale=s, world_value=values[j], noise=noise)
+    x = ref.disclosure_risk(values, response=R, scale=s, world=j, counts=counts, prior=None, noise=noise)
     p = f"chunked_disclosure_risk raised {exc!r}" if exc else _prob_problem(out, x, "chunked_disclosure_risk")
     p and bad.append(p)
     assert not bad, f"values={values} R={R!r} s={s!r} counts={counts} {noise}:\n" + "\n".join(bad)
@@ -557,16 +567,17 @@ def test_property_probabilities_at_most_one(values, R, s, noise):
     ordinary regimes too (chunked_disclosure_risk gave 1.0000000000000002)."""
     v = np.array(values)
     checks = {
-        "posterior": lambda: di.posterior(v, R, s, noise=noise),
-        "disclosure_risk": lambda: di.disclosure_risk(v, R, s, world=0, noise=noise),
-        "chunked_disclosure_risk": lambda: di.chunked_disclosure_risk(di.iter_chunks(v, 2), R, s, float(v[0]),
+        "posterior": lambda: di.posterior(v, response=R, scale=s, noise=noise),
+        "disclosure_risk": lambda: di.disclosure_risk(v, response=R, scale=s, world=0, noise=noise),
+        "chunked_disclosure_risk": lambda: di.chunked_disclosure_risk(di.iter_chunks(v, chunk_size=2), response=R,
+                                                                      scale=s, world_value=float(v[0]),
                                                                       noise=noise),
-        "worst_case_risk": lambda: di.worst_case_risk(v, s),
-        "chunked_worst_case_risk": lambda: di.chunked_worst_case_risk([np.sort(v)], s),
-        "multi_worst_case_risk": lambda: di.multi_worst_case_risk(np.column_stack([v, v[::-1]]), [s, 2 * s]),
-        "risk_bound": lambda: di.risk_bound(s, float(v.size), float(np.ptp(v))),
-        "rho_for_epsilon": lambda: di.rho_for_epsilon(1.0 / s, float(v.size)),
-        "posterior_bound": lambda: di.posterior_bound(1.0 / s, 1.0 / (v.size + 1)),
+        "worst_case_risk": lambda: di.worst_case_risk(v, scale=s),
+        "chunked_worst_case_risk": lambda: di.chunked_worst_case_risk([np.sort(v)], scale=s),
+        "multi_worst_case_risk": lambda: di.multi_worst_case_risk(np.column_stack([v, v[::-1]]), scale=[s, 2 * s]),
+        "risk_bound": lambda: di.risk_bound(s, m=float(v.size), sensitive_range=float(np.ptp(v))),
+        "rho_for_epsilon": lambda: di.rho_for_epsilon(1.0 / s, m=float(v.size)),
+        "posterior_bound": lambda: di.posterior_bound(1.0 / s, prior=1.0 / (v.size + 1)),
     }
     bad = []
     for name, fn in checks.items():
@@ -583,7 +594,7 @@ def test_property_probabilities_at_most_one(values, R, s, noise):
 @given(st.lists(st.floats(-1e3, 1e3), min_size=1, max_size=4), st.floats(0.0, 1.0), st.floats(1e-3, 1e3))
 def test_property_gaussian_delta_is_probability(values, rho, sigma):
     """Example 11 for gaussian_delta: in [0, 1], never NaN."""
-    d = di.gaussian_delta(values, rho, sigma)
+    d = di.gaussian_delta(values, rho=rho, sigma=sigma)
     assert 0.0 <= d <= 1.0, repr(d)
 
 
@@ -595,7 +606,7 @@ def test_property_rr_probabilities(p, k, prior):
     report1 = prior * (1 - p * k) + (1 - prior) * p * (1 - k)  # P(report 1), up to rounding
     for name, fn in (("rr.posterior", di.rr.posterior), ("rr.identification_risk", di.rr.identification_risk),
                      ("rr.rho", di.rr.rho)):
-        out, exc = _call(fn, p, k, prior)
+        out, exc = _call(fn, p, k=k, prior=prior)
         assert exc is None or isinstance(exc, ValueError), f"{name}: {exc!r}"
         if exc is not None:
             continue

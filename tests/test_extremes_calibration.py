@@ -66,14 +66,14 @@ def _check_multi(values, rhos, scales, label, tight=True):
         if not np.all(np.isfinite(s)) or np.any(s <= 0):
             bad.append(f"{label} rho={rho!r}: scales {s.tolist()} (expected finite positive)")
             continue
-        r_lib = di.multi_worst_case_risk(values, s)
-        r_ref = ref.multi_worst_case_risk(values, s)
+        r_lib = di.multi_worst_case_risk(values, scale=s)
+        r_ref = ref.multi_worst_case_risk(values, scales=s)
         if not r_lib <= rho:
             bad.append(f"{label} rho={rho!r}: multi_worst_case_risk(result) = {r_lib!r} > rho")
         if not r_ref <= mpf(rho):
             bad.append(f"{label} rho={rho!r}: exact risk at result = {mp.nstr(r_ref, 20)} > rho (unsafe)")
         if tight:
-            r_in = ref.multi_worst_case_risk(values, s * (1.0 - TIGHT))
+            r_in = ref.multi_worst_case_risk(values, scales=s * (1.0 - TIGHT))
             if not r_in > mpf(rho) * (1 - mpf(TIGHT_RISK)):
                 bad.append(f"{label} rho={rho!r}: exact risk at result*(1-{TIGHT}) = {mp.nstr(r_in, 20)} "
                            f"<= rho (not tight)")
@@ -85,7 +85,7 @@ def test_multi_tight_scale_spread_below_range():
     rng = np.random.default_rng(11)
     v = np.column_stack([rng.uniform(0.0, 100.0, 9), np.round(rng.uniform(0.0, 100.0, 9))])
     rhos = np.array([0.15, 0.5, 0.9, 0.999])
-    s = di.multi_tight_scale(v, rhos, spread=[1.0, 1.0])
+    s = di.multi_tight_scale(v, rho=rhos, spread=[1.0, 1.0])
     bad = _check_multi(v, rhos, s, "span 100, spread [1, 1]")
     assert not bad, "\n".join(bad)
 
@@ -96,7 +96,7 @@ def test_multi_tight_scale_values_near_1e45_spread_1():
     needed 1e45)."""
     v = np.column_stack([np.linspace(1e45, 2e45, 6), np.linspace(-1e45, 1e45, 6)[::-1]])
     rhos = np.array([0.3, 0.5, 0.9])
-    s = di.multi_tight_scale(v, rhos, spread=[1.0, 1.0])
+    s = di.multi_tight_scale(v, rho=rhos, spread=[1.0, 1.0])
     bad = _check_multi(v, rhos, s, "values ~1e45, spread [1, 1]")
     assert not bad, "\n".join(bad)
 
@@ -108,8 +108,8 @@ def test_multi_tight_scale_one_query_float_conservative_many_targets():
     rng = np.random.default_rng(2)
     v = rng.normal(size=(40, 1))
     rhos = rng.uniform(1.0 / 40 + 1e-3, 0.995, 400)
-    s = di.multi_tight_scale(v, rhos)
-    risk = di.multi_worst_case_risk(v, s)
+    s = di.multi_tight_scale(v, rho=rhos)
+    risk = di.multi_worst_case_risk(v, scale=s)
     over = np.flatnonzero(~(risk <= rhos))
     assert over.size == 0, (f"{over.size} of {rhos.size} targets exceed rho, e.g. rho={rhos[over[0]]!r} "
                             f"risk={risk[over[0]]!r}")
@@ -122,7 +122,7 @@ def test_multi_tight_scale_exact_conservative_and_tight(q):
     rng = np.random.default_rng(20 + q)
     v = rng.normal(size=(12, q))
     rhos = np.concatenate([rng.uniform(1.0 / 12 + 1e-3, 0.99, 14), [1.0 / 12 * (1 + 1e-6), 1 - 1e-9]])
-    s = di.multi_tight_scale(v, rhos)
+    s = di.multi_tight_scale(v, rho=rhos)
     bad = _check_multi(v, rhos, s, f"q={q}")
     assert not bad, "\n".join(bad)
 
@@ -142,7 +142,7 @@ def test_multi_tight_scale_exact_conservative_and_tight(q):
 def test_gaussian_sigma_for_unattainable_is_inf(values, counts, prior, rho):
     """Example 3: rho at or below the prior's largest share (1/m uniform)
     cannot be met by any finite sigma: inf, not a finite (unsafe) sigma."""
-    s = di.gaussian_sigma_for(values, rho, 0.1, counts=counts, prior=prior)
+    s = di.gaussian_sigma_for(values, rho=rho, delta=0.1, counts=counts, prior=prior)
     assert s == np.inf, f"gaussian_sigma_for(rho={rho!r}) = {s!r}, expected inf (unattainable)"
 
 
@@ -152,11 +152,11 @@ def test_gaussian_sigma_for_just_above_min_rho(rho, delta):
     (60 digits, max over worlds) is <= delta; it is also not absurdly large
     (the exact delta at sigma * (1 - 1e-6) exceeds delta)."""
     v = [0.0, 1.0, 2.0]
-    s = di.gaussian_sigma_for(v, rho, delta)
+    s = di.gaussian_sigma_for(v, rho=rho, delta=delta)
     assert np.isfinite(s) and s > 0, f"sigma {s!r}"
-    d = ref.gaussian_delta(v, rho, s)
+    d = ref.gaussian_delta(v, rho=rho, sigma=s)
     assert d <= mpf(delta), f"exact delta at sigma={s!r} is {mp.nstr(d, 15)} > {delta} (unsafe)"
-    d_in = ref.gaussian_delta(v, rho, s * (1 - 1e-6))
+    d_in = ref.gaussian_delta(v, rho=rho, sigma=s * (1 - 1e-6))
     assert d_in > mpf(delta), f"exact delta at sigma*(1-1e-6) is {mp.nstr(d_in, 15)} <= {delta} (not tight)"
 
 
@@ -180,10 +180,10 @@ def test_gaussian_delta_accurate_at_huge_sigma(values, rho, sigma, world):
     """Example 3: gaussian_delta with sigma 1e8..1e16 times the spread of the
     values against the reference (relative 1e-10; today ~1e-8 at 1e8 and
     worse beyond)."""
-    d_ref = ref.gaussian_delta(values, rho, sigma, world=world)
+    d_ref = ref.gaussian_delta(values, rho=rho, sigma=sigma, world=world)
     r = ref.to_float(d_ref)
     assert 1e-6 < r < 1 - 1e-9, f"test data: exact delta {r!r} should be non-trivial"
-    d = di.gaussian_delta(values, rho, sigma, world=world)
+    d = di.gaussian_delta(values, rho=rho, sigma=sigma, world=world)
     assert abs(d - r) <= DELTA_RTOL * r, f"gaussian_delta = {d!r}, exact {mp.nstr(d_ref, 17)}"
 
 
@@ -193,8 +193,8 @@ def test_gaussian_delta_accurate_at_huge_sigma(values, rho, sigma, world):
 
 def test_epsilon_for_rho_huge_m_is_finite():
     """Example 4: epsilon_for_rho(0.9, 1.7e308) ~ ln(1.7e308 * 0.9 / 0.1)."""
-    e = di.epsilon_for_rho(0.9, 1.7e308)
-    exact = ref.epsilon_for_rho(0.9, 1.7e308)
+    e = di.epsilon_for_rho(0.9, m=1.7e308)
+    exact = ref.epsilon_for_rho(0.9, m=1.7e308)
     assert math.isfinite(e), f"epsilon_for_rho(0.9, 1.7e308) = {e!r}"
     assert abs(_ulps_off(e, exact)) <= ULPS, f"{e!r} vs exact {mp.nstr(exact, 20)}"
 
@@ -203,11 +203,11 @@ def test_scale_for_rho_huge_m_near_one():
     """Example 4: scale_for_rho(1 - 1e-9, 1e300, 1) is positive and its risk
     bound is <= rho, in float and exactly."""
     rho = 1 - 1e-9
-    s = di.scale_for_rho(rho, 1e300, 1)
+    s = di.scale_for_rho(rho, m=1e300, sensitive_range=1)
     assert s > 0 and math.isfinite(s), f"scale_for_rho = {s!r}"
-    assert di.risk_bound(s, 1e300, 1) <= rho
-    assert ref.risk_bound(s, 1e300, 1) <= mpf(rho)
-    assert abs(_ulps_off(s, ref.scale_for_rho(rho, 1e300, 1))) <= ULPS
+    assert di.risk_bound(s, m=1e300, sensitive_range=1) <= rho
+    assert ref.risk_bound(s, m=1e300, sensitive_range=1) <= mpf(rho)
+    assert abs(_ulps_off(s, ref.scale_for_rho(rho, m=1e300, sensitive_range=1))) <= ULPS
 
 
 M_GRID = [2.0, 3.0, 10.0, 99.0, 1e6, 2.0 ** 53 + 2, 1e15, 1e100, 1e300, 1.7e308]
@@ -228,12 +228,12 @@ def test_epsilon_for_rho_conservative_within_ulps(m):
     costs up to 1e13 ulps near 1/m)."""
     bad = []
     for rho in _rho_grid(m):
-        e = di.epsilon_for_rho(rho, m)
-        exact = ref.epsilon_for_rho(rho, m)
+        e = di.epsilon_for_rho(rho, m=m)
+        exact = ref.epsilon_for_rho(rho, m=m)
         if not math.isfinite(e):
             bad.append(f"rho={rho!r}: epsilon {e!r}, exact {mp.nstr(exact, 17)}")
             continue
-        if not ref.rho_for_epsilon(e, m) <= mpf(rho):
+        if not ref.rho_for_epsilon(e, m=m) <= mpf(rho):
             bad.append(f"rho={rho!r}: epsilon {e!r} > exact {mp.nstr(exact, 20)} (unsafe)")
         elif exact > 0 and abs(_ulps_off(e, exact)) > ULPS:
             bad.append(f"rho={rho!r}: epsilon {e!r} is {_ulps_off(e, exact):.3g} ulps from {mp.nstr(exact, 20)}")
@@ -248,13 +248,13 @@ def test_scale_for_rho_conservative_within_ulps(m):
     bad = []
     for S in (1.0, 1e300, 5e-324):
         for rho in _rho_grid(m):
-            s = di.scale_for_rho(rho, m, S)
-            exact = ref.scale_for_rho(rho, m, S)
+            s = di.scale_for_rho(rho, m=m, sensitive_range=S)
+            exact = ref.scale_for_rho(rho, m=m, sensitive_range=S)
             exact_f = ref.to_float(exact)
             if not (s >= 0):
                 bad.append(f"S={S!r} rho={rho!r}: scale {s!r}")
                 continue
-            if not ref.risk_bound(s, m, S) <= mpf(rho):
+            if not ref.risk_bound(s, m=m, sensitive_range=S) <= mpf(rho):
                 bad.append(f"S={S!r} rho={rho!r}: scale {s!r} < exact {mp.nstr(exact, 20)} (unsafe)")
             elif math.isinf(exact_f):
                 if s != np.inf:
@@ -274,8 +274,8 @@ def test_rho_for_epsilon_and_risk_bound_accurate(m):
     in epsilon is epsilon (1 - rho) <= 1e5 here, far below 1e-12 / 1e-16)."""
     bad = []
     for e in EPS_GRID:
-        r = di.rho_for_epsilon(e, m)
-        x = ref.to_float(ref.rho_for_epsilon(e, m))
+        r = di.rho_for_epsilon(e, m=m)
+        x = ref.to_float(ref.rho_for_epsilon(e, m=m))
         if not abs(r - x) <= 1e-12 * x:
             bad.append(f"rho_for_epsilon({e!r}) = {r!r}, exact {x!r}")
         for S in (1.0, 1e300):
@@ -284,8 +284,8 @@ def test_rho_for_epsilon_and_risk_bound_accurate(m):
             scale = S / e
             if not math.isfinite(scale):
                 continue
-            rb = di.risk_bound(scale, m, S)
-            xb = ref.to_float(ref.risk_bound(scale, m, S))
+            rb = di.risk_bound(scale, m=m, sensitive_range=S)
+            xb = ref.to_float(ref.risk_bound(scale, m=m, sensitive_range=S))
             if not abs(rb - xb) <= 1e-12 * xb:
                 bad.append(f"risk_bound(S/{e!r}, S={S!r}) = {rb!r}, exact {xb!r}")
     assert not bad, f"m={m!r}:\n" + "\n".join(bad)
@@ -302,9 +302,9 @@ def test_epsilon_for_posterior_conservative_within_ulps(prior):
     for q in qs:
         if not prior < q < 1:
             continue
-        e = di.epsilon_for_posterior(q, prior)
-        exact = ref.epsilon_for_posterior(q, prior)
-        if not ref.posterior_bound(e, prior) <= mpf(q):
+        e = di.epsilon_for_posterior(q, prior=prior)
+        exact = ref.epsilon_for_posterior(q, prior=prior)
+        if not ref.posterior_bound(e, prior=prior) <= mpf(q):
             bad.append(f"q={q!r}: epsilon {e!r} > exact {mp.nstr(exact, 20)} (unsafe)")
         elif abs(_ulps_off(e, exact)) > ULPS:
             bad.append(f"q={q!r}: epsilon {e!r} is {_ulps_off(e, exact):.3g} ulps from {mp.nstr(exact, 20)}")
@@ -321,8 +321,8 @@ def test_worst_case_risk_million_values_huge_scale():
     2.5e-12: the float sweep's rounding grows with the number of steps)."""
     v = np.random.default_rng(0).uniform(0.0, 1.0, 10 ** 6)
     scale = 1e9 * float(np.ptp(v))
-    r = di.worst_case_risk(v, scale)
-    x = ref.sweep_worst_case_risk(v, scale)
+    r = di.worst_case_risk(v, scale=scale)
+    x = ref.sweep_worst_case_risk(v, scale=scale)
     err = abs(mpf(r) - x) / x
     assert err <= WORST_RTOL, f"worst_case_risk = {r!r}, exact {mp.nstr(x, 20)}, relative error {float(err):.3g}"
 
@@ -334,9 +334,9 @@ def test_worst_case_risk_many_repeats_huge_scale():
     u = rng.uniform(0.0, 1.0, 4000)
     c = rng.integers(1, 500, u.size).astype(float)
     scale = 1e9 * float(np.ptp(u))
-    x = ref.sweep_worst_case_risk(u, scale, counts=c)
-    r1 = di.worst_case_risk(u, scale, counts=c)
-    r2 = di.worst_case_risk(np.repeat(u, c.astype(int)), scale)
+    x = ref.sweep_worst_case_risk(u, scale=scale, counts=c)
+    r1 = di.worst_case_risk(u, scale=scale, counts=c)
+    r2 = di.worst_case_risk(np.repeat(u, c.astype(int)), scale=scale)
     for r in (r1, r2):
         assert abs(mpf(r) - x) / x <= WORST_RTOL, f"{r!r} vs exact {mp.nstr(x, 20)}"
 
@@ -360,11 +360,11 @@ def test_worst_case_risk_counts_beyond_the_float_range(values, counts):
     that 0 as met).  Now within the sweep's relative error and a subnormal
     ulp or two of the exact value; in memory and chunked alike."""
     scales = np.array([0.0, 0.3, 1.0, 4.42, 4.43, 10.0, 1e10, np.inf])
-    got = di.worst_case_risk(values, scales, counts=counts)
-    chunked = di.chunked_worst_case_risk([(np.array(values), np.array(counts))], scales)
+    got = di.worst_case_risk(values, scale=scales, counts=counts)
+    chunked = di.chunked_worst_case_risk([(np.array(values), np.array(counts))], scale=scales)
     np.testing.assert_array_equal(chunked, got)
     for s, r in zip(scales, got, strict=False):
-        x = ref.worst_case_risk(values, s, counts=counts)[0]
+        x = ref.worst_case_risk(values, scale=s, counts=counts)[0]
         assert abs(mpf(r) - x) <= 2 * mpf(5e-324) + 1e-13 * x, f"scale {s}: {r!r} vs exact {mp.nstr(x, 20)}"
 
 
@@ -373,17 +373,17 @@ def test_tight_scale_counts_beyond_the_float_range(values, counts):
     """rho below the risk at infinite noise is unattainable (inf; a finite
     scale with an exact risk 50 times rho came back); above it, the scale
     meets rho exactly."""
-    limit = ref.worst_case_risk(values, np.inf, counts=counts)[0]
+    limit = ref.worst_case_risk(values, scale=np.inf, counts=counts)[0]
     rho = np.array([1e-310, float(limit) * 0.999, float(limit) * 1.01, float(limit) * 1.1, 0.5])
-    lam = di.tight_scale(values, rho, counts=counts)
-    eps = di.tight_epsilon(values, rho, counts=counts)
+    lam = di.tight_scale(values, rho=rho, counts=counts)
+    eps = di.tight_epsilon(values, rho=rho, counts=counts)
     for r, s, e in zip(rho, lam, eps, strict=False):
         if mpf(r) <= limit:
             assert s == np.inf and e == 0.0
             continue
         assert np.isfinite(s)
-        assert ref.worst_case_risk(values, s, counts=counts)[0] <= mpf(r)
-        assert di.worst_case_risk(values, s, counts=counts) <= r
+        assert ref.worst_case_risk(values, scale=s, counts=counts)[0] <= mpf(r)
+        assert di.worst_case_risk(values, scale=s, counts=counts) <= r
 
 
 def test_multi_worst_case_risk_counts_beyond_the_float_range():
@@ -392,11 +392,11 @@ def test_multi_worst_case_risk_counts_beyond_the_float_range():
              ([[0.0, 0.0], [1.0, 0.0]], [1.0, 1.0], [1.7e308, 1.7e308]),
              ([[0.0, 0.0], [1.0, 3.0]], [1.0, np.inf], [9e307, 9e307])]
     for values, scale, counts in cases:
-        got = di.multi_worst_case_risk(values, scale, counts=counts)
-        x = ref.multi_worst_case_risk(values, scale, counts=counts)
+        got = di.multi_worst_case_risk(values, scale=scale, counts=counts)
+        x = ref.multi_worst_case_risk(values, scales=scale, counts=counts)
         x = x[0] if isinstance(x, tuple) else x
         assert abs(mpf(got) - x) <= 2 * mpf(5e-324) + 1e-13 * x, (values, got, x)
-    lam = di.multi_tight_scale([[0.0, 0.0], [1.0, 0.0]], [4.4e-309, 1e-310], counts=[1.7e308, 1.7e308])
+    lam = di.multi_tight_scale([[0.0, 0.0], [1.0, 0.0]], rho=[4.4e-309, 1e-310], counts=[1.7e308, 1.7e308])
     assert np.all(np.isinf(lam[1])) and np.all(np.isfinite(lam[0]))
 
 
@@ -406,6 +406,6 @@ def test_multi_worst_case_risk_wide_query_with_tiny_gaps_is_a_value_error():
     neighbour's term was lost (1.0 where the answer is 0.982).  As in
     worst_case_risk: a ValueError naming the scale."""
     with pytest.raises(ValueError, match="scale 1.0 is too small"):
-        di.multi_worst_case_risk([[0.0, 0.0], [0.0, 4.0], [0.0, 1e308]], [1.0, 1.0], counts=[1, 1, 10])
-    got = di.multi_worst_case_risk([[0.0, 0.0], [0.0, 4.0], [0.0, 8.9e307]], [1.0, 1.0], counts=[1, 1, 10])
+        di.multi_worst_case_risk([[0.0, 0.0], [0.0, 4.0], [0.0, 1e308]], scale=[1.0, 1.0], counts=[1, 1, 10])
+    got = di.multi_worst_case_risk([[0.0, 0.0], [0.0, 4.0], [0.0, 8.9e307]], scale=[1.0, 1.0], counts=[1, 1, 10])
     assert got == pytest.approx(1.0 / (1.0 + np.exp(-4.0)), rel=1e-15)

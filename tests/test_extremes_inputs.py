@@ -35,39 +35,39 @@ def _dask():
 # ---------------------------------------------------------------------------
 
 BIG_CASES = [
-    ("rho", lambda: di.epsilon_for_rho(BIG, 10)),
-    ("m", lambda: di.epsilon_for_rho(0.5, BIG)),
+    ("rho", lambda: di.epsilon_for_rho(BIG, m=10)),
+    ("m", lambda: di.epsilon_for_rho(0.5, m=BIG)),
     ("m", lambda: di.min_rho(BIG)),
-    ("sensitive_range", lambda: di.scale_for_rho(0.5, 10, BIG)),
-    ("epsilon", lambda: di.rho_for_epsilon(BIG, 10)),
-    ("scale", lambda: di.risk_bound(BIG, 10, 1.0)),
-    ("scale", lambda: di.log_evidence(V2, 0.0, BIG)),
-    ("response", lambda: di.log_evidence(V2, BIG, 1.0)),
-    ("response", lambda: di.log_evidence(V2, -BIG, 1.0)),
-    ("values", lambda: di.log_evidence([0.0, BIG], 0.0, 1.0)),
-    ("counts", lambda: di.log_evidence(V2, 0.0, 1.0, counts=[1, BIG])),
-    ("prior", lambda: di.posterior(V2, 0.0, 1.0, prior=[1, BIG])),
-    ("world", lambda: di.disclosure_risk(V2, 0.0, 1.0, world=BIG)),
-    ("scale", lambda: di.worst_case_risk(V2, BIG)),
-    ("values", lambda: di.worst_case_risk([BIG, 0.0], 1.0)),
-    ("rho", lambda: di.tight_scale(V2, BIG)),
-    ("rho", lambda: di.tight_epsilon(V2, BIG)),
-    ("rho", lambda: di.multi_tight_scale(M2, BIG)),
-    ("spread", lambda: di.multi_tight_scale(M2, 0.5, spread=[BIG, 1.0])),
-    ("scale", lambda: di.multi_worst_case_risk(M2, [BIG, 1.0])),
-    ("sigma", lambda: di.gaussian_delta(V3, 0.5, BIG)),
-    ("delta", lambda: di.gaussian_sigma_for(V3, 0.5, BIG)),
+    ("sensitive_range", lambda: di.scale_for_rho(0.5, m=10, sensitive_range=BIG)),
+    ("epsilon", lambda: di.rho_for_epsilon(BIG, m=10)),
+    ("scale", lambda: di.risk_bound(BIG, m=10, sensitive_range=1.0)),
+    ("scale", lambda: di.log_evidence(V2, response=0.0, scale=BIG)),
+    ("response", lambda: di.log_evidence(V2, response=BIG, scale=1.0)),
+    ("response", lambda: di.log_evidence(V2, response=-BIG, scale=1.0)),
+    ("values", lambda: di.log_evidence([0.0, BIG], response=0.0, scale=1.0)),
+    ("counts", lambda: di.log_evidence(V2, response=0.0, scale=1.0, counts=[1, BIG])),
+    ("prior", lambda: di.posterior(V2, response=0.0, scale=1.0, prior=[1, BIG])),
+    ("world", lambda: di.disclosure_risk(V2, response=0.0, scale=1.0, world=BIG)),
+    ("scale", lambda: di.worst_case_risk(V2, scale=BIG)),
+    ("values", lambda: di.worst_case_risk([BIG, 0.0], scale=1.0)),
+    ("rho", lambda: di.tight_scale(V2, rho=BIG)),
+    ("rho", lambda: di.tight_epsilon(V2, rho=BIG)),
+    ("rho", lambda: di.multi_tight_scale(M2, rho=BIG)),
+    ("spread", lambda: di.multi_tight_scale(M2, rho=0.5, spread=[BIG, 1.0])),
+    ("scale", lambda: di.multi_worst_case_risk(M2, scale=[BIG, 1.0])),
+    ("sigma", lambda: di.gaussian_delta(V3, rho=0.5, sigma=BIG)),
+    ("delta", lambda: di.gaussian_sigma_for(V3, rho=0.5, delta=BIG)),
     ("prior", lambda: di.effective_worlds([1, BIG])),
-    ("known", lambda: di.world_values("sum", [BIG], [1.0, 2.0])),
-    ("candidates", lambda: di.sensitive_range("sum", [1.0], [1.0, BIG])),
-    ("data", lambda: di.dataset_sensitive_range("sum", [1.0, BIG], [1.0, 2.0])),
+    ("known", lambda: di.world_values("sum", known=[BIG], candidates=[1.0, 2.0])),
+    ("candidates", lambda: di.sensitive_range("sum", known=[1.0], candidates=[1.0, BIG])),
+    ("data", lambda: di.dataset_sensitive_range("sum", data=[1.0, BIG], candidates=[1.0, 2.0])),
     ("hi", lambda: di.Domain(0, BIG)),
-    ("response", lambda: di.chunked_log_evidence([np.array(V2)], BIG, 1.0)),
-    ("world_value", lambda: di.chunked_disclosure_risk([np.array(V2)], 0.0, 1.0, BIG)),
-    ("epsilon", lambda: di.posterior_bound(BIG, 0.5)),
-    ("posterior", lambda: di.epsilon_for_posterior(BIG, 0.5)),
-    ("sensitivity", lambda: di.analytic_gaussian_sigma(1.0, 1e-5, sensitivity=BIG)),
-    ("p", lambda: di.rr.posterior(BIG, 0.5, 0.5)),
+    ("response", lambda: di.chunked_log_evidence([np.array(V2)], response=BIG, scale=1.0)),
+    ("world_value", lambda: di.chunked_disclosure_risk([np.array(V2)], response=0.0, scale=1.0, world_value=BIG)),
+    ("epsilon", lambda: di.posterior_bound(BIG, prior=0.5)),
+    ("posterior", lambda: di.epsilon_for_posterior(BIG, prior=0.5)),
+    ("sensitivity", lambda: di.analytic_gaussian_sigma(1.0, delta=1e-5, sensitivity=BIG)),
+    ("p", lambda: di.rr.posterior(BIG, k=0.5, prior=0.5)),
 ]
 
 
@@ -88,33 +88,34 @@ RAGGED = [[0.0, 1.0], [2.0]]
 
 def _dask_ragged():
     _, ddk = _dask()
-    return ddk.log_evidence(RAGGED, 0.0, 1.0)
+    return ddk.log_evidence(RAGGED, response=0.0, scale=1.0)
 
 
 BAD_CASES = [
-    ("rho", lambda: di.epsilon_for_rho([[0.5], [0.5, 0.6]], 10)),
-    ("m", lambda: di.scale_for_rho(0.5, [[10], [10, 20]], 1.0)),
-    ("values", lambda: di.log_evidence(RAGGED, 0.0, 1.0)),
-    ("values", lambda: di.worst_case_risk(RAGGED, 1.0)),
-    ("values", lambda: di.multi_worst_case_risk(RAGGED, [1.0, 1.0])),
-    ("values", lambda: di.gaussian_delta(RAGGED, 0.5, 1.0)),
+    ("rho", lambda: di.epsilon_for_rho([[0.5], [0.5, 0.6]], m=10)),
+    ("m", lambda: di.scale_for_rho(0.5, m=[[10], [10, 20]], sensitive_range=1.0)),
+    ("values", lambda: di.log_evidence(RAGGED, response=0.0, scale=1.0)),
+    ("values", lambda: di.worst_case_risk(RAGGED, scale=1.0)),
+    ("values", lambda: di.multi_worst_case_risk(RAGGED, scale=[1.0, 1.0])),
+    ("values", lambda: di.gaussian_delta(RAGGED, rho=0.5, sigma=1.0)),
     ("values", _dask_ragged),
-    ("world", lambda: di.disclosure_risk(V2, 0.0, 1.0, world=None)),
-    ("world", lambda: di.disclosure_risk(V2, 0.0, 1.0, world=np.array([], dtype=np.int64))),
-    ("world", lambda: di.disclosure_risk(V2, 0.0, 1.0, world=[])),
-    ("rtol", lambda: di.tight_scale(V2, 0.7, rtol=[])),
-    ("rtol", lambda: di.multi_tight_scale(M2, 0.7, rtol=[])),
-    ("rtol", lambda: di.gaussian_sigma_for(V3, 0.7, 0.1, rtol=[])),
+    ("world", lambda: di.disclosure_risk(V2, response=0.0, scale=1.0, world=None)),
+    ("world", lambda: di.disclosure_risk(V2, response=0.0, scale=1.0, world=np.array([], dtype=np.int64))),
+    ("world", lambda: di.disclosure_risk(V2, response=0.0, scale=1.0, world=[])),
+    ("rtol", lambda: di.tight_scale(V2, rho=0.7, rtol=[])),
+    ("rtol", lambda: di.multi_tight_scale(M2, rho=0.7, rtol=[])),
+    ("rtol", lambda: di.gaussian_sigma_for(V3, rho=0.7, delta=0.1, rtol=[])),
     ("axis", lambda: di.effective_worlds([1, 2, 3], axis=0.0)),
-    ("max_worlds", lambda: di.world_values("sum", [1.0, 2.0], [1.0, 2.0, 3.0], max_worlds=None)),
-    ("max_worlds", lambda: di.world_values(lambda w: w.sum(), [1.0], [1.0, 2.0, 3.0], max_worlds=None)),
-    ("noise", lambda: di.log_evidence(V2, 0.0, 1.0, noise=np.array(["laplace"]))),
-    ("noise", lambda: di.posterior(V2, 0.0, 1.0, noise=np.array(["gaussian"]))),
-    ("noise", lambda: di.disclosure_risk(V2, 0.0, 1.0, noise=["laplace"])),
-    ("noise", lambda: di.chunked_log_evidence([np.array(V2)], 0.0, 1.0, noise=np.array(["laplace"]))),
-    ("chunk_size", lambda: list(di.iter_chunks(np.arange(5.0), float("inf")))),
-    ("chunk_size", lambda: list(di.iter_chunks(np.arange(5.0), float("nan")))),
-    ("chunk_size", lambda: list(di.iter_chunks(np.arange(5.0), 2.5))),
+    ("max_worlds", lambda: di.world_values("sum", known=[1.0, 2.0], candidates=[1.0, 2.0, 3.0], max_worlds=None)),
+    ("max_worlds", lambda: di.world_values(lambda w: w.sum(), known=[1.0], candidates=[1.0, 2.0, 3.0],
+                                           max_worlds=None)),
+    ("noise", lambda: di.log_evidence(V2, response=0.0, scale=1.0, noise=np.array(["laplace"]))),
+    ("noise", lambda: di.posterior(V2, response=0.0, scale=1.0, noise=np.array(["gaussian"]))),
+    ("noise", lambda: di.disclosure_risk(V2, response=0.0, scale=1.0, noise=["laplace"])),
+    ("noise", lambda: di.chunked_log_evidence([np.array(V2)], response=0.0, scale=1.0, noise=np.array(["laplace"]))),
+    ("chunk_size", lambda: list(di.iter_chunks(np.arange(5.0), chunk_size=float("inf")))),
+    ("chunk_size", lambda: list(di.iter_chunks(np.arange(5.0), chunk_size=float("nan")))),
+    ("chunk_size", lambda: list(di.iter_chunks(np.arange(5.0), chunk_size=2.5))),
 ]
 
 
@@ -133,7 +134,7 @@ def test_dask_object_array_with_a_string():
     NotImplementedError from Dask's rechunking)."""
     da, ddk = _dask()
     with pytest.raises((ValueError, TypeError), match="values"):
-        ddk.log_evidence(np.array([0.0, "a"], dtype=object), 0.0, 1.0)
+        ddk.log_evidence(np.array([0.0, "a"], dtype=object), response=0.0, scale=1.0)
 
 
 def test_dask_object_array_of_numbers():
@@ -142,11 +143,11 @@ def test_dask_object_array_of_numbers():
     da, ddk = _dask()
     v = np.array([0.0, 1.0, 2.5], dtype=object)
     try:
-        out = ddk.log_evidence(v, 0.3, 1.0)
+        out = ddk.log_evidence(v, response=0.3, scale=1.0)
     except (ValueError, TypeError) as exc:
         assert "values" in str(exc), repr(exc)
         return
-    assert out == pytest.approx(di.log_evidence(v.astype(float), 0.3, 1.0), rel=1e-13)
+    assert out == pytest.approx(di.log_evidence(v.astype(float), response=0.3, scale=1.0), rel=1e-13)
 
 
 # ---------------------------------------------------------------------------
@@ -154,9 +155,9 @@ def test_dask_object_array_of_numbers():
 # ---------------------------------------------------------------------------
 
 FLAG_CASES = [
-    ("return_world", lambda x: di.worst_case_risk(V2, 1.0, return_world=x)),
-    ("return_world", lambda x: di.multi_worst_case_risk(M2, [1.0, 1.0], return_world=x)),
-    ("return_removed", lambda x: di.dataset_sensitive_range("median", [1.0, 2.0, 3.0], [1.0, 4.0],
+    ("return_world", lambda x: di.worst_case_risk(V2, scale=1.0, return_world=x)),
+    ("return_world", lambda x: di.multi_worst_case_risk(M2, scale=[1.0, 1.0], return_world=x)),
+    ("return_removed", lambda x: di.dataset_sensitive_range("median", data=[1.0, 2.0, 3.0], candidates=[1.0, 4.0],
                                                             return_removed=x)),
     ("integer", lambda x: di.Domain(0, 9, integer=x)),
 ]
@@ -179,22 +180,22 @@ def test_flags_accept_bools(name, call):
 
 
 TRUE_CASES = [
-    ("scale", lambda: di.log_evidence(V2, 0.0, True)),
-    ("scale", lambda: di.posterior(V2, 0.0, True)),
-    ("scale", lambda: di.worst_case_risk(V2, True)),
-    ("scale", lambda: di.risk_bound(True, 10, 1.0)),
-    ("response", lambda: di.log_evidence(V2, True, 1.0)),
-    ("rho", lambda: di.epsilon_for_rho(True, 10)),
-    ("rho", lambda: di.scale_for_rho(True, 10, 1.0)),
-    ("rho", lambda: di.tight_scale(V2, True)),
-    ("rho", lambda: di.multi_tight_scale(M2, True)),
-    ("m", lambda: di.epsilon_for_rho(0.5, True)),
-    ("epsilon", lambda: di.rho_for_epsilon(True, 10)),
-    ("sigma", lambda: di.gaussian_delta(V3, 0.5, True)),
-    ("delta", lambda: di.gaussian_sigma_for(V3, 0.5, True)),
-    ("sensitive_range", lambda: di.scale_for_rho(0.5, 10, True)),
-    ("values", lambda: di.log_evidence([True, False], 0.0, 1.0)),
-    ("values", lambda: di.worst_case_risk(np.array([True, False]), 1.0)),
+    ("scale", lambda: di.log_evidence(V2, response=0.0, scale=True)),
+    ("scale", lambda: di.posterior(V2, response=0.0, scale=True)),
+    ("scale", lambda: di.worst_case_risk(V2, scale=True)),
+    ("scale", lambda: di.risk_bound(True, m=10, sensitive_range=1.0)),
+    ("response", lambda: di.log_evidence(V2, response=True, scale=1.0)),
+    ("rho", lambda: di.epsilon_for_rho(True, m=10)),
+    ("rho", lambda: di.scale_for_rho(True, m=10, sensitive_range=1.0)),
+    ("rho", lambda: di.tight_scale(V2, rho=True)),
+    ("rho", lambda: di.multi_tight_scale(M2, rho=True)),
+    ("m", lambda: di.epsilon_for_rho(0.5, m=True)),
+    ("epsilon", lambda: di.rho_for_epsilon(True, m=10)),
+    ("sigma", lambda: di.gaussian_delta(V3, rho=0.5, sigma=True)),
+    ("delta", lambda: di.gaussian_sigma_for(V3, rho=0.5, delta=True)),
+    ("sensitive_range", lambda: di.scale_for_rho(0.5, m=10, sensitive_range=True)),
+    ("values", lambda: di.log_evidence([True, False], response=0.0, scale=1.0)),
+    ("values", lambda: di.worst_case_risk(np.array([True, False]), scale=1.0)),
 ]
 
 
@@ -207,17 +208,17 @@ def test_true_is_not_a_number(name, call):
 
 
 STRING_CASES = [
-    ("values", lambda: di.log_evidence(np.array(["1", "2"]), 0.0, 1.0)),
-    ("values", lambda: di.log_evidence(["1.0", "2.0"], 0.0, 1.0)),
-    ("values", lambda: di.worst_case_risk(["0", "1"], 1.0)),
-    ("response", lambda: di.log_evidence(V2, np.array(["1"]), 1.0)),
-    ("scale", lambda: di.log_evidence(V2, 0.0, np.array(["1"]))),
-    ("counts", lambda: di.log_evidence(V2, 0.0, 1.0, counts=np.array(["1", "2"]))),
-    ("prior", lambda: di.posterior(V2, 0.0, 1.0, prior=["1", "2"])),
-    ("rho", lambda: di.epsilon_for_rho(np.array(["0.5"]), 10)),
-    ("rho", lambda: di.tight_scale(V2, ["0.5"])),
-    ("known", lambda: di.world_values("sum", np.array(["1"]), [1.0, 2.0])),
-    ("candidates", lambda: di.world_values("sum", [1.0], ["1", "2"])),
+    ("values", lambda: di.log_evidence(np.array(["1", "2"]), response=0.0, scale=1.0)),
+    ("values", lambda: di.log_evidence(["1.0", "2.0"], response=0.0, scale=1.0)),
+    ("values", lambda: di.worst_case_risk(["0", "1"], scale=1.0)),
+    ("response", lambda: di.log_evidence(V2, response=np.array(["1"]), scale=1.0)),
+    ("scale", lambda: di.log_evidence(V2, response=0.0, scale=np.array(["1"]))),
+    ("counts", lambda: di.log_evidence(V2, response=0.0, scale=1.0, counts=np.array(["1", "2"]))),
+    ("prior", lambda: di.posterior(V2, response=0.0, scale=1.0, prior=["1", "2"])),
+    ("rho", lambda: di.epsilon_for_rho(np.array(["0.5"]), m=10)),
+    ("rho", lambda: di.tight_scale(V2, rho=["0.5"])),
+    ("known", lambda: di.world_values("sum", known=np.array(["1"]), candidates=[1.0, 2.0])),
+    ("candidates", lambda: di.world_values("sum", known=[1.0], candidates=["1", "2"])),
 ]
 
 
@@ -248,8 +249,8 @@ def test_world_values_sum_on_cents_groups_like_callable(seed, k):
     rng = np.random.default_rng(seed)
     cands = np.round(rng.uniform(0, 5, 12), 2)
     known = np.round(rng.uniform(0, 5, 3), 2)
-    v1, c1 = di.world_values("sum", known, cands, k=k)
-    v2, c2 = di.world_values(lambda w: math.fsum(w), known, cands, k=k)
+    v1, c1 = di.world_values("sum", known=known, candidates=cands, k=k)
+    v2, c2 = di.world_values(lambda w: math.fsum(w), known=known, candidates=cands, k=k)
     assert len(v1) == len(v2), f"{len(v1)} groups (named) against {len(v2)} (callable)"
     assert np.array_equal(np.asarray(c1, float), np.asarray(c2, float))
     assert np.allclose(v1, v2, rtol=1e-14, atol=0.0)
@@ -257,8 +258,8 @@ def test_world_values_sum_on_cents_groups_like_callable(seed, k):
 
 def _removed_ok(query, data, cands):
     """Problems of return_removed against exact rational ranges (k = 1)."""
-    S, removed = di.dataset_sensitive_range(query, data, cands, return_removed=True)
-    exact = ref.removal_ranges_exact(query, data, cands)
+    S, removed = di.dataset_sensitive_range(query, data=data, candidates=cands, return_removed=True)
+    exact = ref.removal_ranges_exact(query, data=data, candidates=cands)
     best = max(exact)
     tied = [i for i, x in enumerate(exact) if x == best]
     out = []
@@ -308,12 +309,12 @@ def test_dataset_sensitive_range_without_other_candidates_is_zero(query, k):
     only world is the data itself: the range is 0 (today a ValueError,
     "candidates must not be empty")."""
     data = [1.0, 2.0, 4.0, 7.5]
-    assert di.dataset_sensitive_range(query, data, [], k=k) == 0.0
+    assert di.dataset_sensitive_range(query, data=data, candidates=[], k=k) == 0.0
 
 
 def test_dataset_sensitive_range_without_other_candidates_callable():
     """Example 16, the same with a callable query."""
-    assert di.dataset_sensitive_range(lambda w: float(np.median(w)), [1.0, 2.0, 4.0], []) == 0.0
+    assert di.dataset_sensitive_range(lambda w: float(np.median(w)), data=[1.0, 2.0, 4.0], candidates=[]) == 0.0
 
 
 # ---------------------------------------------------------------------------
@@ -322,10 +323,10 @@ def test_dataset_sensitive_range_without_other_candidates_callable():
 
 @pytest.mark.parametrize("query", ["sum", "mean", "var", "std"])
 @pytest.mark.parametrize("call", [
-    lambda q: di.world_values(q, [1e307, 1.0], [1e308, 0.0]),
-    lambda q: di.dataset_sensitive_range(q, [1e307, 1.0, 5e307], [1e308]),
-    lambda q: di.dataset_tight_scale(q, [1e307, 1.0, 5e307], [1e308], 0.5),
-    lambda q: di.sensitive_range(q, [1e307, 1.0], [1e308, 0.0]),
+    lambda q: di.world_values(q, known=[1e307, 1.0], candidates=[1e308, 0.0]),
+    lambda q: di.dataset_sensitive_range(q, data=[1e307, 1.0, 5e307], candidates=[1e308]),
+    lambda q: di.dataset_tight_scale(q, data=[1e307, 1.0, 5e307], candidates=[1e308], rho=0.5),
+    lambda q: di.sensitive_range(q, known=[1e307, 1.0], candidates=[1e308, 0.0]),
 ])
 def test_sums_beyond_the_float_range_are_value_errors(query, call):
     """Sums of values near 1e308 (and squared deviations of values beyond
@@ -340,30 +341,30 @@ def test_var_of_a_tiny_spread_is_a_value_error(query):
     """Squared deviations of values 1e-200 apart underflow to 0: every world
     would collapse to one value (risk 1/m whatever the data)."""
     with pytest.raises(ValueError, match="known and candidates span only"):
-        di.world_values(query, [1e-200, 2e-200], [3e-200])
+        di.world_values(query, known=[1e-200, 2e-200], candidates=[3e-200])
     with pytest.raises(ValueError, match="known holds values up to"):
-        di.world_values(query, [1e300], [1e300, -1e300])
+        di.world_values(query, known=[1e300], candidates=[1e300, -1e300])
 
 
 def test_membership_sums_beyond_the_float_range_are_value_errors():
     with pytest.raises(ValueError, match="known holds values up to 1e"):
-        di.membership_risk("sum", [1e308, 1e308], [0.0, 1.0], 1.0)
+        di.membership_risk("sum", known=[1e308, 1e308], candidates=[0.0, 1.0], scale=1.0)
 
 
 def test_sums_and_order_statistics_within_range_are_kept():
     """The check stops only what overflows: sums near 1e300 and medians
     and quantiles of values near +-1.8e308 (whose midpoint b - a overflows)
     are exact."""
-    v, c = di.world_values("sum", [1e300], [1e300, -1e300])
+    v, c = di.world_values("sum", known=[1e300], candidates=[1e300, -1e300])
     assert v.tolist() == [0.0, 2e300] and c.tolist() == [1, 1]
     from fractions import Fraction as F
 
     mid = float((F(1.6e308) + F(1.7e308)) / 2)  # correctly rounded
-    v, _ = di.world_values("median", [1.7e308, 1.6e308, -1.0], [1.79e308, -1.7e308])
+    v, _ = di.world_values("median", known=[1.7e308, 1.6e308, -1.0], candidates=[1.79e308, -1.7e308])
     assert v.tolist() == [8e307, mid]
-    v, _ = di.world_values("median", [-1.7e308, -1.6e308, 1.0], [-1.79e308, 1.7e308])
+    v, _ = di.world_values("median", known=[-1.7e308, -1.6e308, 1.0], candidates=[-1.79e308, 1.7e308])
     assert v.tolist() == [-mid, -8e307]
-    v, _ = di.world_values("quantile", [1.7e308, -1.6e308], [1.79e308, -1.7e308], q=0.3)
+    v, _ = di.world_values("quantile", known=[1.7e308, -1.6e308], candidates=[1.79e308, -1.7e308], q=0.3)
     # [-1.7, -1.6, 1.7] and [-1.6, 1.7, 1.79] (1e308), position 0.6 of 2
     assert np.allclose(v / 1e308, [-1.64, 0.38], rtol=1e-15, atol=0)
 
@@ -373,13 +374,13 @@ def test_huge_integer_domains_are_not_listed():
     soon as it was passed: a MemoryError.  The worst cases that need only
     its ends are computed; those that need every value say so."""
     D = di.Domain(0, 10**12)
-    assert di.sensitive_range("median", [1.0, 2.0, 3.0], D) == 1.0
-    assert di.sensitive_range("sum", [1.0, 2.0, 3.0], D, k=2) == 2e12
-    assert di.dataset_sensitive_range("median", [1.0, 2.0, 3.0], D) == 2.0
+    assert di.sensitive_range("median", known=[1.0, 2.0, 3.0], candidates=D) == 1.0
+    assert di.sensitive_range("sum", known=[1.0, 2.0, 3.0], candidates=D, k=2) == 2e12
+    assert di.dataset_sensitive_range("median", data=[1.0, 2.0, 3.0], candidates=D) == 2.0
     with pytest.raises(ValueError, match="max_worlds"):
-        di.world_values("sum", [1.0, 2.0], D)
+        di.world_values("sum", known=[1.0, 2.0], candidates=D)
     with pytest.raises(ValueError, match="too many to list"):
-        di.contributions("sum", [1.0, 2.0], D)
+        di.contributions("sum", known=[1.0, 2.0], candidates=D)
     with pytest.raises(ValueError, match=r"2\*\*53"):
         di.Domain(0, 2**60).values()
     assert di.Domain(0, 2**60).size == 2**60 + 1
@@ -395,9 +396,9 @@ def test_integers_float64_cannot_hold_are_value_errors(values):
     """Distinct integers that float64 rounds to one value would merge
     distinct worlds silently (a tight scale of 0 for three worlds)."""
     with pytest.raises(ValueError, match="values holds an integer float64 cannot represent exactly"):
-        di.worst_case_risk(values, 1.0)
+        di.worst_case_risk(values, scale=1.0)
     with pytest.raises(ValueError, match="values holds"):
-        di.tight_scale(values, 0.6)
+        di.tight_scale(values, rho=0.6)
 
 
 @pytest.mark.parametrize("values", [
@@ -407,7 +408,7 @@ def test_integers_float64_cannot_hold_are_value_errors(values):
 ])
 def test_integers_float64_holds_exactly_are_kept(values):
     f = np.asarray(values, dtype=np.float64)
-    assert di.worst_case_risk(values, 1e19) == di.worst_case_risk(f, 1e19)
+    assert di.worst_case_risk(values, scale=1e19) == di.worst_case_risk(f, scale=1e19)
 
 
 def test_integer_domain_wider_than_the_float_range():
@@ -415,34 +416,40 @@ def test_integer_domain_wider_than_the_float_range():
     from every function that took it."""
     D = di.Domain(-1e308, 1e308)
     assert D.size == 2 * int(1e308) + 1
-    assert di.sensitive_range("median", [1.0, 2.0, 3.0], D) == 1.0
-    assert di.dataset_sensitive_range("median", [1.0, 2.0, 3.0], D) == 2.0
+    assert di.sensitive_range("median", known=[1.0, 2.0, 3.0], candidates=D) == 1.0
+    assert di.dataset_sensitive_range("median", data=[1.0, 2.0, 3.0], candidates=D) == 2.0
     with pytest.raises(ValueError, match=r"about 10\*\*308 possible worlds exceed max_worlds"):
-        di.world_values("median", [1.0, 2.0], D)
+        di.world_values("median", known=[1.0, 2.0], candidates=D)
     with pytest.raises(ValueError, match="candidates holds values up to 1e"):
-        di.sensitive_range("sum", [1.0, 2.0, 3.0], D)
+        di.sensitive_range("sum", known=[1.0, 2.0, 3.0], candidates=D)
 
 
 FMAX = 1.7976931348623157e308
 QUIET = [
-    ("classic sigma inf", lambda: di.classic_gaussian_sigma(0.0, 5e-324, FMAX), np.inf),
-    ("classic sigma tiny eps", lambda: di.classic_gaussian_sigma(5e-324, 5e-324, 1.0), np.inf),
-    ("agd far noise, huge eps", lambda: di.analytic_gaussian_delta(1e300, 1e-20, 5e-324), 0.0),
-    ("ags huge eps, subnormal S", lambda: di.analytic_gaussian_sigma(FMAX, 5e-324, 5e-324), 5e-324),
-    ("tight spread beyond range", lambda: di.tight_scale([FMAX, -FMAX, 0.0], 0.34), np.inf),
-    ("sensitive_range beyond range", lambda: di.sensitive_range("median", [], [1e308, -1e308]), np.inf),
-    ("contributions beyond range", lambda: di.contributions("median", [], [1e308, -1e308]).tolist(), [np.inf] * 2),
-    ("dataset range beyond range", lambda: di.dataset_sensitive_range("median", [1.0], [1e308, -1e308]), np.inf),
-    ("dataset tight beyond range", lambda: di.dataset_tight_scale("median", [1.0], [1e308, -1e308], 1e-300), np.inf),
-    ("dataset range near max", lambda: di.dataset_sensitive_range("median", [1e-300, 1e300], [FMAX, -FMAX, 0.0]), FMAX),
-    ("kary_estimate near max", lambda: rr.kary_estimate([FMAX, FMAX], 5e-324).tolist(), [FMAX, FMAX]),
+    ("classic sigma inf", lambda: di.classic_gaussian_sigma(0.0, delta=5e-324, sensitivity=FMAX), np.inf),
+    ("classic sigma tiny eps", lambda: di.classic_gaussian_sigma(5e-324, delta=5e-324, sensitivity=1.0), np.inf),
+    ("agd far noise, huge eps", lambda: di.analytic_gaussian_delta(1e300, epsilon=1e-20, sensitivity=5e-324), 0.0),
+    ("ags huge eps, subnormal S", lambda: di.analytic_gaussian_sigma(FMAX, delta=5e-324, sensitivity=5e-324), 5e-324),
+    ("tight spread beyond range", lambda: di.tight_scale([FMAX, -FMAX, 0.0], rho=0.34), np.inf),
+    ("sensitive_range beyond range", lambda: di.sensitive_range("median", known=[], candidates=[1e308, -1e308]),
+     np.inf),
+    ("contributions beyond range", lambda: di.contributions("median", known=[], candidates=[1e308, -1e308]).tolist(),
+     [np.inf] * 2),
+    ("dataset range beyond range", lambda: di.dataset_sensitive_range("median", data=[1.0],
+                                                                      candidates=[1e308, -1e308]), np.inf),
+    ("dataset tight beyond range", lambda: di.dataset_tight_scale("median", data=[1.0], candidates=[1e308, -1e308],
+                                                                  rho=1e-300), np.inf),
+    ("dataset range near max", lambda: di.dataset_sensitive_range("median", data=[1e-300, 1e300],
+                                                                  candidates=[FMAX, -FMAX, 0.0]), FMAX),
+    ("kary_estimate near max", lambda: rr.kary_estimate([FMAX, FMAX], epsilon=5e-324).tolist(), [FMAX, FMAX]),
 ]
 RAISE = [
-    lambda: di.posterior([1e308, -1e308], 0.0, 5e-324),
-    lambda: di.disclosure_risk([1e308, -1e308], 0.0, 5e-324, world=1),
-    lambda: di.chunked_log_evidence([np.array([1e308, -1e308])], 0.0, 5e-324),
-    lambda: di.chunked_worst_case_risk([np.array([1e308, -1e308])], 0.0),
-    lambda: di.membership_risk("sum", [1e-300, 1e300], [0.0, 1.0], 5e-324, individual=0, response=0.0),
+    lambda: di.posterior([1e308, -1e308], response=0.0, scale=5e-324),
+    lambda: di.disclosure_risk([1e308, -1e308], response=0.0, scale=5e-324, world=1),
+    lambda: di.chunked_log_evidence([np.array([1e308, -1e308])], response=0.0, scale=5e-324),
+    lambda: di.chunked_worst_case_risk([np.array([1e308, -1e308])], scale=0.0),
+    lambda: di.membership_risk("sum", known=[1e-300, 1e300], candidates=[0.0, 1.0], scale=5e-324, individual=0,
+                               response=0.0),
 ]
 
 
@@ -472,7 +479,7 @@ def test_extremes_raise_without_runtime_warning_first(call):
 def test_dataset_sensitive_range_one_value_no_candidates(query):
     """One data point and no other candidates: the only world is the data
     (range 0), as for the other queries (an IndexError before)."""
-    assert di.dataset_sensitive_range(query, [2.0], []) == 0.0
+    assert di.dataset_sensitive_range(query, data=[2.0], candidates=[]) == 0.0
 
 
 def _exact_var(xs, ddof):
@@ -512,10 +519,10 @@ def test_var_std_ranges_without_cancellation(query, data, cands, ddof):
     the exact value for std: too little noise).  Now formed factored, to
     a few ulps of S itself, for sensitive_range and dataset_sensitive_range."""
     want = _exact_dataset_range(query, data, cands, ddof)
-    got = di.dataset_sensitive_range(query, data, cands, ddof=ddof)
+    got = di.dataset_sensitive_range(query, data=data, candidates=cands, ddof=ddof)
     assert got == pytest.approx(want, rel=1e-13)
     known = data[1:]
-    S = di.sensitive_range(query, known, cands + [data[0]], ddof=ddof)
+    S = di.sensitive_range(query, known=known, candidates=cands + [data[0]], ddof=ddof)
     vs = [_exact_var(known + [c], ddof) for c in cands + [data[0]]]
     if query == "std":
         import mpmath
@@ -541,7 +548,7 @@ def test_world_values_var_without_known_part_far_candidates(query, cands, k):
 
     import mpmath
 
-    vals, counts = di.world_values(query, [], cands, k=k)
+    vals, counts = di.world_values(query, known=[], candidates=cands, k=k)
     want = {}
     for c in itertools.combinations(cands, k):
         v = _exact_var(list(c), 0)
@@ -558,9 +565,9 @@ def test_world_values_domain_sums_merged_after_rounding():
     """Distinct exact sums over a Domain that round to one float (a known
     part of 1e16) came back as repeated values; world_values promises
     distinct values with their counts."""
-    vals, counts = di.world_values("sum", [1e16], di.Domain(0, 3), k=2)
+    vals, counts = di.world_values("sum", known=[1e16], candidates=di.Domain(0, 3), k=2)
     assert np.all(np.diff(vals) > 0) and counts.sum() == 10
     # 1e16 + s rounds to even: s in {0, 1} -> 1e16, {2} -> +2, {3, 4, 5} -> +4, {6} -> +6
     assert counts.tolist() == [2, 2, 5, 1]
-    vals, counts = di.world_values("sum", [1e300, 0.75, 6.0], di.Domain(-1, 1), k=3)
+    vals, counts = di.world_values("sum", known=[1e300, 0.75, 6.0], candidates=di.Domain(-1, 1), k=3)
     assert vals.tolist() == [1e300] and counts.tolist() == [10]

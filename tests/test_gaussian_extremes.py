@@ -133,7 +133,7 @@ def tolerance(a, b):
 
 
 def check_delta(values, rho, sigma, j, counts=None, prior=None):
-    got = di.gaussian_delta(values, rho, sigma, world=j, counts=counts, prior=prior)
+    got = di.gaussian_delta(values, rho=rho, sigma=sigma, world=j, counts=counts, prior=prior)
     ex, a, b = reference(values, rho, sigma, j, counts, prior)
     err = abs(mp.mpf(got) - ex)
     # and a few ulps of the result: the CDF's own error and its rounding
@@ -146,33 +146,33 @@ def check_delta(values, rho, sigma, j, counts=None, prior=None):
 def test_rho_fl_third_is_unattainable_for_three_worlds():
     # fl(1/3) < 1/3 = the infinite-noise share: no sigma keeps delta small
     assert Fraction(1 / 3) < Fraction(1, 3)
-    assert di.gaussian_sigma_for([0.0, 1.0, 2.0], 1 / 3, 0.05) == np.inf
+    assert di.gaussian_sigma_for([0.0, 1.0, 2.0], rho=1 / 3, delta=0.05) == np.inf
     # three equal worlds: the posterior is 1/3 > fl(1/3) whatever sigma
-    assert di.gaussian_sigma_for([5.0, 5.0, 5.0], 1 / 3, 0.05) == np.inf
-    assert di.gaussian_sigma_for([5.0, 5.0, 5.0], np.nextafter(1 / 3, 1), 0.05) == 0.0
+    assert di.gaussian_sigma_for([5.0, 5.0, 5.0], rho=1 / 3, delta=0.05) == np.inf
+    assert di.gaussian_sigma_for([5.0, 5.0, 5.0], rho=np.nextafter(1 / 3, 1), delta=0.05) == 0.0
 
 
 @pytest.mark.parametrize("rho", [np.nextafter(1 / 3, 1), 1 / 3 * (1 + 1e-12), 1 / 3 * (1 + 1e-6)])
 def test_sigma_for_just_above_one_third_meets_the_target_exactly(rho):
     v = [0.0, 1.0, 2.0]
-    s = di.gaussian_sigma_for(v, rho, 0.05)
+    s = di.gaussian_sigma_for(v, rho=rho, delta=0.05)
     assert 0 < s < np.inf
     assert worst_exact(v, rho, s) <= 0.05
     assert worst_exact(v, rho, s * (1 - 1e-6)) > 0.05  # and tight
-    assert di.gaussian_delta(v, rho, s) <= 0.05
+    assert di.gaussian_delta(v, rho=rho, sigma=s) <= 0.05
 
 
 def test_edges_with_weights_are_exact():
     v = [0.0, 1.0, 2.0]
     # counts: four worlds, each with infinite-noise share exactly 1/4
-    assert di.gaussian_sigma_for(v, 0.25, 0.05, counts=[1, 2, 1]) == np.inf
+    assert di.gaussian_sigma_for(v, rho=0.25, delta=0.05, counts=[1, 2, 1]) == np.inf
     r = np.nextafter(0.25, 1)
-    s = di.gaussian_sigma_for(v, r, 0.05, counts=[1, 2, 1])
+    s = di.gaussian_sigma_for(v, rho=r, delta=0.05, counts=[1, 2, 1])
     assert 0 < s < np.inf and worst_exact(v, r, s, counts=[1, 2, 1]) <= 0.05
     # a prior: the middle world's share is 2/4
-    assert di.gaussian_sigma_for(v, 0.5, 0.05, prior=[1, 2, 1]) == np.inf
+    assert di.gaussian_sigma_for(v, rho=0.5, delta=0.05, prior=[1, 2, 1]) == np.inf
     r = 0.5 * (1 + 1e-9)
-    s = di.gaussian_sigma_for(v, r, 0.05, prior=[0.1, 0.2, 0.1])
+    s = di.gaussian_sigma_for(v, rho=r, delta=0.05, prior=[0.1, 0.2, 0.1])
     assert 0 < s < np.inf and worst_exact(v, r, s, prior=[0.1, 0.2, 0.1]) <= 0.05
 
 
@@ -180,14 +180,14 @@ def test_thresholds_of_the_given_world_only():
     # world 0's infinite-noise share is 1/4: rho = 0.4 is attainable for it,
     # though the middle world's share is 1/2
     v, pr = [0.0, 1.0, 2.0], [1.0, 2.0, 1.0]
-    s = di.gaussian_sigma_for(v, 0.4, 0.05, prior=pr, world=0)
+    s = di.gaussian_sigma_for(v, rho=0.4, delta=0.05, prior=pr, world=0)
     assert 0 < s < np.inf
     assert exact_delta(v, 0.4, s, 0, prior=pr) <= 0.05
-    assert di.gaussian_sigma_for(v, 0.4, 0.05, prior=pr) == np.inf
+    assert di.gaussian_sigma_for(v, rho=0.4, delta=0.05, prior=pr) == np.inf
     # worlds 0 and 1 share a value: their posteriors never exceed 1/2, so
     # world 0 needs no noise at rho = 1/2, though world 2 does
-    assert di.gaussian_sigma_for([0.0, 0.0, 1.0], 0.5, 0.05, world=0) == 0.0
-    assert di.gaussian_sigma_for([0.0, 0.0, 1.0], 0.5, 0.05) > 0.0
+    assert di.gaussian_sigma_for([0.0, 0.0, 1.0], rho=0.5, delta=0.05, world=0) == 0.0
+    assert di.gaussian_sigma_for([0.0, 0.0, 1.0], rho=0.5, delta=0.05) > 0.0
 
 
 @pytest.mark.parametrize("k", [8, 12, 16])
@@ -216,7 +216,7 @@ def test_delta_with_weights_far_above_the_spread():
 def test_sigma_over_the_whole_float_range():
     # the documented range was [1e-150, 1e150]: now any positive finite sigma
     for s in (1e-300, 5e-324, 1e300, 1.7e308):
-        d = di.gaussian_delta([0.0, 1.0], 0.7, s, world=0)
+        d = di.gaussian_delta([0.0, 1.0], rho=0.7, sigma=s, world=0)
         assert d == pytest.approx(float(exact_delta([0.0, 1.0], 0.7, s, 0)), rel=1e-14, abs=1e-300)
     check_delta([-1.0, 0.0, 1.0], 0.25, 1e300, 1, counts=[1, 2, 1])
     check_delta([0.0, 5e-324, 1e-323], 0.25, 1e300, 1, counts=[1, 2, 1])
@@ -228,13 +228,13 @@ def test_values_near_the_overflow_threshold():
     check_delta([-1.7e308, 1.7e308], 0.6, 1e308, 0)
     check_delta([-1.7e308, 0.0, 1.7e308], 0.4, 1e308, 1)
     check_delta([1.7e308, np.nextafter(1.7e308, 0)], 0.6, 1e292, 0)
-    s = di.gaussian_sigma_for([-1.7e308, 0.0, 1.7e308], 0.99, 0.2)
+    s = di.gaussian_sigma_for([-1.7e308, 0.0, 1.7e308], rho=0.99, delta=0.2)
     assert 1e307 < s < np.inf
     assert worst_exact([-1.7e308, 0.0, 1.7e308], 0.99, s) <= 0.2
     # a target that needs a larger sigma than the largest float: inf
-    assert di.gaussian_sigma_for([-1.7e308, 0.0, 1.7e308], 0.9, 0.01) == np.inf
+    assert di.gaussian_sigma_for([-1.7e308, 0.0, 1.7e308], rho=0.9, delta=0.01) == np.inf
     # the target needs a sigma beyond the float range: inf, not a finite unsafe value
-    assert di.gaussian_sigma_for([-1.7e308, 0.0, 1.7e308], np.nextafter(1 / 3, 1), 0.01) == np.inf
+    assert di.gaussian_sigma_for([-1.7e308, 0.0, 1.7e308], rho=np.nextafter(1 / 3, 1), delta=0.01) == np.inf
 
 
 def test_prior_of_a_world_near_one():
@@ -315,26 +315,26 @@ def test_sigma_for_meets_the_target_at_60_digits(case):
     """The returned sigma keeps the exact delta of every world within the
     target; inf only where rho is at or below some world's exact limit."""
     v, rho, delta, counts, prior = case
-    s = di.gaussian_sigma_for(v, rho, delta, counts=counts, prior=prior)
+    s = di.gaussian_sigma_for(v, rho=rho, delta=delta, counts=counts, prior=prior)
     if s == np.inf:
         assert any(Fraction(rho) <= limit_share(v, j, counts, prior) for j in range(len(v)))
         return
     assert 0 < s < np.inf
     assert worst_exact(v, rho, s, counts, prior) <= delta
-    assert di.gaussian_delta(v, rho, s, counts=counts, prior=prior) <= delta
+    assert di.gaussian_delta(v, rho=rho, sigma=s, counts=counts, prior=prior) <= delta
 
 
 def test_extreme_weights_exact_or_a_clear_error():
     # a prior of 5e-324 next to 1: that world's share at infinite noise is
     # 5e-324 / (1 + 5e-324), attainable at rho = 1e-300
-    s = di.gaussian_sigma_for([0.0, 1.0], 1e-300, 0.1, prior=[5e-324, 1.0], world=0)
+    s = di.gaussian_sigma_for([0.0, 1.0], rho=1e-300, delta=0.1, prior=[5e-324, 1.0], world=0)
     assert 0 < s < np.inf
     assert exact_delta([0.0, 1.0], 1e-300, s, 0, prior=[5e-324, 1.0]) <= 0.1
-    s = di.gaussian_sigma_for([0.0, 1.0], 1e-300, 0.1, prior=[1e-300, 1.0], world=0)
+    s = di.gaussian_sigma_for([0.0, 1.0], rho=1e-300, delta=0.1, prior=[1e-300, 1.0], world=0)
     assert 1e299 < s < np.inf
     assert exact_delta([0.0, 1.0], 1e-300, s, 0, prior=[1e-300, 1.0]) <= 0.1
-    assert di.gaussian_sigma_for([0.0, 1.0], 0.9, 0.1, prior=[5e-324, 1.0]) == np.inf
+    assert di.gaussian_sigma_for([0.0, 1.0], rho=0.9, delta=0.1, prior=[5e-324, 1.0]) == np.inf
     with pytest.raises(ValueError, match="counts"):
-        di.gaussian_delta([0.0, 1.0], 0.5, 1.0, counts=[1e308, 1e308])
+        di.gaussian_delta([0.0, 1.0], rho=0.5, sigma=1.0, counts=[1e308, 1e308])
     with pytest.raises(ValueError, match="prior"):
-        di.gaussian_sigma_for([0.0, 1.0], 0.5, 0.1, prior=[5e-324, 1e308])
+        di.gaussian_sigma_for([0.0, 1.0], rho=0.5, delta=0.1, prior=[5e-324, 1e308])

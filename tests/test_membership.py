@@ -17,37 +17,39 @@ def test_against_brute_force(k, query):
         known = rng.integers(0, 10, int(rng.integers(0, 5))).astype(float)
         cands = rng.integers(0, 8, int(rng.integers(k + 1, 9))).astype(float)  # repeated values
         for scale in (0.3, 2.0):
-            ref = brute_force.membership_risk(query, known, cands, scale, k=k)
-            got = di.membership_risk(query, known, cands, scale, k=k, individual=np.arange(cands.size))
+            ref = brute_force.membership_risk(query, known=known, candidates=cands, scale=scale, k=k)
+            got = di.membership_risk(query, known=known, candidates=cands, scale=scale, k=k,
+                                     individual=np.arange(cands.size))
             np.testing.assert_allclose(got, ref, rtol=1e-12)
-            assert di.membership_risk(query, known, cands, scale, k=k) == pytest.approx(ref.max(), rel=1e-12)
+            assert di.membership_risk(query, known=known, candidates=cands, scale=scale,
+                                      k=k) == pytest.approx(ref.max(), rel=1e-12)
 
 
 def test_limits_prior_and_tight():
     c = np.array([0.0, 1.0, 1.0, 2.0, 5.0, 9.0])
     k = 2
-    assert di.membership_risk("sum", [], c, np.inf, k=k) == pytest.approx(k / c.size, rel=1e-14)
-    r = di.membership_risk("sum", [], c, np.geomspace(0.01, 100, 20), k=k)
+    assert di.membership_risk("sum", known=[], candidates=c, scale=np.inf, k=k) == pytest.approx(k / c.size, rel=1e-14)
+    r = di.membership_risk("sum", known=[], candidates=c, scale=np.geomspace(0.01, 100, 20), k=k)
     assert np.all(np.diff(r) <= 1e-15) and np.all(r >= k / c.size - 1e-15)
     rho = np.array([0.4, 0.6, 0.95])
-    s = di.membership_tight_scale("sum", [], c, rho, k=k)
-    assert np.all(di.membership_risk("sum", [], c, s, k=k) <= rho)
-    assert np.all(di.membership_risk("sum", [], c, s * (1 - 1e-9), k=k) > rho)
-    assert di.membership_tight_scale("sum", [], c, k / c.size, k=k) == np.inf
-    assert di.membership_tight_scale("sum", [], c, 1.0, k=k) == 0.0
+    s = di.membership_tight_scale("sum", known=[], candidates=c, rho=rho, k=k)
+    assert np.all(di.membership_risk("sum", known=[], candidates=c, scale=s, k=k) <= rho)
+    assert np.all(di.membership_risk("sum", known=[], candidates=c, scale=s * (1 - 1e-9), k=k) > rho)
+    assert di.membership_tight_scale("sum", known=[], candidates=c, rho=k / c.size, k=k) == np.inf
+    assert di.membership_tight_scale("sum", known=[], candidates=c, rho=1.0, k=k) == 0.0
 
 
 def test_bad_input():
     with pytest.raises(ValueError, match="query"):
-        di.membership_risk("median", [], [1.0, 2.0], 1.0)
+        di.membership_risk("median", known=[], candidates=[1.0, 2.0], scale=1.0)
     with pytest.raises(ValueError, match="Domain"):
-        di.membership_risk("sum", [], di.Domain(0, 5), 1.0)
+        di.membership_risk("sum", known=[], candidates=di.Domain(0, 5), scale=1.0)
     with pytest.raises(ValueError, match="k = 3"):
-        di.membership_risk("sum", [], [1.0, 2.0], 1.0, k=3)
+        di.membership_risk("sum", known=[], candidates=[1.0, 2.0], scale=1.0, k=3)
     with pytest.raises(ValueError, match="scale"):
-        di.membership_risk("sum", [], [1.0, 2.0], -1.0)
+        di.membership_risk("sum", known=[], candidates=[1.0, 2.0], scale=-1.0)
     with pytest.raises(ValueError, match="individual"):
-        di.membership_risk("sum", [], [1.0, 2.0], 1.0, individual=7)
+        di.membership_risk("sum", known=[], candidates=[1.0, 2.0], scale=1.0, individual=7)
 
 
 def test_posterior_at_a_response_against_brute_force():
@@ -56,12 +58,13 @@ def test_posterior_at_a_response_against_brute_force():
     k = 2
     R = np.array([1.0, 2.9, 10.0])
     for scale in (0.2, 1.5):
-        want = brute_force.membership_posterior("mean", known, cands, scale, R, k=k)
-        got = di.membership_risk("mean", known, cands, scale, k=k, individual=[0, 1, 5], response=R)
+        want = brute_force.membership_posterior("mean", known=known, candidates=cands, scale=scale, response=R, k=k)
+        got = di.membership_risk("mean", known=known, candidates=cands, scale=scale, k=k, individual=[0, 1, 5],
+                                 response=R)
         for col, i in enumerate([0, 1, 5]):
             np.testing.assert_allclose(got[:, col], want[:, i], rtol=1e-12)
     with pytest.raises(ValueError, match="individual"):
-        di.membership_risk("mean", known, cands, 1.0, k=k, response=R)
+        di.membership_risk("mean", known=known, candidates=cands, scale=1.0, k=k, response=R)
 
 
 @pytest.mark.parametrize("scale", [5e-324, 1e-310, 1e-300, 1e-3, 0.2, 1.5])
@@ -77,7 +80,7 @@ def test_posterior_at_a_response_extreme_scales(scale):
     combos = list(itertools.combinations(range(cands.size), 2))
     f = [float(known.sum() + cands[list(c)].sum()) for c in combos]
     R = np.array([0.5 + 2.0, 1.0 + 2.0, 2.75 + 2.0, 40.0])
-    got = di.membership_risk("sum", known, cands, scale, k=2, individual=[0, 1, 3], response=R)
+    got = di.membership_risk("sum", known=known, candidates=cands, scale=scale, k=2, individual=[0, 1, 3], response=R)
     with mp.workdps(60):
         for p, r in enumerate(R):
             L = [mp.exp(-abs(mpf(r) - mpf(v)) / mpf(scale)) for v in f]
@@ -94,4 +97,4 @@ def test_wide_grid_is_a_value_error():
     """Candidates 0 and 1e13 on the integer grid would need count tables of
     1e13 cells: a MemoryError before, a ValueError naming the grid now."""
     with pytest.raises(ValueError, match="count tables"):
-        di.membership_risk("sum", [], [0.0, 1e13], 1.0)
+        di.membership_risk("sum", known=[], candidates=[0.0, 1e13], scale=1.0)

@@ -45,9 +45,9 @@ def brute(query, data, cands, rho, k=1, **kw):
     best = np.zeros(np.shape(rho))
     worlds = []
     for key, known, c in removals(data, cands, k):
-        v, n = di.world_values(query, known, c, k=k, **kw)
+        v, n = di.world_values(query, known=known, candidates=c, k=k, **kw)
         worlds.append((key, v, n))
-        best = np.maximum(best, di.tight_scale(v, rho, counts=n))
+        best = np.maximum(best, di.tight_scale(v, rho=rho, counts=n))
     return best, worlds
 
 
@@ -57,25 +57,25 @@ def check_every_removal(lam, rho, worlds):
     lam, rho = np.atleast_1d(lam), np.broadcast_to(rho, np.shape(np.atleast_1d(lam)))
     ok = np.isfinite(lam)
     for _, v, n in worlds:
-        assert np.all(di.worst_case_risk(v, lam[ok], counts=n) <= rho[ok])
+        assert np.all(di.worst_case_risk(v, scale=lam[ok], counts=n) <= rho[ok])
 
 
 def test_counter_example():
     """Mathematics page, section 9: the D' attaining the sensitive range needs less noise
     than another D'; the dataset-level scale covers every one."""
     data, dom, rho = [6, 6, 0, 4, 3, 2, 3, 3], di.Domain(0, 7), 0.5
-    S, first = di.dataset_sensitive_range("std", data, dom, return_removed=True)
-    v, c = di.world_values("std", np.delete(data, first[0]), dom)
-    single = di.tight_scale(v, rho, counts=c)
-    lam, removed = di.dataset_tight_scale("std", data, dom, rho, return_removed=True)
+    S, first = di.dataset_sensitive_range("std", data=data, candidates=dom, return_removed=True)
+    v, c = di.world_values("std", known=np.delete(data, first[0]), candidates=dom)
+    single = di.tight_scale(v, rho=rho, counts=c)
+    lam, removed = di.dataset_tight_scale("std", data=data, candidates=dom, rho=rho, return_removed=True)
     assert isinstance(lam, float) and isinstance(removed, int)
     assert lam > single * 1.01
     worst, worlds = brute("std", data, dom, rho)
     assert lam == worst
     # the single-D' scale is unsafe for the D' the result names, not for its own
-    v2, c2 = di.world_values("std", np.delete(data, removed), dom)
-    assert di.worst_case_risk(v2, single, counts=c2) > rho
-    assert di.tight_scale(v2, rho, counts=c2) == lam
+    v2, c2 = di.world_values("std", known=np.delete(data, removed), candidates=dom)
+    assert di.worst_case_risk(v2, scale=single, counts=c2) > rho
+    assert di.tight_scale(v2, rho=rho, counts=c2) == lam
     check_every_removal(lam, rho, worlds)
 
 
@@ -96,7 +96,7 @@ def test_brute_force(data, query, k, explicit, extra, ddof, q):
     rho = np.array([0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.7, 0.95, 1.0])
     kw = dict(ddof=ddof, q=q)
     worst, worlds = brute(query, data, cands, rho, k=k, **kw)
-    lam, rem = di.dataset_tight_scale(query, data, cands, rho, k=k, return_removed=True, **kw)
+    lam, rem = di.dataset_tight_scale(query, data=data, candidates=cands, rho=rho, k=k, return_removed=True, **kw)
     check_every_removal(lam, rho, worlds)
     shift = query in ("sum", "mean") and not explicit
     # exact maximum; sum and mean over a Domain carry a rounding margin
@@ -104,7 +104,7 @@ def test_brute_force(data, query, k, explicit, extra, ddof, q):
     assert np.all(lam >= worst)
     assert rem.shape == rho.shape + ((k,) if k > 1 else ())
     if not shift:  # the removal named attains the scale
-        by = {key: di.tight_scale(v, rho, counts=n) for key, v, n in worlds}
+        by = {key: di.tight_scale(v, rho=rho, counts=n) for key, v, n in worlds}
         values = np.asarray(data, float)
         for i in range(rho.size):
             key = tuple(sorted(values[np.atleast_1d(rem[i])].tolist()))
@@ -119,8 +119,8 @@ def test_brute_force_regressions(extra):
     distinct world must not break the search's first guess."""
     rho = np.array([0.5, 0.7, 0.9, 0.95, 1.0])
     worst, worlds = brute("sum", [0, 1], np.array(extra), rho)
-    lam, rem = di.dataset_tight_scale("sum", [0, 1], np.array(extra), rho, return_removed=True)
-    by = {key: di.tight_scale(v, rho, counts=n) for key, v, n in worlds}
+    lam, rem = di.dataset_tight_scale("sum", data=[0, 1], candidates=np.array(extra), rho=rho, return_removed=True)
+    by = {key: di.tight_scale(v, rho=rho, counts=n) for key, v, n in worlds}
     for i in range(rho.size):
         assert by[(float(rem[i]),)][i] == lam[i]
     np.testing.assert_array_equal(lam, worst)
@@ -129,16 +129,16 @@ def test_brute_force_regressions(extra):
 def test_shapes_edges_and_types():
     data, dom = [1, 2, 2, 5], di.Domain(0, 9)
     rho = np.array([[0.0, 0.1], [0.5, 1.0]])
-    lam, rem = di.dataset_tight_scale("median", data, dom, rho, return_removed=True)
+    lam, rem = di.dataset_tight_scale("median", data=data, candidates=dom, rho=rho, return_removed=True)
     assert lam.shape == rem.shape == (2, 2) and rem.dtype == np.int64
     assert lam[0, 0] == np.inf and lam[1, 1] == 0.0  # unattainable, no noise needed
     assert lam[0, 1] == np.inf  # 0.1 <= 1/m = 1/10
-    lam2, rem2 = di.dataset_tight_scale("median", data, dom, rho, k=2, return_removed=True)
+    lam2, rem2 = di.dataset_tight_scale("median", data=data, candidates=dom, rho=rho, k=2, return_removed=True)
     assert rem2.shape == (2, 2, 2)
-    assert isinstance(di.dataset_tight_scale("mean", data, dom, 0.3), float)
+    assert isinstance(di.dataset_tight_scale("mean", data=data, candidates=dom, rho=0.3), float)
     # an empty U minus D: one world per D', nothing below 1 attainable
-    assert di.dataset_tight_scale("mean", data, [], 0.5) == np.inf
-    assert di.dataset_tight_scale("mean", data, [], 1.0) == 0.0
+    assert di.dataset_tight_scale("mean", data=data, candidates=[], rho=0.5) == np.inf
+    assert di.dataset_tight_scale("mean", data=data, candidates=[], rho=1.0) == 0.0
 
 
 @pytest.mark.parametrize("kwargs, exc, match", [
@@ -167,7 +167,8 @@ def test_bad_input(kwargs, exc, match):
     args = dict(query="median", data=[1, 2, 3], candidates=di.Domain(0, 9), rho=0.3)
     args.update(kwargs)
     with pytest.raises(exc, match=match):
-        di.dataset_tight_scale(args.pop("query"), args.pop("data"), args.pop("candidates"), args.pop("rho"),
+        di.dataset_tight_scale(args.pop("query"), data=args.pop("data"), candidates=args.pop("candidates"),
+                               rho=args.pop("rho"),
                                **args)
 
 
@@ -190,12 +191,13 @@ def test_certificate_against_exact(monkeypatch):
     lam, who = p.solve(rho, 1e-9)
     pairs = 29 * rho.size
     assert pairs // 2 < p.stats["certified"] < pairs and p.stats["exact"] == pairs - p.stats["certified"]
-    np.testing.assert_array_equal(lam, di.dataset_tight_scale("std", data, dom, rho, ddof=1, rtol=1e-9))
+    np.testing.assert_array_equal(lam, di.dataset_tight_scale("std", data=data, candidates=dom, rho=rho, ddof=1,
+                                                              rtol=1e-9))
     best = np.zeros(rho.size)
     for x in np.unique(data):
-        v, c = di.world_values("std", np.delete(data, np.flatnonzero(data == x)[0]), dom, ddof=1)
-        assert np.all(di.worst_case_risk(v, lam, counts=c) <= rho)
-        best = np.maximum(best, di.tight_scale(v, rho, counts=c, rtol=1e-9))
+        v, c = di.world_values("std", known=np.delete(data, np.flatnonzero(data == x)[0]), candidates=dom, ddof=1)
+        assert np.all(di.worst_case_risk(v, scale=lam, counts=c) <= rho)
+        best = np.maximum(best, di.tight_scale(v, rho=rho, counts=c, rtol=1e-9))
     np.testing.assert_allclose(lam, best, rtol=2e-9)
     from diffident import _neighbours
 
@@ -213,7 +215,7 @@ def test_certificate_weights_that_underflow():
     data, dom = [2480.0, 1095.0, 499.0, 1644.0], di.Domain(0, 2531)
     rho = np.linspace(0.1, 0.98, 12)
     worst, worlds = brute("var", data, dom, rho)
-    lam = di.dataset_tight_scale("var", data, dom, rho)
+    lam = di.dataset_tight_scale("var", data=data, candidates=dom, rho=rho)
     np.testing.assert_array_equal(lam, worst)
     check_every_removal(lam, rho, worlds)
 
@@ -277,12 +279,12 @@ def test_sum_and_mean_share_one_search():
         p = _problem(q, data, dom)
         lam, who = p.solve(rho, 0.0)
         assert p.stats["exact"] == 0 and p.stats["certified"] == 0
-        v, c = di.world_values(q, data[1:], dom)
-        one = di.tight_scale(v, rho, counts=c)
+        v, c = di.world_values(q, known=data[1:], candidates=dom)
+        one = di.tight_scale(v, rho=rho, counts=c)
         assert np.all(lam >= one) and np.all(lam <= one * (1 + 1e-8))
         for x in np.unique(data)[::25]:
-            v, c = di.world_values(q, np.delete(data, np.flatnonzero(data == x)[0]), dom)
-            assert np.all(di.worst_case_risk(v, lam, counts=c) <= rho)
+            v, c = di.world_values(q, known=np.delete(data, np.flatnonzero(data == x)[0]), candidates=dom)
+            assert np.all(di.worst_case_risk(v, scale=lam, counts=c) <= rho)
 
 
 @pytest.mark.parametrize("query, data, cands, kw", [
@@ -297,9 +299,9 @@ def test_values_near_the_float_maximum(query, data, cands, kw):
     it, too small); now at 1 / scale = A / lam.  The maximum over every
     removal's own tight_scale, exactly."""
     rho = np.array([0.3, 0.4, 0.5, 0.6, 0.9])
-    got = di.dataset_tight_scale(query, data, cands, rho, **kw)
+    got = di.dataset_tight_scale(query, data=data, candidates=cands, rho=rho, **kw)
     want = np.zeros(rho.size)
     for i in range(len(data)):
-        v, c = di.world_values(query, np.delete(np.array(data), i), np.append(cands, data[i]), **kw)
-        want = np.maximum(want, di.tight_scale(v, rho, counts=c))
+        v, c = di.world_values(query, known=np.delete(np.array(data), i), candidates=np.append(cands, data[i]), **kw)
+        want = np.maximum(want, di.tight_scale(v, rho=rho, counts=c))
     np.testing.assert_array_equal(got, want)

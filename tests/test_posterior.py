@@ -14,33 +14,34 @@ def test_paper_section_3_5_example():
     # worlds {1,2,3,4}, {1,2,3,5}, {1,2,3,10}; f = mean; eps = 2; scale (9/4)/2
     means = np.array([10, 11, 16]) / 4
     lam = (9 / 4) / 2
-    post = di.posterior(means, 5.041, lam)
+    post = di.posterior(means, response=5.041, scale=lam)
     assert round(post[2], 4) == 0.6278
     # the paper's likelihoods carry the Laplace density's 1/(2 scale)
     lik = np.exp(-np.abs(5.041 - means) / lam) / (2 * lam)
     np.testing.assert_array_equal(np.round(lik, 4), [0.0464, 0.0580, 0.1762])
-    assert di.disclosure_risk(means, 5.041, lam, world=2) == pytest.approx(post[2], rel=1e-15)
-    ev = di.log_evidence(means, 5.041, lam)
-    assert ev == pytest.approx(dense_log_evidence(means, 5.041, lam), rel=1e-15)
+    assert di.disclosure_risk(means, response=5.041, scale=lam, world=2) == pytest.approx(post[2], rel=1e-15)
+    ev = di.log_evidence(means, response=5.041, scale=lam)
+    assert ev == pytest.approx(dense_log_evidence(means, response=5.041, scale=lam), rel=1e-15)
 
 
 def test_toy_example_risk_at_r_2():
-    lam = di.scale_for_rho(1 / 3, 8, 8 / 3)
-    assert di.disclosure_risk(TOY, 2.0, 2.128628267061142) == pytest.approx(0.22943826951692214, rel=1e-15)
-    assert di.disclosure_risk(TOY, 2.0, lam) < 1 / 3
+    lam = di.scale_for_rho(1 / 3, m=8, sensitive_range=8 / 3)
+    assert di.disclosure_risk(TOY, response=2.0, scale=2.128628267061142) == pytest.approx(0.22943826951692214,
+                                                                                           rel=1e-15)
+    assert di.disclosure_risk(TOY, response=2.0, scale=lam) < 1 / 3
 
 
 def test_shapes_and_scalars():
     v = np.arange(5.0)
     R = np.linspace(-1, 5, 6).reshape(2, 3)
     lam = np.array([0.5, 1.0, 2.0])
-    assert di.log_posterior(v, R, lam).shape == (2, 3, 5)
-    assert di.log_evidence(v, R, lam).shape == (2, 3)
-    assert di.disclosure_risk(v, R, lam).shape == (2, 3)
-    assert di.disclosure_risk(v, R[..., None, None], lam[:, None], world=[0, 4]).shape == (2, 3, 3, 2)
-    assert isinstance(di.log_evidence(v, 1.0, 1.0), float)
-    assert isinstance(di.disclosure_risk(v, 1.0, 1.0), float)
-    assert di.posterior(v, 1.0, 1.0).shape == (5,)
+    assert di.log_posterior(v, response=R, scale=lam).shape == (2, 3, 5)
+    assert di.log_evidence(v, response=R, scale=lam).shape == (2, 3)
+    assert di.disclosure_risk(v, response=R, scale=lam).shape == (2, 3)
+    assert di.disclosure_risk(v, response=R[..., None, None], scale=lam[:, None], world=[0, 4]).shape == (2, 3, 3, 2)
+    assert isinstance(di.log_evidence(v, response=1.0, scale=1.0), float)
+    assert isinstance(di.disclosure_risk(v, response=1.0, scale=1.0), float)
+    assert di.posterior(v, response=1.0, scale=1.0).shape == (5,)
 
 
 def test_posterior_matches_direct_formula_and_sums_to_one():
@@ -48,23 +49,23 @@ def test_posterior_matches_direct_formula_and_sums_to_one():
     v = rng.normal(size=50)
     R = rng.normal(size=7) * 3
     lam = 10 ** rng.uniform(-1, 1, 7)
-    post = di.posterior(v, R, lam)
-    ref = np.concatenate([dense_posterior(v, r, s) for r, s in zip(R, lam, strict=False)])
+    post = di.posterior(v, response=R, scale=lam)
+    ref = np.concatenate([dense_posterior(v, response=r, scale=s) for r, s in zip(R, lam, strict=False)])
     np.testing.assert_allclose(post, ref, rtol=1e-13, atol=1e-300)
     np.testing.assert_allclose(post.sum(-1), 1.0, rtol=1e-14)
     for w in (0, 17, 49, -1):
-        np.testing.assert_allclose(di.disclosure_risk(v, R, lam, world=w), post[:, w], rtol=1e-13)
+        np.testing.assert_allclose(di.disclosure_risk(v, response=R, scale=lam, world=w), post[:, w], rtol=1e-13)
 
 
 def test_far_responses_do_not_underflow():
     # every raw likelihood underflows to 0 here; the posterior must not be 0/0
     v = np.array([0.0, 1.0, 2.0])
-    post = di.posterior(v, 1e6, 1e-3)
+    post = di.posterior(v, response=1e6, scale=1e-3)
     np.testing.assert_allclose(post, [0.0, 0.0, 1.0], atol=1e-300)
-    assert np.all(np.isfinite(di.log_posterior(v, -1e6, 1e-3)))
-    assert di.log_evidence(v, 1e6, 1e-3) == pytest.approx(-(1e6 - 2.0) / 1e-3, rel=1e-15)
+    assert np.all(np.isfinite(di.log_posterior(v, response=-1e6, scale=1e-3)))
+    assert di.log_evidence(v, response=1e6, scale=1e-3) == pytest.approx(-(1e6 - 2.0) / 1e-3, rel=1e-15)
     # the shift cancels exactly: relative posteriors are exact at any distance
-    p = di.posterior(v, 1e9, 0.5)
+    p = di.posterior(v, response=1e9, scale=0.5)
     r = np.exp(-np.array([4.0, 2.0, 0.0]))
     np.testing.assert_allclose(p, r / r.sum(), rtol=1e-14)
 
@@ -75,10 +76,11 @@ def test_counts_equal_repeated_values():
     u, c = np.unique(v, return_counts=True)
     R = rng.normal(size=9) * 3 + 2
     lam = 0.7
-    np.testing.assert_allclose(di.log_evidence(u, R, lam, counts=c), di.log_evidence(v, R, lam), rtol=1e-14)
+    np.testing.assert_allclose(di.log_evidence(u, response=R, scale=lam, counts=c),
+                               di.log_evidence(v, response=R, scale=lam), rtol=1e-14)
     # per-world posterior: every copy of a value has the same posterior
-    full = di.posterior(v, R, lam)
-    grouped = di.posterior(u, R, lam, counts=c)
+    full = di.posterior(v, response=R, scale=lam)
+    grouped = di.posterior(u, response=R, scale=lam, counts=c)
     for j, x in enumerate(u):
         np.testing.assert_allclose(full[:, v == x], np.repeat(grouped[:, j:j + 1], c[j], axis=1), rtol=1e-13)
     np.testing.assert_allclose((grouped * c).sum(-1), 1.0, rtol=1e-14)
@@ -88,13 +90,15 @@ def test_prior_weights():
     v = np.array([0.0, 1.0, 3.0])
     pri = np.array([1.0, 2.0, 0.0])
     R, lam = 0.4, 0.8
-    want = dense_posterior(v, R, lam, prior=pri)[0]
-    np.testing.assert_allclose(di.posterior(v, R, lam, prior=pri), want, rtol=1e-14)
-    assert di.log_evidence(v, R, lam, prior=pri) == pytest.approx(dense_log_evidence(v, R, lam, prior=pri), rel=1e-14)
-    assert di.log_posterior(v, R, lam, prior=pri)[2] == -np.inf
-    assert di.disclosure_risk(v, R, lam, prior=pri, world=2) == 0.0
+    want = dense_posterior(v, response=R, scale=lam, prior=pri)[0]
+    np.testing.assert_allclose(di.posterior(v, response=R, scale=lam, prior=pri), want, rtol=1e-14)
+    assert di.log_evidence(v, response=R, scale=lam,
+                           prior=pri) == pytest.approx(dense_log_evidence(v, response=R, scale=lam, prior=pri),
+                                                       rel=1e-14)
+    assert di.log_posterior(v, response=R, scale=lam, prior=pri)[2] == -np.inf
+    assert di.disclosure_risk(v, response=R, scale=lam, prior=pri, world=2) == 0.0
     # scaling the prior changes only the evidence
-    np.testing.assert_allclose(di.posterior(v, R, lam, prior=pri * 1e-200), want, rtol=1e-14)
+    np.testing.assert_allclose(di.posterior(v, response=R, scale=lam, prior=pri * 1e-200), want, rtol=1e-14)
 
 
 def test_sweep_path_equals_direct_path(monkeypatch):
@@ -108,14 +112,14 @@ def test_sweep_path_equals_direct_path(monkeypatch):
     w = rng.integers(0, v.size, R.size)
     w[c[w] == 0] = 0
     for kw in ({}, {"counts": c}, {"prior": pri}, {"counts": c, "prior": pri}):
-        a_ev = di.log_evidence(v, R, lam, **kw)
-        a_r = di.disclosure_risk(v, R, lam, world=w, **kw)
+        a_ev = di.log_evidence(v, response=R, scale=lam, **kw)
+        a_r = di.disclosure_risk(v, response=R, scale=lam, world=w, **kw)
         monkeypatch.setattr(_posterior, "_DIRECT_NS", 1e9)  # force the sweep
-        b_ev = di.log_evidence(v, R, lam, **kw)
-        b_r = di.disclosure_risk(v, R, lam, world=w, **kw)
+        b_ev = di.log_evidence(v, response=R, scale=lam, **kw)
+        b_r = di.disclosure_risk(v, response=R, scale=lam, world=w, **kw)
         monkeypatch.setattr(_posterior, "_DIRECT_NS", 0.0)  # force the direct kernels
-        c_ev = di.log_evidence(v, R, lam, **kw)
-        c_r = di.disclosure_risk(v, R, lam, world=w, **kw)
+        c_ev = di.log_evidence(v, response=R, scale=lam, **kw)
+        c_r = di.disclosure_risk(v, response=R, scale=lam, world=w, **kw)
         monkeypatch.undo()
         np.testing.assert_allclose(b_ev, c_ev, rtol=1e-13)
         np.testing.assert_allclose(b_r, c_r, rtol=1e-11, atol=1e-300)
@@ -127,10 +131,10 @@ def test_one_response_many_worlds_threaded_path():
     rng = np.random.default_rng(2)
     v = rng.normal(size=300_000)
     lam = 0.01
-    got = di.log_evidence(v, 0.123, lam)
-    assert got == pytest.approx(dense_log_evidence(v, 0.123, lam), rel=1e-13)
-    r = di.disclosure_risk(v, 0.123, lam, world=5)
-    assert r == pytest.approx(dense_posterior(v, 0.123, lam)[0, 5], rel=1e-12)
+    got = di.log_evidence(v, response=0.123, scale=lam)
+    assert got == pytest.approx(dense_log_evidence(v, response=0.123, scale=lam), rel=1e-13)
+    r = di.disclosure_risk(v, response=0.123, scale=lam, world=5)
+    assert r == pytest.approx(dense_posterior(v, response=0.123, scale=lam)[0, 5], rel=1e-12)
 
 
 def test_inputs_not_modified():
@@ -138,9 +142,9 @@ def test_inputs_not_modified():
     c = np.array([1.0, 2.0, 3.0])
     R = np.array([0.5, 1.5])
     before = [x.copy() for x in (v, c, R)]
-    di.posterior(v, R, 1.0, counts=c)
-    di.worst_case_risk(v, [1.0, 2.0], counts=c, return_world=True)
-    di.tight_scale(v, [0.5], counts=c)
+    di.posterior(v, response=R, scale=1.0, counts=c)
+    di.worst_case_risk(v, scale=[1.0, 2.0], counts=c, return_world=True)
+    di.tight_scale(v, rho=[0.5], counts=c)
     for x, y in zip((v, c, R), before, strict=False):
         np.testing.assert_array_equal(x, y)
 
@@ -174,17 +178,17 @@ def test_inputs_not_modified():
 def test_bad_input(fn, kwargs, name):
     kw = dict(kwargs)
     with pytest.raises(ValueError, match=name):
-        fn(kw.pop("values"), kw.pop("response"), kw.pop("scale"), **kw)
+        fn(kw.pop("values"), **kw)
 
 
 def test_bad_world():
     with pytest.raises(ValueError, match="world"):
-        di.disclosure_risk([1.0, 2.0], 0.0, 1.0, world=2)
+        di.disclosure_risk([1.0, 2.0], response=0.0, scale=1.0, world=2)
     with pytest.raises(ValueError, match="world"):
-        di.disclosure_risk([1.0, 2.0], 0.0, 1.0, world=-3)
+        di.disclosure_risk([1.0, 2.0], response=0.0, scale=1.0, world=-3)
     with pytest.raises(TypeError, match="world"):
-        di.disclosure_risk([1.0, 2.0], 0.0, 1.0, world=0.5)
-    assert di.disclosure_risk([1.0, 2.0], 1.0, 1.0, world=-1) == pytest.approx(1 / (1 + np.e), rel=1e-15)
+        di.disclosure_risk([1.0, 2.0], response=0.0, scale=1.0, world=0.5)
+    assert di.disclosure_risk([1.0, 2.0], response=1.0, scale=1.0, world=-1) == pytest.approx(1 / (1 + np.e), rel=1e-15)
 
 
 def test_gaussian_noise_against_direct_formula():
@@ -198,24 +202,25 @@ def test_gaussian_noise_against_direct_formula():
         a = [mpmath.log(mpmath.mpf(ci * pi)) - (mpmath.mpf(R) - mpmath.mpf(x)) ** 2 / (2 * mpmath.mpf(sigma) ** 2)
              for x, ci, pi in zip(v, c, pri, strict=False)]
         ev = mpmath.log(mpmath.fsum(mpmath.exp(t) for t in a))
-        got = di.log_evidence(v, R, sigma, counts=c, prior=pri, noise="gaussian")
+        got = di.log_evidence(v, response=R, scale=sigma, counts=c, prior=pri, noise="gaussian")
         assert got == pytest.approx(float(ev), rel=1e-13)
-        post = di.posterior(v, R, sigma, counts=c, prior=pri, noise="gaussian")
+        post = di.posterior(v, response=R, scale=sigma, counts=c, prior=pri, noise="gaussian")
         ref = np.array([float(mpmath.exp(t - ev) / ci) for t, ci in zip(a, c, strict=False)])
         big = ref > 1e-300
         np.testing.assert_allclose(post[big], ref[big], rtol=1e-11)
         j = int(np.argmax(ref))
-        assert di.disclosure_risk(v, R, sigma, world=j, counts=c, prior=pri, noise="gaussian") == pytest.approx(
+        assert di.disclosure_risk(v, response=R, scale=sigma, world=j, counts=c, prior=pri,
+                                  noise="gaussian") == pytest.approx(
             ref[j], rel=1e-11)
     # plain, and a big world set through the threaded path
     w = rng.normal(size=200_000)
-    got = di.log_evidence(w, 0.25, 0.1, noise="gaussian")
-    assert got == pytest.approx(dense_log_evidence(w, 0.25, 0.1, noise="gaussian"), rel=1e-13)
+    got = di.log_evidence(w, response=0.25, scale=0.1, noise="gaussian")
+    assert got == pytest.approx(dense_log_evidence(w, response=0.25, scale=0.1, noise="gaussian"), rel=1e-13)
 
 
 def test_gaussian_two_worlds_closed_form():
     # P(world 0 | R) = 1 / (1 + exp((2 R d - d^2) / (2 sigma^2)))
     d, sigma = 1.3, 0.7
     R = np.linspace(-3, 4, 15)
-    np.testing.assert_allclose(di.disclosure_risk([0.0, d], R, sigma, noise="gaussian"),
+    np.testing.assert_allclose(di.disclosure_risk([0.0, d], response=R, scale=sigma, noise="gaussian"),
                                1 / (1 + np.exp((2 * R * d - d * d) / (2 * sigma ** 2))), rtol=1e-13)

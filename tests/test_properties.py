@@ -85,7 +85,7 @@ def test_posterior_is_a_distribution(prob, responses, rel_scale):
     spread = max(np.ptp(values), 1.0)
     scale = rel_scale * spread
     R = np.array(responses)
-    P = np.asarray(di.posterior(values, R, scale, counts=counts, prior=prior))
+    P = np.asarray(di.posterior(values, response=R, scale=scale, counts=counts, prior=prior))
     assert P.shape == (R.size, values.size)
     assert np.all(P >= 0)
     # a world of a positive-count group has P_j <= 1/c_j (a zero-count entry's
@@ -96,14 +96,15 @@ def test_posterior_is_a_distribution(prob, responses, rel_scale):
     # zero prior -> zero posterior
     assert np.all(P[:, p == 0] == 0)
     # log_posterior and disclosure_risk agree with posterior
-    LP = np.asarray(di.log_posterior(values, R, scale, counts=counts, prior=prior))
+    LP = np.asarray(di.log_posterior(values, response=R, scale=scale, counts=counts, prior=prior))
     with np.errstate(over="ignore"):
         np.testing.assert_allclose(np.exp(LP), P, rtol=1e-13, atol=1e-300)
     w = np.arange(values.size)
-    D = np.asarray(di.disclosure_risk(values, R[:, None], scale, world=w[None, :], counts=counts, prior=prior))
+    D = np.asarray(di.disclosure_risk(values, response=R[:, None], scale=scale, world=w[None, :], counts=counts,
+                                      prior=prior))
     np.testing.assert_allclose(D, P, rtol=1e-13, atol=1e-300)
     # the evidence: log sum_k c_k pi_k L_k = log(pi_j L_j) - log P_j for any j with P_j > 0
-    LE = np.asarray(di.log_evidence(values, R, scale, counts=counts, prior=prior))
+    LE = np.asarray(di.log_evidence(values, response=R, scale=scale, counts=counts, prior=prior))
     for i in range(R.size):
         j = int(np.argmax(P[i]))
         expect = math.log(p[j]) - abs(R[i] - values[j]) / scale - LP[i, j]
@@ -121,7 +122,7 @@ def test_worst_case_bounds_and_attainment(prob, rel_scale):
     c, p = weights_of(values, counts, prior)
     act = c * p > 0
     scale = rel_scale * max(np.ptp(values), 1.0)
-    risk, world = di.worst_case_risk(values, scale, counts=counts, prior=prior, return_world=True)
+    risk, world = di.worst_case_risk(values, scale=scale, counts=counts, prior=prior, return_world=True)
     m_eff = np.sum(c * p) / p[act].max()
     assert risk >= (1.0 / m_eff) * (1 - 1e-12)
     assert risk <= 1.0
@@ -130,11 +131,11 @@ def test_worst_case_bounds_and_attainment(prob, rel_scale):
     world = int(world)
     assert act[world]
     # attained by the returned world at R = f_world
-    at = di.disclosure_risk(values, values[world], scale, world=world, counts=counts, prior=prior)
+    at = di.disclosure_risk(values, response=values[world], scale=scale, world=world, counts=counts, prior=prior)
     assert at == pytest.approx(risk, rel=1e-12)
     # and no response beats it (responses at every world value and in between)
     R = np.concatenate([values, (values[:-1] + values[1:]) / 2])
-    P = np.asarray(di.posterior(values, R, scale, counts=counts, prior=prior))
+    P = np.asarray(di.posterior(values, response=R, scale=scale, counts=counts, prior=prior))
     assert np.all(P[:, act] <= risk * (1 + 1e-12))
 
 
@@ -143,7 +144,7 @@ def test_worst_case_bounds_and_attainment(prob, rel_scale):
 def test_worst_case_non_increasing_in_scale(prob, scales):
     values, counts, prior = prob
     s = np.concatenate([[0.0], np.sort(np.array(scales)) * max(np.ptp(values), 1.0), [np.inf]])
-    r = np.asarray(di.worst_case_risk(values, s, counts=counts, prior=prior))
+    r = np.asarray(di.worst_case_risk(values, scale=s, counts=counts, prior=prior))
     assert r.shape == s.shape
     assert np.all(np.diff(r) <= 1e-14 * r[:-1]), r
     c, p = weights_of(values, counts, prior)
@@ -161,16 +162,16 @@ def test_invariant_under_shift_and_permutation(prob, shift, rnd, rel_scale):
     rnd.shuffle(perm)
     perm = np.array(perm)
     scales = np.array([0.0, 0.1, 1.0, 10.0, np.inf]) * rel_scale * max(np.ptp(values), 1.0)
-    base = np.asarray(di.worst_case_risk(values, scales, counts=counts, prior=prior))
+    base = np.asarray(di.worst_case_risk(values, scale=scales, counts=counts, prior=prior))
     v2 = values[perm] + float(shift)  # exact on the 1/1024 grid
     c2 = None if counts is None else counts[perm]
     p2 = None if prior is None else prior[perm]
-    moved = np.asarray(di.worst_case_risk(v2, scales, counts=c2, prior=p2))
+    moved = np.asarray(di.worst_case_risk(v2, scale=scales, counts=c2, prior=p2))
     np.testing.assert_allclose(moved, base, rtol=1e-12)
     # posteriors move with the worlds
     R = values[0] + 0.25  # on the grid: R + shift is exact too
-    P = np.asarray(di.posterior(values, R, scales[2], counts=counts, prior=prior))
-    P2 = np.asarray(di.posterior(v2, R + float(shift), scales[2], counts=c2, prior=p2))
+    P = np.asarray(di.posterior(values, response=R, scale=scales[2], counts=counts, prior=prior))
+    P2 = np.asarray(di.posterior(v2, response=R + float(shift), scale=scales[2], counts=c2, prior=p2))
     np.testing.assert_allclose(P2, P[perm], rtol=1e-12, atol=1e-300)
 
 
@@ -182,18 +183,18 @@ def test_invariant_under_shift_and_permutation(prob, shift, rnd, rel_scale):
 @given(problem(min_size=2), st.floats(0.001, 0.999))
 def test_tight_scale_conservative_and_tight(prob, u):
     values, counts, prior = prob
-    r0 = di.worst_case_risk(values, 0.0, counts=counts, prior=prior)
-    rinf = di.worst_case_risk(values, np.inf, counts=counts, prior=prior)
+    r0 = di.worst_case_risk(values, scale=0.0, counts=counts, prior=prior)
+    rinf = di.worst_case_risk(values, scale=np.inf, counts=counts, prior=prior)
     assume(r0 > rinf * (1 + 1e-9))
     rho = rinf + u * (r0 - rinf)
     assume(rinf < rho < r0)
-    ts = di.tight_scale(values, rho, counts=counts, prior=prior)
+    ts = di.tight_scale(values, rho=rho, counts=counts, prior=prior)
     assert 0.0 < ts < np.inf
-    assert di.worst_case_risk(values, ts, counts=counts, prior=prior) <= rho
+    assert di.worst_case_risk(values, scale=ts, counts=counts, prior=prior) <= rho
     # tight to the evaluation's error bound (the margin that proves the
     # exact risk meets rho, not only the rounded one)
     err = _worst_case.Risk(Worlds(values, counts, prior)).error
-    below = di.worst_case_risk(values, np.nextafter(ts, 0.0), counts=counts, prior=prior)
+    below = di.worst_case_risk(values, scale=np.nextafter(ts, 0.0), counts=counts, prior=prior)
     assert below > np.nextafter(rho * (1 - err), 0)
 
 
@@ -208,8 +209,8 @@ def test_tight_epsilon_at_least_closed_form(values, u):
     assume(np.unique(values).size == m and np.ptp(values) > 0)
     rho = 1.0 / m + u * (1.0 - 1.0 / m)
     assume(1.0 / m < rho < 1.0)
-    te = di.tight_epsilon(values, rho)
-    closed = di.epsilon_for_rho(rho, m)
+    te = di.tight_epsilon(values, rho=rho)
+    closed = di.epsilon_for_rho(rho, m=m)
     # the tight scale meets rho lowered by its evaluation's error bound err:
     # an epsilon lower by up to err / (1 - rho) (the bound's slope), which is
     # large against epsilon itself near rho = 1/m
@@ -230,10 +231,10 @@ def test_one_outlier_attains_the_bound(m, b, gap, below, u):
     assume(S > 0)
     rho = 1.0 / m + u * (1.0 - 1.0 / m)
     assume(1.0 / m < rho < 1.0)
-    closed = di.epsilon_for_rho(rho, m)
-    assert di.tight_epsilon(values, rho) == pytest.approx(closed, rel=1e-9)
-    lam = di.scale_for_rho(rho, m, S)
-    risk, world = di.worst_case_risk(values, lam, return_world=True)
+    closed = di.epsilon_for_rho(rho, m=m)
+    assert di.tight_epsilon(values, rho=rho) == pytest.approx(closed, rel=1e-9)
+    lam = di.scale_for_rho(rho, m=m, sensitive_range=S)
+    risk, world = di.worst_case_risk(values, scale=lam, return_world=True)
     if m > 2:  # (for m = 2 both worlds tie)
         assert int(world) == 0
     assert risk == pytest.approx(rho, rel=1e-12)
@@ -249,24 +250,24 @@ def test_toy_median_bound_attained():
     values = np.array([2.0, 3, 3, 3, 3, 3, 3, 3])
     rho = 1 / 3
     eps = math.log(3.5)
-    assert di.epsilon_for_rho(rho, 8) == pytest.approx(eps, rel=1e-12)
-    assert di.tight_epsilon(values, rho) == pytest.approx(eps, rel=1e-9)
-    assert di.tight_scale(values, rho) == pytest.approx(1 / eps, rel=1e-9)
-    lam = di.scale_for_rho(rho, 8, 1.0)
-    risk, world = di.worst_case_risk(values, lam, return_world=True)
+    assert di.epsilon_for_rho(rho, m=8) == pytest.approx(eps, rel=1e-12)
+    assert di.tight_epsilon(values, rho=rho) == pytest.approx(eps, rel=1e-9)
+    assert di.tight_scale(values, rho=rho) == pytest.approx(1 / eps, rel=1e-9)
+    lam = di.scale_for_rho(rho, m=8, sensitive_range=1.0)
+    risk, world = di.worst_case_risk(values, scale=lam, return_world=True)
     assert int(world) == 0 and risk == pytest.approx(1 / 3, rel=1e-12)
-    assert di.disclosure_risk(values, 2.0, lam, world=0) == pytest.approx(1 / 3, rel=1e-12)
+    assert di.disclosure_risk(values, response=2.0, scale=lam, world=0) == pytest.approx(1 / 3, rel=1e-12)
     # the worlds with median 3 are far safer: 1/(7 + 2/7)
-    assert di.disclosure_risk(values, 3.0, lam, world=4) == pytest.approx(1 / (7 + 2 / 7), rel=1e-12)
-    assert di.risk_bound(lam, 8, 1.0) == pytest.approx(1 / 3, rel=1e-12)
+    assert di.disclosure_risk(values, response=3.0, scale=lam, world=4) == pytest.approx(1 / (7 + 2 / 7), rel=1e-12)
+    assert di.risk_bound(lam, m=8, sensitive_range=1.0) == pytest.approx(1 / 3, rel=1e-12)
 
 
 def test_toy_mean_tight_epsilon_beats_bound():
     means = np.array([2, 8 / 3, 3, 10 / 3, 11 / 3, 4, 13 / 3, 14 / 3])
-    te = di.tight_epsilon(means, 1 / 3)
+    te = di.tight_epsilon(means, rho=1 / 3)
     assert te == pytest.approx(2.249596594583695, rel=1e-12)
-    closed = di.epsilon_for_rho(1 / 3, 8)
+    closed = di.epsilon_for_rho(1 / 3, m=8)
     assert closed == pytest.approx(1.2527629684953678, rel=1e-12)
     assert te > closed
-    risk, world = di.worst_case_risk(means, di.tight_scale(means, 1 / 3), return_world=True)
+    risk, world = di.worst_case_risk(means, scale=di.tight_scale(means, rho=1 / 3), return_world=True)
     assert int(world) == 0 and risk <= 1 / 3 and risk == pytest.approx(1 / 3, rel=1e-12)

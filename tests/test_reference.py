@@ -145,9 +145,9 @@ def assert_log_posterior(lib_row, ref_row, keep=None):
 
 def check_posteriors(values, counts, prior, responses, scale, worlds=None):
     """Library vs reference for every response (and the given worlds)."""
-    lib_le = np.asarray(di.log_evidence(values, responses, scale, counts=counts, prior=prior))
-    lib_lp = np.asarray(di.log_posterior(values, responses, scale, counts=counts, prior=prior))
-    lib_p = np.asarray(di.posterior(values, responses, scale, counts=counts, prior=prior))
+    lib_le = np.asarray(di.log_evidence(values, response=responses, scale=scale, counts=counts, prior=prior))
+    lib_lp = np.asarray(di.log_posterior(values, response=responses, scale=scale, counts=counts, prior=prior))
+    lib_p = np.asarray(di.posterior(values, response=responses, scale=scale, counts=counts, prior=prior))
     m = len(values)
     assert lib_le.shape == np.shape(responses)
     assert lib_lp.shape == np.shape(responses) + (m,)
@@ -157,10 +157,10 @@ def check_posteriors(values, counts, prior, responses, scale, worlds=None):
     # own, tested separately in test_zero_count_entry_posterior
     keep = np.ones(cols.size, bool) if counts is None else np.asarray(counts)[cols] > 0
     for i, R in enumerate(responses):
-        le = ref.log_evidence(values, R, scale, counts=counts, prior=prior)
+        le = ref.log_evidence(values, response=R, scale=scale, counts=counts, prior=prior)
         tol = RTOL * abs(float(le)) + 4e-16 * logterm_scale(values, counts, prior, R, scale)
         assert abs(lib_le[i] - float(le)) <= tol, (R, lib_le[i], float(le))
-        lp = ref.log_posterior(values, R, scale, counts=counts, prior=prior, worlds=cols)
+        lp = ref.log_posterior(values, response=R, scale=scale, counts=counts, prior=prior, worlds=cols)
         assert_log_posterior(lib_lp[i, cols], lp, keep)
         P = fl([ref.mp.exp(x) for x in lp])
         ok = (P > TINY) & keep
@@ -168,7 +168,7 @@ def check_posteriors(values, counts, prior, responses, scale, worlds=None):
         np.testing.assert_allclose(lib_p[i, cols][ok], P[ok], rtol=RTOL, atol=0)
         assert np.all(lib_p[i, cols][low] <= 1e-299)
         # disclosure_risk with an int-array world argument
-        dr = np.asarray(di.disclosure_risk(values, R, scale, world=cols, counts=counts, prior=prior))
+        dr = np.asarray(di.disclosure_risk(values, response=R, scale=scale, world=cols, counts=counts, prior=prior))
         assert dr.shape == cols.shape
         np.testing.assert_allclose(dr[ok], P[ok], rtol=RTOL, atol=0)
         assert np.all(dr[low] <= 1e-299)
@@ -194,18 +194,18 @@ def test_posteriors_regimes(regime, kind):
 def test_paper_section_2_check_value():
     # worlds {1,2,3,4}, {1,2,3,5}, {1,2,3,10}, f = mean, Laplace scale (9/4)/2
     vals = np.array([2.5, 2.75, 4.0])
-    got = di.disclosure_risk(vals, 5.041, (9 / 4) / 2, world=2)
+    got = di.disclosure_risk(vals, response=5.041, scale=(9 / 4) / 2, world=2)
     assert isinstance(got, float)
-    assert got == pytest.approx(float(ref.disclosure_risk(vals, 5.041, 9 / 8, world=2)), rel=RTOL)
+    assert got == pytest.approx(float(ref.disclosure_risk(vals, response=5.041, scale=9 / 8, world=2)), rel=RTOL)
     assert got == pytest.approx(0.6278, abs=5e-5)
 
 
 def test_scalar_single_world_and_ties():
     # one world: posterior exactly 1, evidence -|R - f|/scale
-    assert di.disclosure_risk([3.0], 7.0, 2.0) == pytest.approx(1.0, rel=RTOL)
-    assert di.log_evidence([3.0], 7.0, 2.0) == pytest.approx(-2.0, rel=RTOL)
+    assert di.disclosure_risk([3.0], response=7.0, scale=2.0) == pytest.approx(1.0, rel=RTOL)
+    assert di.log_evidence([3.0], response=7.0, scale=2.0) == pytest.approx(-2.0, rel=RTOL)
     # response exactly midway: the two worlds tie at 1/2
-    p = np.asarray(di.posterior([0.0, 1.0], 0.5, 0.1))
+    p = np.asarray(di.posterior([0.0, 1.0], response=0.5, scale=0.1))
     np.testing.assert_allclose(p, [0.5, 0.5], rtol=RTOL)
 
 
@@ -217,14 +217,14 @@ def test_zero_count_entry_posterior():
     counts = np.array([1.0, 0.0, 2.0, 1.0])
     prior = np.array([1.0, 0.7, 0.0, 2.0])
     R, scale = 1.2, 0.8
-    lp = np.asarray(di.log_posterior(values, R, scale, counts=counts, prior=prior))
-    r = ref.log_posterior(values, R, scale, counts=counts, prior=prior)
+    lp = np.asarray(di.log_posterior(values, response=R, scale=scale, counts=counts, prior=prior))
+    r = ref.log_posterior(values, response=R, scale=scale, counts=counts, prior=prior)
     assert np.isneginf(lp[2]) and np.isneginf(float(r[2]))
     assert np.isneginf(lp[1])
     np.testing.assert_allclose(lp[[0, 3]], fl([r[0], r[3]]), rtol=RTOL)
-    assert di.disclosure_risk(values, R, scale, world=1, counts=counts, prior=prior) == 0.0
-    assert di.disclosure_risk(values, R, scale, world=3, counts=counts, prior=prior) == pytest.approx(
-        float(ref.disclosure_risk(values, R, scale, 3, counts, prior)), rel=RTOL)
+    assert di.disclosure_risk(values, response=R, scale=scale, world=1, counts=counts, prior=prior) == 0.0
+    assert di.disclosure_risk(values, response=R, scale=scale, world=3, counts=counts, prior=prior) == pytest.approx(
+        float(ref.disclosure_risk(values, response=R, scale=scale, world=3, counts=counts, prior=prior)), rel=RTOL)
 
 
 def test_broadcasting_response_scale_world():
@@ -233,17 +233,17 @@ def test_broadcasting_response_scale_world():
     counts = rng.integers(1, 4, size=25).astype(float)
     R = rng.normal(size=(3, 1))
     S = np.array([0.05, 0.3, 1.0, 4.0])
-    lp = np.asarray(di.log_posterior(values, R, S, counts=counts))
-    le = np.asarray(di.log_evidence(values, R, S, counts=counts))
+    lp = np.asarray(di.log_posterior(values, response=R, scale=S, counts=counts))
+    le = np.asarray(di.log_evidence(values, response=R, scale=S, counts=counts))
     assert lp.shape == (3, 4, 25) and le.shape == (3, 4)
     world = np.array([0, 7, 24, 3])
-    dr = np.asarray(di.disclosure_risk(values, R, S, world=world, counts=counts))
+    dr = np.asarray(di.disclosure_risk(values, response=R, scale=S, world=world, counts=counts))
     assert dr.shape == (3, 4)
     for i in range(3):
         for k in range(4):
-            r_le = ref.log_evidence(values, R[i, 0], S[k], counts=counts)
+            r_le = ref.log_evidence(values, response=R[i, 0], scale=S[k], counts=counts)
             assert le[i, k] == pytest.approx(float(r_le), rel=RTOL, abs=1e-14)
-            r_lp = ref.log_posterior(values, R[i, 0], S[k], counts=counts)
+            r_lp = ref.log_posterior(values, response=R[i, 0], scale=S[k], counts=counts)
             assert_log_posterior(lp[i, k], r_lp)
             assert dr[i, k] == pytest.approx(float(ref.mp.exp(r_lp[world[k]])), rel=RTOL)
 
@@ -262,14 +262,14 @@ def test_million_worlds_heavy_repeats_posteriors():
     responses = np.array([-30.0, -2.3, 0.1, 4.7, 1e7])
     worlds = np.concatenate([rng.integers(0, values.size, size=30), [int(np.argmin(np.abs(values - 0.1)))]])
     for scale in (0.01, 1.5):
-        le = np.asarray(di.log_evidence(values, responses, scale, counts=counts, prior=prior))
-        dr = np.asarray(di.disclosure_risk(values, responses[:, None], scale, world=worlds[None, :],
+        le = np.asarray(di.log_evidence(values, response=responses, scale=scale, counts=counts, prior=prior))
+        dr = np.asarray(di.disclosure_risk(values, response=responses[:, None], scale=scale, world=worlds[None, :],
                                            counts=counts, prior=prior))
         assert dr.shape == (responses.size, worlds.size)
         for i, R in enumerate(responses):
-            r = ref.log_evidence(fu, R, scale, counts=cu, prior=pu)
+            r = ref.log_evidence(fu, response=R, scale=scale, counts=cu, prior=pu)
             assert le[i] == pytest.approx(float(r), rel=RTOL, abs=1e-13)
-            P = fl(ref.posterior(fu, R, scale, counts=cu, prior=pu, worlds=inv[worlds]))
+            P = fl(ref.posterior(fu, response=R, scale=scale, counts=cu, prior=pu, worlds=inv[worlds]))
             ok = P > TINY
             assert ok.any()
             np.testing.assert_allclose(dr[i][ok], P[ok], rtol=RTOL, atol=0)
@@ -287,16 +287,16 @@ def test_many_responses_one_scale_sweep_path():
     responses = np.concatenate([rng.uniform(-80, 80, size=G - 4), [-1e8, 1e8, values[5], values[9]]])
     rng.shuffle(responses)
     scale = 0.7
-    le = np.asarray(di.log_evidence(values, responses, scale, counts=counts, prior=prior))
-    lp = np.asarray(di.log_posterior(values, responses, scale, counts=counts, prior=prior))
+    le = np.asarray(di.log_evidence(values, response=responses, scale=scale, counts=counts, prior=prior))
+    lp = np.asarray(di.log_posterior(values, response=responses, scale=scale, counts=counts, prior=prior))
     assert le.shape == (G,) and lp.shape == (G, m)
     pick = np.concatenate([rng.choice(G, size=12, replace=False),
                            np.flatnonzero(np.abs(responses) >= 1e8)])
     worlds = rng.choice(np.flatnonzero(counts > 0), size=40, replace=False)
     for i in pick:
         R = responses[i]
-        r_lp = ref.log_posterior(values, R, scale, counts=counts, prior=prior, worlds=worlds)
-        r_le = ref.log_evidence(values, R, scale, counts=counts, prior=prior)
+        r_lp = ref.log_posterior(values, response=R, scale=scale, counts=counts, prior=prior, worlds=worlds)
+        r_le = ref.log_evidence(values, response=R, scale=scale, counts=counts, prior=prior)
         assert le[i] == pytest.approx(float(r_le), rel=RTOL)
         assert_log_posterior(lp[i, worlds], r_lp)
     # the whole batch is self-consistent: sum_j c_j P_j = 1 for every response
@@ -311,19 +311,19 @@ def test_single_response_many_worlds_parallel_path():
     counts = rng.integers(1, 3, size=m).astype(np.float64)
     prior = rng.uniform(0.5, 1.5, size=m)
     R, scale = 12.34, 3.0
-    le = di.log_evidence(values, R, scale, counts=counts, prior=prior)
+    le = di.log_evidence(values, response=R, scale=scale, counts=counts, prior=prior)
     assert isinstance(le, float)
     worlds = np.concatenate([rng.choice(m, size=40, replace=False), [int(np.argmin(np.abs(values - R)))]])
-    lp = np.asarray(di.log_posterior(values, R, scale, counts=counts, prior=prior))
+    lp = np.asarray(di.log_posterior(values, response=R, scale=scale, counts=counts, prior=prior))
     assert lp.shape == (m,)
-    r_lp = ref.log_posterior(values, R, scale, counts=counts, prior=prior, worlds=worlds)
+    r_lp = ref.log_posterior(values, response=R, scale=scale, counts=counts, prior=prior, worlds=worlds)
     assert_log_posterior(lp[worlds], r_lp)
     # log evidence follows from any one world's log posterior
     j = worlds[-1]
     r_le = (ref.mp.log(ref.mpf(float(prior[j]))) - abs(ref.mpf(R) - ref.mpf(float(values[j]))) / ref.mpf(scale)
             - r_lp[-1])
     assert le == pytest.approx(float(r_le), rel=RTOL)
-    dr = np.asarray(di.disclosure_risk(values, R, scale, world=worlds, counts=counts, prior=prior))
+    dr = np.asarray(di.disclosure_risk(values, response=R, scale=scale, world=worlds, counts=counts, prior=prior))
     np.testing.assert_allclose(dr, fl([ref.mp.exp(x) for x in r_lp]), rtol=RTOL)
 
 
@@ -334,7 +334,7 @@ def test_single_response_many_worlds_parallel_path():
 def check_worst_case(values, scales, counts=None, prior=None, worlds=None):
     """Library worst_case_risk (array of scales) vs reference, full or on a subset."""
     scales = np.asarray(scales, dtype=np.float64)
-    risk, world = di.worst_case_risk(values, scales, counts=counts, prior=prior, return_world=True)
+    risk, world = di.worst_case_risk(values, scale=scales, counts=counts, prior=prior, return_world=True)
     risk, world = np.asarray(risk), np.asarray(world)
     assert risk.shape == scales.shape and world.shape == scales.shape
     assert world.dtype == np.int64
@@ -342,14 +342,15 @@ def check_worst_case(values, scales, counts=None, prior=None, worlds=None):
         s = float(scales[idx])
         j = int(world[idx])
         sub = None if worlds is None else sorted(set(int(w) for w in worlds) | {j})
-        r = ref.world_risks(values, s, counts=counts, prior=prior, worlds=sub)
+        r = ref.world_risks(values, scale=s, counts=counts, prior=prior, worlds=sub)
         assert j in r, "returned world has zero weight"
         best = max(r.values())
         # the returned world is a worst one, and its risk is the value returned
         assert float(r[j]) == pytest.approx(float(best), rel=RTOL)
         assert risk[idx] == pytest.approx(float(r[j]), rel=RTOL)
         if worlds is None:
-            assert risk[idx] == pytest.approx(float(ref.worst_case_risk(values, s, counts, prior)[0]), rel=RTOL)
+            assert risk[idx] == pytest.approx(float(ref.worst_case_risk(values, scale=s, counts=counts,
+                                                                        prior=prior)[0]), rel=RTOL)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -376,17 +377,17 @@ def test_worst_case_limits():
     counts[0] = 1
     prior = rng.uniform(0, 1, size=40)
     for c, p in [(None, None), (counts, None), (None, prior), (counts, prior)]:
-        got = np.asarray(di.worst_case_risk(values, np.array([0.0, np.inf]), counts=c, prior=p))
-        r0 = ref.worst_case_risk(values, 0.0, c, p)[0]
-        rinf = ref.worst_case_risk(values, np.inf, c, p)[0]
+        got = np.asarray(di.worst_case_risk(values, scale=np.array([0.0, np.inf]), counts=c, prior=p))
+        r0 = ref.worst_case_risk(values, scale=0.0, counts=c, prior=p)[0]
+        rinf = ref.worst_case_risk(values, scale=np.inf, counts=c, prior=p)[0]
         np.testing.assert_allclose(got, [float(r0), float(rinf)], rtol=RTOL)
         assert got[0] <= 1.0  # positive counts here are integers >= 1
         # scale = inf is max(pi)/sum(c pi)
         cc = np.ones(40) if c is None else c
         pp = np.ones(40) if p is None else p
         assert got[1] == pytest.approx(pp[cc * pp > 0].max() / np.sum(cc * pp), rel=RTOL)
-    assert di.worst_case_risk([1.0, 2.0, 3.0], np.inf) == pytest.approx(1 / 3, rel=RTOL)
-    assert di.worst_case_risk([1.0, 2.0, 2.0], 0.0) == pytest.approx(1.0, rel=RTOL)
+    assert di.worst_case_risk([1.0, 2.0, 3.0], scale=np.inf) == pytest.approx(1 / 3, rel=RTOL)
+    assert di.worst_case_risk([1.0, 2.0, 2.0], scale=0.0) == pytest.approx(1.0, rel=RTOL)
 
 
 def test_worst_case_million_heavy_repeats():
@@ -399,9 +400,9 @@ def test_worst_case_million_heavy_repeats():
     scales = np.array([1e-4, 0.02, 0.5])
     for c, p in [(None, None), (counts, prior)]:
         fu, cu, pu, inv = ref.merge(values, c, p)
-        risk, world = di.worst_case_risk(values, scales, counts=c, prior=p, return_world=True)
+        risk, world = di.worst_case_risk(values, scale=scales, counts=c, prior=p, return_world=True)
         for k, s in enumerate(scales):
-            r = ref.world_risks(fu, s, cu, pu)
+            r = ref.world_risks(fu, scale=s, counts=cu, prior=pu)
             best = max(r.values())
             assert risk[k] == pytest.approx(float(best), rel=RTOL)
             assert float(r[int(inv[world[k]])]) == pytest.approx(float(best), rel=RTOL)
@@ -418,12 +419,12 @@ def test_worst_case_large_m_subsampled_and_dense():
     prior = rng.uniform(0.2, 1.0, size=m)
     scales = np.array([1e-3, 0.1, 2.0])
     sub = rng.choice(m, size=6, replace=False)
-    risk, world = di.worst_case_risk(values, scales, counts=counts, prior=prior, return_world=True)
+    risk, world = di.worst_case_risk(values, scale=scales, counts=counts, prior=prior, return_world=True)
     for k, s in enumerate(scales):
-        r = ref.world_risks(values, s, counts=counts, prior=prior, worlds=list(sub) + [int(world[k])])
+        r = ref.world_risks(values, scale=s, counts=counts, prior=prior, worlds=list(sub) + [int(world[k])])
         assert risk[k] == pytest.approx(float(r[int(world[k])]), rel=RTOL)
         assert all(risk[k] >= float(v) * (1 - RTOL) for v in r.values())
-        dense = dense_worst_case_risk(values, s, counts, prior)
+        dense = dense_worst_case_risk(values, scale=s, counts=counts, prior=prior)
         assert risk[k] == pytest.approx(dense, rel=RTOL)
 
 
@@ -436,8 +437,8 @@ def test_worst_case_equals_dense_float64(seed):
     counts, prior = weights(rng, m, kind)
     pt = np.ptp(values)
     scales = pt * np.array([1e-6, 1e-3, 0.05, 1.0, 30.0])
-    risk = np.asarray(di.worst_case_risk(values, scales, counts=counts, prior=prior))
-    dense = np.array([dense_worst_case_risk(values, s, counts, prior) for s in scales])
+    risk = np.asarray(di.worst_case_risk(values, scale=scales, counts=counts, prior=prior))
+    dense = np.array([dense_worst_case_risk(values, scale=s, counts=counts, prior=prior) for s in scales])
     np.testing.assert_allclose(risk, dense, rtol=RTOL, atol=0)
 
 
@@ -455,13 +456,14 @@ def test_worst_case_brute_force_over_responses(seed):
     p = np.ones(m) if prior is None else prior
     active = c * p > 0
     for scale in (0.05, 0.8, 6.0):
-        dr = np.asarray(di.disclosure_risk(values, grid[:, None], scale, world=world[None, :],
+        dr = np.asarray(di.disclosure_risk(values, response=grid[:, None], scale=scale, world=world[None, :],
                                            counts=counts, prior=prior))
         assert dr.shape == (grid.size, m)
         brute = dr[:, active].max()
-        wcr = di.worst_case_risk(values, scale, counts=counts, prior=prior)
+        wcr = di.worst_case_risk(values, scale=scale, counts=counts, prior=prior)
         assert wcr == pytest.approx(brute, rel=RTOL)
-        assert wcr == pytest.approx(float(ref.worst_case_risk(values, scale, counts, prior)[0]), rel=RTOL)
+        assert wcr == pytest.approx(float(ref.worst_case_risk(values, scale=scale, counts=counts, prior=prior)[0]),
+                                    rel=RTOL)
         # nowhere on the grid does a world's posterior exceed the worst case
         assert np.all(dr[:, active] <= wcr * (1 + RTOL))
 
@@ -476,35 +478,36 @@ def test_tight_scale_conservative_and_tight(kind):
     m = 40
     values = rng.normal(size=m) * 5.0
     counts, prior = weights(rng, m, kind)
-    r0 = di.worst_case_risk(values, 0.0, counts=counts, prior=prior)
-    rinf = di.worst_case_risk(values, np.inf, counts=counts, prior=prior)
+    r0 = di.worst_case_risk(values, scale=0.0, counts=counts, prior=prior)
+    rinf = di.worst_case_risk(values, scale=np.inf, counts=counts, prior=prior)
     inner = np.exp(rng.uniform(np.log(rinf), np.log(r0), size=(3, 4)))
     rho = inner.copy()
     rho[0, 0] = 1.0  # >= rho*(0) (integer counts: rho*(0) = 1/min c <= 1) -> 0
     rho[0, 1] = min(1.0, r0)  # -> 0
     rho[0, 2] = rinf  # -> inf
     rho[0, 3] = rinf * 0.5  # -> inf
-    ts = np.asarray(di.tight_scale(values, rho, counts=counts, prior=prior))
+    ts = np.asarray(di.tight_scale(values, rho=rho, counts=counts, prior=prior))
     assert ts.shape == rho.shape
     assert ts[0, 0] == 0.0 and ts[0, 1] == 0.0
     assert ts[0, 2] == np.inf and ts[0, 3] == np.inf
     fin = np.isfinite(ts) & (ts > 0)
     assert fin.sum() == 8
     # conservative, exactly as the library computes the risk
-    w = np.asarray(di.worst_case_risk(values, ts, counts=counts, prior=prior))
+    w = np.asarray(di.worst_case_risk(values, scale=ts, counts=counts, prior=prior))
     assert np.all(w[fin] <= rho[fin])
     # tight to the evaluation's error bound: one float lower fails rho
     # lowered by that bound (the margin that makes the exact risk pass)
     err = _worst_case.Risk(Worlds(values, counts, prior)).error
-    below = np.asarray(di.worst_case_risk(values, np.nextafter(ts[fin], 0), counts=counts, prior=prior))
+    below = np.asarray(di.worst_case_risk(values, scale=np.nextafter(ts[fin], 0), counts=counts, prior=prior))
     assert np.all(below > np.nextafter(rho[fin] * (1 - err), 0))
     # against the reference: rho*(ts) <= rho exactly (60 digits); the float
     # below is within the bound of failing
     for s, r in list(zip(ts[fin], rho[fin], strict=False))[:4]:
-        assert ref.worst_case_risk(values, s, counts, prior)[0] <= mpf(float(r))
-        assert float(ref.worst_case_risk(values, np.nextafter(s, 0), counts, prior)[0]) >= r * (1 - RTOL)
+        assert ref.worst_case_risk(values, scale=s, counts=counts, prior=prior)[0] <= mpf(float(r))
+        assert float(ref.worst_case_risk(values, scale=np.nextafter(s, 0), counts=counts,
+                                         prior=prior)[0]) >= r * (1 - RTOL)
     # tight_epsilon = ptp / tight_scale (over positive-weight worlds)
-    te = np.asarray(di.tight_epsilon(values, rho, counts=counts, prior=prior))
+    te = np.asarray(di.tight_epsilon(values, rho=rho, counts=counts, prior=prior))
     c = np.ones(m) if counts is None else counts
     p = np.ones(m) if prior is None else prior
     pt = np.ptp(values[c * p > 0])
@@ -517,28 +520,29 @@ def test_tight_scale_rtol():
     values = rng.normal(size=300)
     rho = np.array([0.01, 0.05, 0.2, 0.6])
     rtol = 1e-6
-    ts = np.asarray(di.tight_scale(values, rho, rtol=rtol))
-    exact = np.asarray(di.tight_scale(values, rho))
+    ts = np.asarray(di.tight_scale(values, rho=rho, rtol=rtol))
+    exact = np.asarray(di.tight_scale(values, rho=rho))
     assert np.all(ts >= exact)
     assert np.all(ts <= exact * (1 + rtol) * (1 + 1e-15))
-    assert np.all(np.asarray(di.worst_case_risk(values, ts)) <= rho)
+    assert np.all(np.asarray(di.worst_case_risk(values, scale=ts)) <= rho)
 
 
 def test_tight_scale_matches_reference_bisection():
     # toy mean of the paper (Mathematics page, section 5): eps = 2.249596594583695 at rho = 1/3
     means = np.array([2, 8 / 3, 3, 10 / 3, 11 / 3, 4, 13 / 3, 14 / 3])
-    ts = di.tight_scale(means, 1 / 3)
-    r = ref.tight_scale(means, 1 / 3)
+    ts = di.tight_scale(means, rho=1 / 3)
+    r = ref.tight_scale(means, rho=1 / 3)
     assert ts == pytest.approx(float(r), rel=RTOL)
-    assert di.tight_epsilon(means, 1 / 3) == pytest.approx(2.249596594583695, rel=1e-12)
+    assert di.tight_epsilon(means, rho=1 / 3) == pytest.approx(2.249596594583695, rel=1e-12)
     # with counts and prior
     rng = np.random.default_rng(92)
     values = rng.normal(size=12)
     counts = rng.integers(1, 3, size=12).astype(float)
     prior = rng.uniform(0.5, 1.0, size=12)
     for rho in (0.1, 0.3):
-        got = di.tight_scale(values, rho, counts=counts, prior=prior)
-        assert got == pytest.approx(float(ref.tight_scale(values, rho, counts, prior, iterations=120)), rel=1e-12)
+        got = di.tight_scale(values, rho=rho, counts=counts, prior=prior)
+        assert got == pytest.approx(float(ref.tight_scale(values, rho=rho, counts=counts, prior=prior,
+                                                          iterations=120)), rel=1e-12)
 
 
 # ---------------------------------------------------------------------------
@@ -554,53 +558,56 @@ def test_closed_forms_random():
     rho = 1.0 / (1.0 + (m - 1) * np.exp(-eps_true))
     S = 10.0 ** rng.uniform(-3, 3, size=n)
     lam = 10.0 ** rng.uniform(-3, 3, size=n)
-    e = np.asarray(di.epsilon_for_rho(rho, m))
-    sc = np.asarray(di.scale_for_rho(rho, m, S))
-    rf = np.asarray(di.rho_for_epsilon(eps_true, m))
-    rb = np.asarray(di.risk_bound(lam, m, S))
+    e = np.asarray(di.epsilon_for_rho(rho, m=m))
+    sc = np.asarray(di.scale_for_rho(rho, m=m, sensitive_range=S))
+    rf = np.asarray(di.rho_for_epsilon(eps_true, m=m))
+    rb = np.asarray(di.risk_bound(lam, m=m, sensitive_range=S))
     for i in range(n):
-        assert e[i] == pytest.approx(float(ref.epsilon_for_rho(rho[i], m[i])), rel=RTOL)
-        assert sc[i] == pytest.approx(float(ref.scale_for_rho(rho[i], m[i], S[i])), rel=RTOL)
-        assert rf[i] == pytest.approx(float(ref.rho_for_epsilon(eps_true[i], m[i])), rel=RTOL)
-        assert rb[i] == pytest.approx(float(ref.risk_bound(lam[i], m[i], S[i])), rel=RTOL)
+        assert e[i] == pytest.approx(float(ref.epsilon_for_rho(rho[i], m=m[i])), rel=RTOL)
+        assert sc[i] == pytest.approx(float(ref.scale_for_rho(rho[i], m=m[i], sensitive_range=S[i])), rel=RTOL)
+        assert rf[i] == pytest.approx(float(ref.rho_for_epsilon(eps_true[i], m=m[i])), rel=RTOL)
+        assert rb[i] == pytest.approx(float(ref.risk_bound(lam[i], m=m[i], sensitive_range=S[i])), rel=RTOL)
     # conservative round trips, as computed in float64
-    assert np.all(np.asarray(di.risk_bound(sc, m, S)) <= rho)
-    assert np.all(np.asarray(di.rho_for_epsilon(e, m)) <= rho)
+    assert np.all(np.asarray(di.risk_bound(sc, m=m, sensitive_range=S)) <= rho)
+    assert np.all(np.asarray(di.rho_for_epsilon(e, m=m)) <= rho)
     np.testing.assert_allclose(np.asarray(di.min_rho(m)), 1.0 / m, rtol=RTOL)
 
 
 def test_closed_forms_edges_and_paper_values():
     # (1/8 is exact in binary; 0.1 is not: fl(0.1) > 1/10)
-    assert di.epsilon_for_rho(1.0, 8) == np.inf
-    assert di.epsilon_for_rho(0.125, 8) == 0.0
-    assert di.epsilon_for_rho(0.0625, 8) == 0.0
-    assert di.scale_for_rho(1.0, 8, 2.0) == 0.0
-    assert di.scale_for_rho(0.125, 8, 2.0) == np.inf
-    assert di.scale_for_rho(0.125, 8, 0.0) == 0.0
-    assert di.scale_for_rho(0.5, 8, 0.0) == 0.0
-    assert di.scale_for_rho(0.0625, 8, 0.0) == np.inf
+    assert di.epsilon_for_rho(1.0, m=8) == np.inf
+    assert di.epsilon_for_rho(0.125, m=8) == 0.0
+    assert di.epsilon_for_rho(0.0625, m=8) == 0.0
+    assert di.scale_for_rho(1.0, m=8, sensitive_range=2.0) == 0.0
+    assert di.scale_for_rho(0.125, m=8, sensitive_range=2.0) == np.inf
+    assert di.scale_for_rho(0.125, m=8, sensitive_range=0.0) == 0.0
+    assert di.scale_for_rho(0.5, m=8, sensitive_range=0.0) == 0.0
+    assert di.scale_for_rho(0.0625, m=8, sensitive_range=0.0) == np.inf
     # one ulp above 1/m: epsilon ~ 2.5e-16 must not collapse to 0 or to rounding
     # noise (a naive ln((m-1) rho / (1-rho)) gets it wrong by ~100%); the
     # conservative nudge may legitimately lower it by a few percent here
     r = np.nextafter(0.125, 1.0)
-    assert di.epsilon_for_rho(r, 8) == pytest.approx(float(ref.epsilon_for_rho(r, 8)), rel=0.1)
-    assert di.scale_for_rho(r, 8, 1.0) == pytest.approx(float(ref.scale_for_rho(r, 8, 1.0)), rel=0.1)
-    assert di.rho_for_epsilon(np.inf, 10) == 1.0
-    assert di.rho_for_epsilon(0.0, 10) == pytest.approx(0.1, rel=RTOL)
-    assert di.risk_bound(0.0, 10, 1.0) == 1.0
-    assert di.risk_bound(np.inf, 10, 1.0) == pytest.approx(0.1, rel=RTOL)
+    assert di.epsilon_for_rho(r, m=8) == pytest.approx(float(ref.epsilon_for_rho(r, m=8)), rel=0.1)
+    assert di.scale_for_rho(r, m=8,
+                            sensitive_range=1.0) == pytest.approx(float(ref.scale_for_rho(r, m=8,
+                                                                                          sensitive_range=1.0)),
+                                                                  rel=0.1)
+    assert di.rho_for_epsilon(np.inf, m=10) == 1.0
+    assert di.rho_for_epsilon(0.0, m=10) == pytest.approx(0.1, rel=RTOL)
+    assert di.risk_bound(0.0, m=10, sensitive_range=1.0) == 1.0
+    assert di.risk_bound(np.inf, m=10, sensitive_range=1.0) == pytest.approx(0.1, rel=RTOL)
     # Mathematics page, section 3: check values
-    assert di.scale_for_rho(1 / 3, 8, 8 / 3) == pytest.approx(2.128628267061142, rel=RTOL)
-    assert di.epsilon_for_rho(1 / 3, 8) == pytest.approx(1.2527629684953678, rel=RTOL)
-    assert di.scale_for_rho(0.1, 99, 98 / 48842) == pytest.approx(8.403207231434116e-4, rel=RTOL)
+    assert di.scale_for_rho(1 / 3, m=8, sensitive_range=8 / 3) == pytest.approx(2.128628267061142, rel=RTOL)
+    assert di.epsilon_for_rho(1 / 3, m=8) == pytest.approx(1.2527629684953678, rel=RTOL)
+    assert di.scale_for_rho(0.1, m=99, sensitive_range=98 / 48842) == pytest.approx(8.403207231434116e-4, rel=RTOL)
     means = np.array([2, 8 / 3, 3, 10 / 3, 11 / 3, 4, 13 / 3, 14 / 3])
-    lam = di.scale_for_rho(1 / 3, 8, 8 / 3)
-    assert di.disclosure_risk(means, 2.0, lam, world=0) == pytest.approx(0.22943826951692214, rel=RTOL)
+    lam = di.scale_for_rho(1 / 3, m=8, sensitive_range=8 / 3)
+    assert di.disclosure_risk(means, response=2.0, scale=lam, world=0) == pytest.approx(0.22943826951692214, rel=RTOL)
     # Figure 3: capital-gain eps at rho = 0.5 / 8^k
-    eps = np.asarray(di.epsilon_for_rho(0.5 / 8.0 ** np.arange(6), 100000))
+    eps = np.asarray(di.epsilon_for_rho(0.5 / 8.0 ** np.arange(6), m=100000))
     np.testing.assert_allclose(eps, [11.513, 8.805, 6.669, 4.582, 2.502, 0.423], atol=6e-4)
     for k in range(6):
-        assert eps[k] == pytest.approx(float(ref.epsilon_for_rho(0.5 / 8.0 ** k, 100000)), rel=RTOL)
+        assert eps[k] == pytest.approx(float(ref.epsilon_for_rho(0.5 / 8.0 ** k, m=100000)), rel=RTOL)
     # effective worlds
     pr = np.array([0.5, 1.0, 0.25, 0.25])
     assert di.effective_worlds(pr) == pytest.approx(2.0, rel=RTOL)

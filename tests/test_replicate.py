@@ -96,17 +96,17 @@ def test_toy_csvs_equal_engine_calls(embedded):
         rr = [r for r in rows if r["query"] == q]
         rho = np.array([float(r["rho"]) for r in rr])
         s = float(rr[0]["sensitive_range"])
-        assert s == di.sensitive_range(q, [1, 3], [2, 4, 5, 6, 7, 8, 9, 10])
-        lam = di.scale_for_rho(rho, 8, s)
+        assert s == di.sensitive_range(q, known=[1, 3], candidates=[2, 4, 5, 6, 7, 8, 9, 10])
+        lam = di.scale_for_rho(rho, m=8, sensitive_range=s)
         assert np.array_equal([float(r["paper_scale"]) for r in rr], lam)
-        assert np.array_equal([float(r["worst_case_risk"]) for r in rr], di.worst_case_risk(vals, lam))
-        assert np.array_equal([float(r["risk_bound"]) for r in rr], di.risk_bound(lam, 8, s))
+        assert np.array_equal([float(r["worst_case_risk"]) for r in rr], di.worst_case_risk(vals, scale=lam))
+        assert np.array_equal([float(r["risk_bound"]) for r in rr], di.risk_bound(lam, m=8, sensitive_range=s))
     tight = read_csv(out / "fig_tight_epsilon.csv")
     for q, vals in (("mean", means), ("median", med)):
         rr = [r for r in tight if r["query"] == q]
         rho = np.array([float(r["rho"]) for r in rr])
-        assert np.array_equal([float(r["tight_epsilon"]) for r in rr], di.tight_epsilon(vals, rho))
-        assert np.array_equal([float(r["paper_epsilon"]) for r in rr], di.epsilon_for_rho(rho, 8))
+        assert np.array_equal([float(r["tight_epsilon"]) for r in rr], di.tight_epsilon(vals, rho=rho))
+        assert np.array_equal([float(r["paper_epsilon"]) for r in rr], di.epsilon_for_rho(rho, m=8))
     third = [r for r in tight if r["query"] == "mean" and abs(float(r["rho"]) - 1 / 3) < 1e-15][0]
     assert float(third["tight_epsilon"]) == pytest.approx(2.249596594583695, rel=1e-12)
 
@@ -124,12 +124,12 @@ def test_table4_csv_equals_engine_calls(embedded):
             s = (hi - lo) / n
             assert float(r["true_value"]) == float(rep.PAPER_MEAN[col])
         else:
-            s = di.dataset_sensitive_range("std", synth[col], di.Domain(lo, hi), ddof=1)
+            s = di.dataset_sensitive_range("std", data=synth[col], candidates=di.Domain(lo, hi), ddof=1)
             assert r["rows"] == "synthetic"
         assert float(r["sensitive_range"]) == s
-        lam = di.scale_for_rho(rho, m, s)
+        lam = di.scale_for_rho(rho, m=m, sensitive_range=s)
         assert float(r["scale"]) == lam
-        assert float(r["epsilon"]) == di.epsilon_for_rho(rho, m)
+        assert float(r["epsilon"]) == di.epsilon_for_rho(rho, m=m)
         resp = [float(r[f"response_{i}"]) for i in (1, 2, 3)]
         if math.isinf(lam):
             assert all(math.isinf(x) for x in resp)
@@ -143,14 +143,14 @@ def test_table4_csv_equals_engine_calls(embedded):
         lo, hi = rep.DOMAINS[col]
         known = np.delete(synth[col], int(r["removed_index"]))
         ddof = 1 if r["query"] == "std" else 0
-        vals, cnt = di.world_values(r["query"], known, di.Domain(lo, hi), ddof=ddof)
+        vals, cnt = di.world_values(r["query"], known=known, candidates=di.Domain(lo, hi), ddof=ddof)
         rho = float(r["rho"])
-        assert float(r["tight_scale"]) == di.tight_scale(vals, rho, counts=cnt)
+        assert float(r["tight_scale"]) == di.tight_scale(vals, rho=rho, counts=cnt)
         if r["query"] == "std":
             # the range of that D''s float world values; dataset_sensitive_range
             # forms it without their cancellation: equal to the values' rounding
             assert float(r["sensitive_range"]) == pytest.approx(
-                di.dataset_sensitive_range("std", synth[col], di.Domain(lo, hi), ddof=1), rel=1e-11)
+                di.dataset_sensitive_range("std", data=synth[col], candidates=di.Domain(lo, hi), ddof=1), rel=1e-11)
         lam_p = float(r["paper_scale"])
         if math.isfinite(lam_p):  # the paper's bound is conservative: the exact risk is below rho
             assert float(r["worst_case_risk_at_paper_scale"]) <= rho
@@ -171,7 +171,7 @@ def test_noise_ratio_csvs(embedded):
         lo, hi = rep.DOMAINS[col]
         rho = float(r["rho"])
         assert rho == 0.5 / 8 ** int(r["k"])
-        lam = di.scale_for_rho(rho, hi - lo + 1, (hi - lo) / 48842)
+        lam = di.scale_for_rho(rho, m=hi - lo + 1, sensitive_range=(hi - lo) / 48842)
         assert float(r["scale"]) == lam
         releasable = r["releasable"] == "true"
         assert releasable == math.isfinite(lam)
@@ -192,7 +192,7 @@ def test_noise_ratio_csvs(embedded):
         size = int(r["size"])
         s = (hi - lo) / size if r["query"] == "mean" else float(hi - lo)
         assert float(r["sensitive_range"]) == s
-        assert float(r["scale"]) == di.scale_for_rho(float(r["rho"]), hi - lo + 1, s)
+        assert float(r["scale"]) == di.scale_for_rho(float(r["rho"]), m=hi - lo + 1, sensitive_range=s)
 
 
 def test_same_seed_same_output_and_no_matplotlib(embedded, tmp_path, monkeypatch):
@@ -243,7 +243,8 @@ def test_real_data(real):
         lo, hi = rep.DOMAINS[col]
         if row["query"] == "std":
             assert float(row["true_value"]) == data[col].std(ddof=1)
-            assert float(row["sensitive_range"]) == di.dataset_sensitive_range("std", data[col], di.Domain(lo, hi),
+            assert float(row["sensitive_range"]) == di.dataset_sensitive_range("std", data=data[col],
+                                                                               candidates=di.Domain(lo, hi),
                                                                                ddof=1)
         else:
             assert float(row["true_value"]) == data[col].mean()

@@ -20,7 +20,7 @@ GRID = [F(i, 20) for i in range(21)]  # 0, 1/20, ..., 1 (edges included)
 
 def _bayes(p, k, prior, report):
     """P(x = 1 | report) by direct enumeration over x; None if impossible."""
-    want = rr_ref.posterior(p, k, prior, report)
+    want = rr_ref.posterior(p, k=k, prior=prior, report=report)
     return None if isinstance(want, float) else want  # the reference's nan: impossible
 
 
@@ -35,10 +35,10 @@ def _grid_arrays():
 
 def test_epsilon_against_enumeration_on_grid():
     pk, p, k = _grid_arrays()
-    got = rr.epsilon(p, k)
+    got = rr.epsilon(p, k=k)
     assert got.shape == p.shape
     for (pf, kf), g in zip(pk, got, strict=False):
-        want = float(rr_ref.epsilon(pf, kf))
+        want = float(rr_ref.epsilon(pf, k=kf))
         if math.isinf(want):
             assert g == np.inf, (pf, kf)
         else:
@@ -46,13 +46,13 @@ def test_epsilon_against_enumeration_on_grid():
 
 
 def test_epsilon_edges():
-    assert rr.epsilon(0.0, 0.5) == math.inf          # the truth
-    assert rr.epsilon(0.0, 0.0) == math.inf
+    assert rr.epsilon(0.0, k=0.5) == math.inf          # the truth
+    assert rr.epsilon(0.0, k=0.0) == math.inf
     for k in (0.0, 0.3, 1.0):
-        assert rr.epsilon(1.0, k) == 0.0               # independent of x
-    assert rr.epsilon(0.5, 0.0) == math.inf           # report 0 reveals x = 0
-    assert rr.epsilon(0.5, 1.0) == math.inf           # report 1 reveals x = 1
-    assert isinstance(rr.epsilon(0.5, 0.5), float)
+        assert rr.epsilon(1.0, k=k) == 0.0               # independent of x
+    assert rr.epsilon(0.5, k=0.0) == math.inf           # report 0 reveals x = 0
+    assert rr.epsilon(0.5, k=1.0) == math.inf           # report 1 reveals x = 1
+    assert isinstance(rr.epsilon(0.5, k=0.5), float)
 
 
 def test_epsilon_matches_math_md_formula_and_is_accurate_at_small_and_large_values():
@@ -60,27 +60,27 @@ def test_epsilon_matches_math_md_formula_and_is_accurate_at_small_and_large_valu
     p = rng.uniform(0.01, 0.99, 200)
     k = rng.uniform(0.01, 0.99, 200)
     md = np.maximum(np.log((1 - p * k) / (p * (1 - k))), np.log((1 - p + p * k) / (p * k)))
-    np.testing.assert_allclose(rr.epsilon(p, k), md, rtol=1e-12)
+    np.testing.assert_allclose(rr.epsilon(p, k=k), md, rtol=1e-12)
     # near p = 1 epsilon is tiny: ln(1 + (1 - p)/(p min(k, 1-k))) keeps every digit
     p1 = 1 - 2.0 ** -40
     want = mpmath.log1p((1 - mpmath.mpf(p1)) / (mpmath.mpf(p1) * mpmath.mpf(0.25)))
-    assert rr.epsilon(p1, 0.25) == pytest.approx(float(want), rel=1e-14)
+    assert rr.epsilon(p1, k=0.25) == pytest.approx(float(want), rel=1e-14)
     # tiny p: no overflow of the ratio
     want = mpmath.log1p((1 - mpmath.mpf(1e-310)) / (mpmath.mpf(1e-310) * mpmath.mpf(0.5)))
-    assert rr.epsilon(1e-310, 0.5) == pytest.approx(float(want), rel=1e-12)
+    assert rr.epsilon(1e-310, k=0.5) == pytest.approx(float(want), rel=1e-12)
 
 
 def test_epsilon_bound_is_an_upper_bound_and_minus_log_pk_is_not_for_k_above_half():
     _, p, k = _grid_arrays()
-    eps, bound = rr.epsilon(p, k), rr.epsilon_bound(p, k)
+    eps, bound = rr.epsilon(p, k=k), rr.epsilon_bound(p, k=k)
     assert np.all(bound >= eps)
     low = k <= 0.5
     with np.errstate(divide="ignore"):
         np.testing.assert_allclose(bound[low], -np.log(p[low] * k[low]), rtol=1e-14)
     # -ln(p k) fails as a bound for k > 1/2 (Mathematics page, section 7)
-    assert -math.log(0.1 * 0.9) < rr.epsilon(0.1, 0.9)
-    assert rr.epsilon_bound(0.1, 0.9) == pytest.approx(-math.log(0.1 * 0.1), rel=1e-15)
-    assert rr.epsilon_bound(1.0, 0.5) == pytest.approx(math.log(2), rel=1e-15)
+    assert -math.log(0.1 * 0.9) < rr.epsilon(0.1, k=0.9)
+    assert rr.epsilon_bound(0.1, k=0.9) == pytest.approx(-math.log(0.1 * 0.1), rel=1e-15)
+    assert rr.epsilon_bound(1.0, k=0.5) == pytest.approx(math.log(2), rel=1e-15)
 
 
 # ---------------------------------------------------------------- OpenDP
@@ -96,8 +96,8 @@ def test_warner_against_opendp_bool(prob):
     # OpenDP's prob is the probability of the truth: Warner's p; in the
     # two-parameter scheme, p = 2 (1 - prob) and k = 1/2
     assert rr.warner_epsilon(prob) == pytest.approx(want, rel=1e-12, abs=1e-12)
-    assert rr.epsilon(2 * (1 - prob), 0.5) == pytest.approx(want, rel=1e-12, abs=1e-12)
-    assert rr.kary_epsilon(prob, 2) == pytest.approx(want, rel=1e-12, abs=1e-12)
+    assert rr.epsilon(2 * (1 - prob), k=0.5) == pytest.approx(want, rel=1e-12, abs=1e-12)
+    assert rr.kary_epsilon(prob, d=2) == pytest.approx(want, rel=1e-12, abs=1e-12)
     assert rr.warner_p(want) == pytest.approx(prob, rel=1e-12)
 
 
@@ -111,9 +111,9 @@ def test_kary_against_opendp(d):
         want = dp.m.make_randomized_response(categories=list(range(d)), prob=prob).map(1)
         # OpenDP's prob: the truth with probability prob, each other
         # category with (1 - prob)/(d - 1): exactly kary_p
-        assert rr.kary_epsilon(prob, d) == pytest.approx(want, rel=1e-12, abs=1e-12), prob
+        assert rr.kary_epsilon(prob, d=d) == pytest.approx(want, rel=1e-12, abs=1e-12), prob
         if math.isfinite(want):
-            assert rr.kary_p(want, d) == pytest.approx(prob, rel=1e-12), prob
+            assert rr.kary_p(want, d=d) == pytest.approx(prob, rel=1e-12), prob
 
 
 def test_opendp_kary_prob_is_the_truth_probability():
@@ -136,15 +136,15 @@ def test_warner_and_kary_calibration_roundtrip():
     np.testing.assert_allclose(rr.warner_epsilon(rr.warner_p(eps[:-2])), eps[:-2], rtol=1e-12, atol=1e-15)
     assert rr.warner_epsilon(1.0) == math.inf
     d = np.array([[2], [3], [7]])
-    p = rr.kary_p(eps, d)
+    p = rr.kary_p(eps, d=d)
     assert p.shape == (3, 6)
     np.testing.assert_allclose(p[:, 0], 1 / d[:, 0], rtol=1e-15)
     np.testing.assert_allclose(p[:, 2], math.e / (math.e + d[:, 0] - 1), rtol=1e-15)
     assert np.all(p[:, -1] == 1.0)
-    np.testing.assert_allclose(rr.kary_epsilon(p[:, :-2], d), np.broadcast_to(eps[:-2], (3, 4)),
+    np.testing.assert_allclose(rr.kary_epsilon(p[:, :-2], d=d), np.broadcast_to(eps[:-2], (3, 4)),
                                rtol=1e-10, atol=1e-15)
     # d = 2 is Warner
-    np.testing.assert_allclose(rr.kary_p(eps, 2), rr.warner_p(eps), rtol=1e-15)
+    np.testing.assert_allclose(rr.kary_p(eps, d=2), rr.warner_p(eps), rtol=1e-15)
 
 
 # ---------------------------------------------------------------- posterior
@@ -152,9 +152,9 @@ def test_warner_and_kary_calibration_roundtrip():
 def test_posterior_against_bayes_enumeration():
     priors = [F(0), F(1, 7), F(1, 2), F(9, 10), F(1)]
     cells = [(p, k, pr, r) for p in GRID[::2] for k in GRID[::2] for pr in priors for r in (0, 1)]
-    arr = [np.array([float(c[i]) for c in cells]) for i in range(3)]
+    p, k, prior = (np.array([float(c[i]) for c in cells]) for i in range(3))
     rep = np.array([c[3] for c in cells])
-    got = rr.posterior(*arr, report=rep)
+    got = rr.posterior(p, k=k, prior=prior, report=rep)
     for c, g in zip(cells, got, strict=False):
         want = _bayes(*c)
         if want is None:
@@ -180,12 +180,12 @@ def test_math_md_report1_posterior_is_bayes_exactly():
 
 
 def test_posterior_values_and_broadcasting():
-    assert rr.posterior(0.5, 0.5, 0.5) == 0.75
-    assert rr.posterior(0.5, 0.5, 0.5, report=0) == 0.25
-    assert rr.posterior(0.0, 0.5, 0.3, report=1) == 1.0   # no noise: the truth
-    assert rr.posterior(1.0, 0.5, 0.3, report=1) == pytest.approx(0.3, rel=1e-15)  # no information
-    assert math.isnan(rr.posterior(1.0, 1.0, 0.3, report=1))  # report 1 never happens
-    out = rr.posterior([[0.2], [0.6]], [0.1, 0.5, 0.9], 0.5, report=[[1], [0]])
+    assert rr.posterior(0.5, k=0.5, prior=0.5) == 0.75
+    assert rr.posterior(0.5, k=0.5, prior=0.5, report=0) == 0.25
+    assert rr.posterior(0.0, k=0.5, prior=0.3, report=1) == 1.0   # no noise: the truth
+    assert rr.posterior(1.0, k=0.5, prior=0.3, report=1) == pytest.approx(0.3, rel=1e-15)  # no information
+    assert math.isnan(rr.posterior(1.0, k=1.0, prior=0.3, report=1))  # report 1 never happens
+    out = rr.posterior([[0.2], [0.6]], k=[0.1, 0.5, 0.9], prior=0.5, report=[[1], [0]])
     assert out.shape == (2, 3)
     assert out[0, 1] == pytest.approx(0.9 / (0.9 + 0.1))
 
@@ -199,16 +199,16 @@ R, N = 2000, 500
 def test_estimate_unbiased_and_variance_by_simulation(p, k, pi):
     rng = np.random.default_rng(12345)
     x = rng.random((R, N)) < pi          # respondents drawn from the population
-    reports = rr.sample(x, p, k, rng)
+    reports = rr.sample(x, p=p, k=k, rng=rng)
     assert reports.shape == (R, N) and reports.dtype == np.int64
     q = reports.mean(axis=1)
-    est = rr.estimate(q, p, k)
+    est = rr.estimate(q, p=p, k=k)
     se = est.std(ddof=1) / math.sqrt(R)
     assert abs(est.mean() - pi) < 4 * se
     lam = pi * (1 - p) + p * (1 - k)     # P(report 1)
     sim_var = est.var(ddof=1)
-    assert rr.variance(lam, p, k, N) == pytest.approx(sim_var, rel=0.10)
-    assert rr.variance(q, p, k, N).mean() == pytest.approx(sim_var, rel=0.10)  # plug-in
+    assert rr.variance(lam, p=p, k=k, n=N) == pytest.approx(sim_var, rel=0.10)
+    assert rr.variance(q, p=p, k=k, n=N).mean() == pytest.approx(sim_var, rel=0.10)  # plug-in
 
 
 def test_estimate_unbiased_for_fixed_respondents_variance_smaller_by_pi_term():
@@ -216,11 +216,11 @@ def test_estimate_unbiased_for_fixed_respondents_variance_smaller_by_pi_term():
     rng = np.random.default_rng(7)
     x = np.zeros(N, dtype=bool)
     x[:n1] = True
-    est = rr.estimate(rr.sample(np.broadcast_to(x, (R, N)), p, k, rng).mean(axis=1), p, k)
+    est = rr.estimate(rr.sample(np.broadcast_to(x, (R, N)), p=p, k=k, rng=rng).mean(axis=1), p=p, k=k)
     pi = n1 / N
     assert abs(est.mean() - pi) < 4 * est.std(ddof=1) / math.sqrt(R)
     lam = pi * (1 - p) + p * (1 - k)
-    fixed = rr.variance(lam, p, k, N) - pi * (1 - pi) / N
+    fixed = rr.variance(lam, p=p, k=k, n=N) - pi * (1 - pi) / N
     assert est.var(ddof=1) == pytest.approx(fixed, rel=0.10)
 
 
@@ -232,9 +232,9 @@ def test_warner_estimate_unbiased_by_simulation(t):
     x[:n1] = 1
     xs = np.broadcast_to(x, (R, N))
     # Warner's coin as the two-parameter scheme, and as 2-category RR
-    for reports in (rr.sample(xs, 2 * (1 - t), 0.5, rng),
-                    rr.kary_sample(xs, rr.warner_epsilon(t), 2, rng)):
-        est = rr.warner_estimate(reports.sum(axis=1), N, t)
+    for reports in (rr.sample(xs, p=2 * (1 - t), k=0.5, rng=rng),
+                    rr.kary_sample(xs, epsilon=rr.warner_epsilon(t), d=2, rng=rng)):
+        est = rr.warner_estimate(reports.sum(axis=1), n=N, p=t)
         assert abs(est.mean() - n1) < 4 * est.std(ddof=1) / math.sqrt(R)
         var = (N * t * (1 - t)) / (2 * t - 1) ** 2   # fixed respondents
         assert est.var(ddof=1) == pytest.approx(var, rel=0.10)
@@ -246,53 +246,53 @@ def test_kary_estimate_unbiased_by_simulation(eps, d):
     true = np.round(np.linspace(1, 2, d) / np.linspace(1, 2, d).sum() * N).astype(int)
     true[-1] = N - true[:-1].sum()
     x = np.repeat(np.arange(d), true)
-    reports = rr.kary_sample(np.broadcast_to(x, (R, N)), eps, d, rng)
+    reports = rr.kary_sample(np.broadcast_to(x, (R, N)), epsilon=eps, d=d, rng=rng)
     counts = (reports[..., None] == np.arange(d)).sum(axis=1)
-    est = rr.kary_estimate(counts, eps)
+    est = rr.kary_estimate(counts, epsilon=eps)
     assert est.shape == (R, d)
     np.testing.assert_allclose(est.sum(axis=1), N, rtol=1e-12)
     se = est.std(axis=0, ddof=1) / math.sqrt(R)
     assert np.all(np.abs(est.mean(axis=0) - true) < 4 * se)
     # the report frequencies themselves: truth with kary_p, others uniform
-    p = rr.kary_p(eps, d)
+    p = rr.kary_p(eps, d=d)
     freq_true = (reports == x).mean()
     assert abs(freq_true - p) < 4 * math.sqrt(p * (1 - p) / reports.size)
 
 
 def test_kary_estimate_broadcasts_epsilon_and_is_exact_without_noise():
     c = np.array([[500, 250, 250], [10, 20, 70]])
-    np.testing.assert_allclose(rr.kary_estimate(c, np.inf), c)
-    out = rr.kary_estimate(c, [np.log(3), 1.0])
+    np.testing.assert_allclose(rr.kary_estimate(c, epsilon=np.inf), c)
+    out = rr.kary_estimate(c, epsilon=[np.log(3), 1.0])
     np.testing.assert_allclose(out[0], [750, 125, 125], rtol=1e-12)
-    p = rr.kary_p(1.0, 3)
+    p = rr.kary_p(1.0, d=3)
     q = (1 - p) / 2
     np.testing.assert_allclose(out[1], (c[1] - 100 * q) / (p - q), rtol=1e-12)
 
 
 def test_sample_edges_and_reproducibility():
     x = np.array([0, 1, 1, 0, 1])
-    assert np.array_equal(rr.sample(x, 0.0, 0.3, np.random.default_rng(0)), x)
-    assert np.all(rr.sample(x, 1.0, 0.0, np.random.default_rng(0)) == 1)
-    assert np.all(rr.sample(x, 1.0, 1.0, np.random.default_rng(0)) == 0)
-    a = rr.sample(x, 0.4, 0.4, np.random.default_rng(5))
-    b = rr.sample(x, 0.4, 0.4, np.random.default_rng(5))
+    assert np.array_equal(rr.sample(x, p=0.0, k=0.3, rng=np.random.default_rng(0)), x)
+    assert np.all(rr.sample(x, p=1.0, k=0.0, rng=np.random.default_rng(0)) == 1)
+    assert np.all(rr.sample(x, p=1.0, k=1.0, rng=np.random.default_rng(0)) == 0)
+    a = rr.sample(x, p=0.4, k=0.4, rng=np.random.default_rng(5))
+    b = rr.sample(x, p=0.4, k=0.4, rng=np.random.default_rng(5))
     assert np.array_equal(a, b)
-    assert rr.sample(1, 0.0, 0.5, np.random.default_rng(0)) == 1
-    assert isinstance(rr.sample(1, 0.5, 0.5, np.random.default_rng(0)), int)
-    assert np.array_equal(rr.kary_sample([0, 3, 2], np.inf, 4, np.random.default_rng(0)), [0, 3, 2])
+    assert rr.sample(1, p=0.0, k=0.5, rng=np.random.default_rng(0)) == 1
+    assert isinstance(rr.sample(1, p=0.5, k=0.5, rng=np.random.default_rng(0)), int)
+    assert np.array_equal(rr.kary_sample([0, 3, 2], epsilon=np.inf, d=4, rng=np.random.default_rng(0)), [0, 3, 2])
     xin = np.array([0, 1, 1], dtype=float)
-    rr.sample(xin, 0.5, 0.5, np.random.default_rng(0))
+    rr.sample(xin, p=0.5, k=0.5, rng=np.random.default_rng(0))
     assert np.array_equal(xin, [0.0, 1.0, 1.0])  # inputs untouched
 
 
 def test_estimate_and_variance_values():
-    assert rr.estimate(0.4, 0.5, 0.5) == pytest.approx(0.3, rel=1e-15)
-    assert rr.estimate(0.25, 0.5, 0.5) == 0.0
-    assert rr.estimate(0.0, 0.5, 0.5) == -0.5      # unclipped
-    assert rr.variance(0.4, 0.5, 0.5, 100) == pytest.approx(0.0096, rel=1e-15)
-    assert rr.variance(0.4, 1.0, 0.5, 100) == math.inf
-    assert rr.warner_estimate(400, 1000, 0.75) == pytest.approx(300.0, rel=1e-15)
-    assert rr.warner_estimate(400, 1000, 1.0) == 400.0
+    assert rr.estimate(0.4, p=0.5, k=0.5) == pytest.approx(0.3, rel=1e-15)
+    assert rr.estimate(0.25, p=0.5, k=0.5) == 0.0
+    assert rr.estimate(0.0, p=0.5, k=0.5) == -0.5      # unclipped
+    assert rr.variance(0.4, p=0.5, k=0.5, n=100) == pytest.approx(0.0096, rel=1e-15)
+    assert rr.variance(0.4, p=1.0, k=0.5, n=100) == math.inf
+    assert rr.warner_estimate(400, n=1000, p=0.75) == pytest.approx(300.0, rel=1e-15)
+    assert rr.warner_estimate(400, n=1000, p=1.0) == 400.0
 
 
 # ---------------------------------------------------------------- identifiability
@@ -300,13 +300,13 @@ def test_estimate_and_variance_values():
 def test_identification_risk_and_rho_by_enumeration():
     priors = [F(0), F(1, 10), F(1, 2), F(3, 4), F(1)]
     cells = [(p, k, pr) for p in GRID[::2] for k in GRID[::2] for pr in priors]
-    arr = [np.array([float(c[i]) for c in cells]) for i in range(3)]
-    risk1 = rr.identification_risk(*arr)
-    risk0 = rr.identification_risk(*arr, value=0)
-    rh = rr.rho(*arr)
+    p, k, prior = (np.array([float(c[i]) for c in cells]) for i in range(3))
+    risk1 = rr.identification_risk(p, k=k, prior=prior)
+    risk0 = rr.identification_risk(p, k=k, prior=prior, value=0)
+    rh = rr.rho(p, k=k, prior=prior)
     for c, g1, g0, gr in zip(cells, risk1, risk0, rh, strict=False):
         p, k, pr = c
-        t = rr_ref.likelihoods(p, k)
+        t = rr_ref.likelihoods(p, k=k)
         post = {r: _bayes(p, k, pr, r) for r in (0, 1)}
         want1 = max(post[r] for r in (0, 1) if post[r] is not None)
         want0 = max(1 - post[r] for r in (0, 1) if post[r] is not None)
@@ -323,12 +323,12 @@ def test_identification_risk_and_rho_by_enumeration():
 
 def test_rho_properties():
     _, p, k = _grid_arrays()
-    eps = rr.epsilon(p, k)
+    eps = rr.epsilon(p, k=k)
     # prior 1/2: the paper's rho for m = 2 worlds at the exact epsilon
-    np.testing.assert_allclose(rr.rho(p, k, 0.5), 1 / (1 + np.exp(-eps)), rtol=1e-14)
-    np.testing.assert_allclose(rr.rho(p, k, 0.5), diffident.rho_for_epsilon(eps, 2), rtol=1e-14)
+    np.testing.assert_allclose(rr.rho(p, k=k, prior=0.5), 1 / (1 + np.exp(-eps)), rtol=1e-14)
+    np.testing.assert_allclose(rr.rho(p, k=k, prior=0.5), diffident.rho_for_epsilon(eps, m=2), rtol=1e-14)
     for prior in (0.05, 0.3, 0.5, 0.8):
-        r = rr.rho(p, k, prior)
+        r = rr.rho(p, k=k, prior=prior)
         big = max(prior, 1 - prior)
         assert np.all(r >= big - 1e-15)
         with np.errstate(over="ignore", invalid="ignore"):
@@ -337,32 +337,32 @@ def test_rho_properties():
         assert np.all(r <= bayes * (1 + 1e-14))
         half = k == 0.5
         np.testing.assert_allclose(r[half], bayes[half], rtol=1e-14)
-        np.testing.assert_allclose(r, np.maximum(rr.identification_risk(p, k, prior),
-                                                 rr.identification_risk(p, k, prior, value=0)),
+        np.testing.assert_allclose(r, np.maximum(rr.identification_risk(p, k=k, prior=prior),
+                                                 rr.identification_risk(p, k=k, prior=prior, value=0)),
                                    rtol=1e-15)
         # identification risk of value 1: at report 1 whenever it can happen
-        risk = rr.identification_risk(p, k, prior)
+        risk = rr.identification_risk(p, k=k, prior=prior)
         possible = (1 - p * k) * prior + p * (1 - k) * (1 - prior) > 0
-        np.testing.assert_allclose(risk[possible], rr.posterior(p, k, prior, 1)[possible], rtol=1e-15)
+        np.testing.assert_allclose(risk[possible], rr.posterior(p, k=k, prior=prior, report=1)[possible], rtol=1e-15)
         assert np.all(risk >= prior - 1e-15)
     # Warner's coin with truth probability t at prior 1/2: rho = t
     t = np.array([0.5, 0.6, 0.75, 0.99])
-    np.testing.assert_allclose(rr.rho(2 * (1 - t), 0.5, 0.5), t, rtol=1e-14)
+    np.testing.assert_allclose(rr.rho(2 * (1 - t), k=0.5, prior=0.5), t, rtol=1e-14)
     # more noise, less risk
     ps = np.linspace(0, 1, 50)
-    assert np.all(np.diff(rr.rho(ps, 0.5, 0.3)) <= 0)
+    assert np.all(np.diff(rr.rho(ps, k=0.5, prior=0.3)) <= 0)
 
 
 def test_rho_edges():
-    assert rr.rho(0.0, 0.5, 0.3) == 1.0          # the truth is published
-    assert rr.rho(1.0, 0.5, 0.3) == pytest.approx(0.7, rel=1e-15)  # only the prior
-    assert rr.rho(0.5, 0.0, 0.3) == 1.0          # report 0 reveals x = 0
-    assert rr.rho(0.5, 0.5, 0.0) == 1.0 and rr.rho(0.5, 0.5, 1.0) == 1.0
-    assert rr.identification_risk(0.5, 0.5, 0.0) == 0.0
-    assert rr.identification_risk(0.5, 1.0, 0.3) == 1.0   # report 1 reveals x = 1
-    assert rr.identification_risk(0.5, 0.0, 0.3) < 1.0    # ... but report 0 only x = 0
-    assert rr.identification_risk(0.5, 0.0, 0.3, value=0) == 1.0
-    assert rr.identification_risk(1.0, 1.0, 0.3) == pytest.approx(0.3, rel=1e-15)
+    assert rr.rho(0.0, k=0.5, prior=0.3) == 1.0          # the truth is published
+    assert rr.rho(1.0, k=0.5, prior=0.3) == pytest.approx(0.7, rel=1e-15)  # only the prior
+    assert rr.rho(0.5, k=0.0, prior=0.3) == 1.0          # report 0 reveals x = 0
+    assert rr.rho(0.5, k=0.5, prior=0.0) == 1.0 and rr.rho(0.5, k=0.5, prior=1.0) == 1.0
+    assert rr.identification_risk(0.5, k=0.5, prior=0.0) == 0.0
+    assert rr.identification_risk(0.5, k=1.0, prior=0.3) == 1.0   # report 1 reveals x = 1
+    assert rr.identification_risk(0.5, k=0.0, prior=0.3) < 1.0    # ... but report 0 only x = 0
+    assert rr.identification_risk(0.5, k=0.0, prior=0.3, value=0) == 1.0
+    assert rr.identification_risk(1.0, k=1.0, prior=0.3) == pytest.approx(0.3, rel=1e-15)
 
 
 # ---------------------------------------------------------------- bad input
@@ -371,84 +371,84 @@ G = np.random.default_rng(0)
 NAN = float("nan")
 
 BAD = [
-    (rr.epsilon, (-0.1, 0.5), "p"),
-    (rr.epsilon, (NAN, 0.5), "p"),
-    (rr.epsilon, (0.5, 1.5), "k"),
-    (rr.epsilon_bound, (1.01, 0.5), "p"),
-    (rr.epsilon_bound, (0.5, NAN), "k"),
-    (rr.posterior, (2.0, 0.5, 0.5), "p"),
-    (rr.posterior, (0.5, -1.0, 0.5), "k"),
-    (rr.posterior, (0.5, 0.5, 1.2), "prior"),
-    (rr.posterior, (0.5, 0.5, NAN), "prior"),
-    (rr.posterior, (0.5, 0.5, 0.5, 2), "report"),
-    (rr.posterior, (0.5, 0.5, 0.5, 0.5), "report"),
-    (rr.estimate, (1.5, 0.5, 0.5), "q"),
-    (rr.estimate, (0.5, 1.0, 0.5), "p"),
-    (rr.estimate, (0.5, 0.5, -0.5), "k"),
-    (rr.variance, (NAN, 0.5, 0.5, 10), "q"),
-    (rr.variance, (0.5, -0.5, 0.5, 10), "p"),
-    (rr.variance, (0.5, 0.5, 2.0, 10), "k"),
-    (rr.variance, (0.5, 0.5, 0.5, 0), "n"),
-    (rr.variance, (0.5, 0.5, 0.5, -3), "n"),
-    (rr.variance, (0.5, 0.5, 0.5, NAN), "n"),
-    (rr.sample, ([0, 2], 0.5, 0.5, G), "x"),
-    (rr.sample, ([0, 1], 1.5, 0.5, G), "p"),
-    (rr.sample, ([0, 1], 0.5, NAN, G), "k"),
-    (rr.warner_p, (-1.0,), "epsilon"),
-    (rr.warner_p, (NAN,), "epsilon"),
-    (rr.warner_epsilon, (0.4,), "p"),
-    (rr.warner_epsilon, (1.1,), "p"),
-    (rr.warner_epsilon, (NAN,), "p"),
-    (rr.warner_estimate, (-1, 10, 0.75), "n_yes"),
-    (rr.warner_estimate, (11, 10, 0.75), "n_yes"),
-    (rr.warner_estimate, (5, 0, 0.75), "n"),
-    (rr.warner_estimate, (5, 10, 0.5), "p"),
-    (rr.warner_estimate, (5, 10, 0.3), "p"),
-    (rr.kary_p, (-0.5, 3), "epsilon"),
-    (rr.kary_p, (1.0, 1), "d"),
-    (rr.kary_p, (1.0, 2.5), "d"),
-    (rr.kary_p, (1.0, NAN), "d"),
-    (rr.kary_epsilon, (0.2, 4), "p"),
-    (rr.kary_epsilon, (1.2, 4), "p"),
-    (rr.kary_epsilon, (0.5, 0), "d"),
-    (rr.kary_estimate, ([5, -1, 3], 1.0), "counts"),
-    (rr.kary_estimate, (5, 1.0), "counts"),
-    (rr.kary_estimate, ([[5], [3]], 1.0), "counts"),
-    (rr.kary_estimate, ([5, 3], 0.0), "epsilon"),
-    (rr.kary_estimate, ([5, 3], -1.0), "epsilon"),
-    (rr.kary_sample, ([0, 4], 1.0, 4, G), "x"),
-    (rr.kary_sample, ([0, 1.5], 1.0, 4, G), "x"),
-    (rr.kary_sample, ([0, -1], 1.0, 4, G), "x"),
-    (rr.kary_sample, ([0, 1], NAN, 4, G), "epsilon"),
-    (rr.kary_sample, ([0, 1], 1.0, 1, G), "d"),
-    (rr.identification_risk, (0.5, 0.5, -0.1), "prior"),
-    (rr.identification_risk, (0.5, 0.5, 0.5, 3), "value"),
-    (rr.rho, (NAN, 0.5, 0.5), "p"),
-    (rr.rho, (0.5, 0.5, 1.5), "prior"),
+    (rr.epsilon, dict(p=-0.1, k=0.5), "p"),
+    (rr.epsilon, dict(p=NAN, k=0.5), "p"),
+    (rr.epsilon, dict(p=0.5, k=1.5), "k"),
+    (rr.epsilon_bound, dict(p=1.01, k=0.5), "p"),
+    (rr.epsilon_bound, dict(p=0.5, k=NAN), "k"),
+    (rr.posterior, dict(p=2.0, k=0.5, prior=0.5), "p"),
+    (rr.posterior, dict(p=0.5, k=-1.0, prior=0.5), "k"),
+    (rr.posterior, dict(p=0.5, k=0.5, prior=1.2), "prior"),
+    (rr.posterior, dict(p=0.5, k=0.5, prior=NAN), "prior"),
+    (rr.posterior, dict(p=0.5, k=0.5, prior=0.5, report=2), "report"),
+    (rr.posterior, dict(p=0.5, k=0.5, prior=0.5, report=0.5), "report"),
+    (rr.estimate, dict(q=1.5, p=0.5, k=0.5), "q"),
+    (rr.estimate, dict(q=0.5, p=1.0, k=0.5), "p"),
+    (rr.estimate, dict(q=0.5, p=0.5, k=-0.5), "k"),
+    (rr.variance, dict(q=NAN, p=0.5, k=0.5, n=10), "q"),
+    (rr.variance, dict(q=0.5, p=-0.5, k=0.5, n=10), "p"),
+    (rr.variance, dict(q=0.5, p=0.5, k=2.0, n=10), "k"),
+    (rr.variance, dict(q=0.5, p=0.5, k=0.5, n=0), "n"),
+    (rr.variance, dict(q=0.5, p=0.5, k=0.5, n=-3), "n"),
+    (rr.variance, dict(q=0.5, p=0.5, k=0.5, n=NAN), "n"),
+    (rr.sample, dict(x=[0, 2], p=0.5, k=0.5, rng=G), "x"),
+    (rr.sample, dict(x=[0, 1], p=1.5, k=0.5, rng=G), "p"),
+    (rr.sample, dict(x=[0, 1], p=0.5, k=NAN, rng=G), "k"),
+    (rr.warner_p, dict(epsilon=-1.0), "epsilon"),
+    (rr.warner_p, dict(epsilon=NAN), "epsilon"),
+    (rr.warner_epsilon, dict(p=0.4), "p"),
+    (rr.warner_epsilon, dict(p=1.1), "p"),
+    (rr.warner_epsilon, dict(p=NAN), "p"),
+    (rr.warner_estimate, dict(n_yes=-1, n=10, p=0.75), "n_yes"),
+    (rr.warner_estimate, dict(n_yes=11, n=10, p=0.75), "n_yes"),
+    (rr.warner_estimate, dict(n_yes=5, n=0, p=0.75), "n"),
+    (rr.warner_estimate, dict(n_yes=5, n=10, p=0.5), "p"),
+    (rr.warner_estimate, dict(n_yes=5, n=10, p=0.3), "p"),
+    (rr.kary_p, dict(epsilon=-0.5, d=3), "epsilon"),
+    (rr.kary_p, dict(epsilon=1.0, d=1), "d"),
+    (rr.kary_p, dict(epsilon=1.0, d=2.5), "d"),
+    (rr.kary_p, dict(epsilon=1.0, d=NAN), "d"),
+    (rr.kary_epsilon, dict(p=0.2, d=4), "p"),
+    (rr.kary_epsilon, dict(p=1.2, d=4), "p"),
+    (rr.kary_epsilon, dict(p=0.5, d=0), "d"),
+    (rr.kary_estimate, dict(counts=[5, -1, 3], epsilon=1.0), "counts"),
+    (rr.kary_estimate, dict(counts=5, epsilon=1.0), "counts"),
+    (rr.kary_estimate, dict(counts=[[5], [3]], epsilon=1.0), "counts"),
+    (rr.kary_estimate, dict(counts=[5, 3], epsilon=0.0), "epsilon"),
+    (rr.kary_estimate, dict(counts=[5, 3], epsilon=-1.0), "epsilon"),
+    (rr.kary_sample, dict(x=[0, 4], epsilon=1.0, d=4, rng=G), "x"),
+    (rr.kary_sample, dict(x=[0, 1.5], epsilon=1.0, d=4, rng=G), "x"),
+    (rr.kary_sample, dict(x=[0, -1], epsilon=1.0, d=4, rng=G), "x"),
+    (rr.kary_sample, dict(x=[0, 1], epsilon=NAN, d=4, rng=G), "epsilon"),
+    (rr.kary_sample, dict(x=[0, 1], epsilon=1.0, d=1, rng=G), "d"),
+    (rr.identification_risk, dict(p=0.5, k=0.5, prior=-0.1), "prior"),
+    (rr.identification_risk, dict(p=0.5, k=0.5, prior=0.5, value=3), "value"),
+    (rr.rho, dict(p=NAN, k=0.5, prior=0.5), "p"),
+    (rr.rho, dict(p=0.5, k=0.5, prior=1.5), "prior"),
 ]
 
 
-@pytest.mark.parametrize("fn,args,name", BAD, ids=[f"{f.__name__}-{n}-{i}" for i, (f, _, n) in enumerate(BAD)])
-def test_bad_input_names_the_argument(fn, args, name):
+@pytest.mark.parametrize("fn,kwargs,name", BAD, ids=[f"{f.__name__}-{n}-{i}" for i, (f, _, n) in enumerate(BAD)])
+def test_bad_input_names_the_argument(fn, kwargs, name):
     with pytest.raises(ValueError) as info:
-        fn(*args)
+        fn(**kwargs)
     assert str(info.value).startswith(name + " "), str(info.value)
 
 
 def test_bad_types():
     with pytest.raises(TypeError, match="rng"):
-        rr.sample([0, 1], 0.5, 0.5, 42)
+        rr.sample([0, 1], p=0.5, k=0.5, rng=42)
     with pytest.raises(TypeError, match="rng"):
-        rr.kary_sample([0, 1], 1.0, 3, None)
+        rr.kary_sample([0, 1], epsilon=1.0, d=3, rng=None)
     with pytest.raises(TypeError, match="p"):
-        rr.epsilon("0.5", 0.5)
+        rr.epsilon("0.5", k=0.5)
     with pytest.raises(TypeError, match="d"):
-        rr.kary_p(1.0, True)
+        rr.kary_p(1.0, d=True)
 
 
 def test_bad_value_is_located_in_arrays():
     with pytest.raises(ValueError, match=r"got 1\.5 at index 2"):
-        rr.epsilon([0.1, 0.2, 1.5], 0.5)
+        rr.epsilon([0.1, 0.2, 1.5], k=0.5)
 
 
 # ---------------------------------------------------------------- docs

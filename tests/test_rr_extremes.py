@@ -20,6 +20,7 @@ grid of extreme inputs (a before/after measurement)::
     PYTHONPATH=src python tests/test_rr_extremes.py
 """
 
+import inspect
 import math
 import sys
 from fractions import Fraction as F
@@ -85,8 +86,8 @@ def check_kary_estimate(counts, eps):
     """kary_estimate against the reference: relative error <= 1e-12, or
     1e-14 of the terms that cancel (documented), or inf for a true value
     beyond the float range."""
-    got = rr.kary_estimate(counts, eps)
-    for g, (want, scale) in zip(got, ref.kary_estimate(counts, eps), strict=False):
+    got = rr.kary_estimate(counts, epsilon=eps)
+    for g, (want, scale) in zip(got, ref.kary_estimate(counts, epsilon=eps), strict=False):
         with mpmath.workdps(DPS):
             if abs(want) > ref.to_mpf(MAXF):
                 assert math.isinf(g) and (g > 0) == (want > 0), (counts, eps, g, want)
@@ -140,77 +141,79 @@ def test_identification_risk_value0_and_rho_near_prior_one():
     # 1 - P(x = 1 | r) cancelled: at prior 1 - 1e-10 about 7 digits were lost
     for p, k in [(0.5, 0.5), (0.1, 0.9), (0.9, 0.2), (1e-3, 0.5)]:
         pr = 1 - 1e-10
-        check(rr.identification_risk(p, k, pr, value=0), ref.risk(p, k, pr, 0), p, k, pr)
-        check(rr.posterior(p, k, pr, report=0), ref.posterior(p, k, pr, 0), p, k, pr)
+        check(rr.identification_risk(p, k=k, prior=pr, value=0), ref.risk(p, k=k, prior=pr, value=0), p, k, pr)
+        check(rr.posterior(p, k=k, prior=pr, report=0), ref.posterior(p, k=k, prior=pr, report=0), p, k, pr)
         # rho at a prior near 0 is P(x = 0 | r) near 1 - 1e-10
-        check(rr.rho(p, k, 1e-10), ref.rho(p, k, 1e-10), p, k)
+        check(rr.rho(p, k=k, prior=1e-10), ref.rho(p, k=k, prior=1e-10), p, k)
     # tiny posteriors of x = 0 keep their digits too
     for pr in (1 - 2.0 ** -53, 1 - 1e-15):
-        check(rr.identification_risk(0.3, 0.4, pr, value=0), ref.risk(0.3, 0.4, pr, 0), pr)
+        check(rr.identification_risk(0.3, k=0.4, prior=pr, value=0), ref.risk(0.3, k=0.4, prior=pr, value=0), pr)
 
 
 def test_epsilon_where_p_times_k_underflows():
     # p k = 1e-600 underflows to 0: was inf, is ln((1 - p)/(p k)) = 1381.55...
-    got = rr.epsilon(1e-300, 1e-300)
-    check(got, ref.epsilon(1e-300, 1e-300))
+    got = rr.epsilon(1e-300, k=1e-300)
+    check(got, ref.epsilon(1e-300, k=1e-300))
     assert 1381.5 < got < 1381.6
     for p, k in [(1e-300, 1 - 1e-300), (SUB, 0.5), (SUB, SUB), (1e-310, 1e-10), (1 - 2.0 ** -53, SUB),
                  (0.5, 1e-310), (1e-200, 1e-200)]:
-        check(rr.epsilon(p, k), ref.epsilon(p, k), p, k)
-        check(rr.epsilon_bound(p, k), ref.epsilon_bound(p, k), p, k)
+        check(rr.epsilon(p, k=k), ref.epsilon(p, k=k), p, k)
+        check(rr.epsilon_bound(p, k=k), ref.epsilon_bound(p, k=k), p, k)
 
 
 def test_kary_epsilon_near_one_over_d():
     # d p - 1 cancelled: at the float above 1/3 the old value was off entirely
     for p in (math.nextafter(1 / 3, 1), 1 / 3 + 1e-12, 1 / 3 + 1e-15):
-        check(rr.kary_epsilon(p, 3), ref.kary_epsilon(p, 3), p)
-    assert rr.kary_epsilon(1 / 3, 3) == 0.0        # fl(1/3) < 1/3: the edge
+        check(rr.kary_epsilon(p, d=3), ref.kary_epsilon(p, d=3), p)
+    assert rr.kary_epsilon(1 / 3, d=3) == 0.0        # fl(1/3) < 1/3: the edge
     for d in (7, 10, 1000, 2 ** 53):
         p = math.nextafter(1 / d, 1)
-        check(rr.kary_epsilon(p, d), ref.kary_epsilon(p, d), p, d)
+        check(rr.kary_epsilon(p, d=d), ref.kary_epsilon(p, d=d), p, d)
     # a huge number of categories: the quotient overflows
-    check(rr.kary_epsilon(1 - 2.0 ** -53, 1e300), ref.kary_epsilon(1 - 2.0 ** -53, 1e300))
+    check(rr.kary_epsilon(1 - 2.0 ** -53, d=1e300), ref.kary_epsilon(1 - 2.0 ** -53, d=1e300))
 
 
 def test_subnormal_inputs_give_no_nan():
     vals = [0.0, SUB, 1e-310, 0.5, 1 - 2.0 ** -53, 1.0]
     for p in vals:
         for k in vals:
-            check(rr.epsilon(p, k), ref.epsilon(p, k), "epsilon", p, k)
-            check(rr.epsilon_bound(p, k), ref.epsilon_bound(p, k), "epsilon_bound", p, k)
+            check(rr.epsilon(p, k=k), ref.epsilon(p, k=k), "epsilon", p, k)
+            check(rr.epsilon_bound(p, k=k), ref.epsilon_bound(p, k=k), "epsilon_bound", p, k)
             for pr in vals:
                 for r in (0, 1):
-                    check(rr.posterior(p, k, pr, report=r), ref.posterior(p, k, pr, r), "posterior", p, k, pr, r)
-                    check(rr.identification_risk(p, k, pr, value=r), ref.risk(p, k, pr, r), "risk", p, k, pr, r)
-                check(rr.rho(p, k, pr), ref.rho(p, k, pr), "rho", p, k, pr)
+                    check(rr.posterior(p, k=k, prior=pr, report=r), ref.posterior(p, k=k, prior=pr, report=r),
+                          "posterior", p, k, pr, r)
+                    check(rr.identification_risk(p, k=k, prior=pr, value=r), ref.risk(p, k=k, prior=pr, value=r),
+                          "risk", p, k, pr, r)
+                check(rr.rho(p, k=k, prior=pr), ref.rho(p, k=k, prior=pr), "rho", p, k, pr)
                 if p < 1:
-                    check(rr.estimate(pr, p, k), ref.estimate(pr, p, k), "estimate", pr, p, k)
+                    check(rr.estimate(pr, p=p, k=k), ref.estimate(pr, p=p, k=k), "estimate", pr, p, k)
                 for n in (SUB, 1e-310, 1.0, 1e300):
-                    check(rr.variance(pr, p, k, n), ref.variance(pr, p, k, n), "variance", pr, p, k, n)
+                    check(rr.variance(pr, p=p, k=k, n=n), ref.variance(pr, p=p, k=k, n=n), "variance", pr, p, k, n)
     for e in (SUB, 1e-310, 1e-300):
         check(rr.warner_p(e), ref.warner_p(e), e)
-        check(rr.kary_p(e, 3), ref.kary_p(e, 3), e)
+        check(rr.kary_p(e, d=3), ref.kary_p(e, d=3), e)
         check_kary_estimate([3, 5], e)        # -2 / e: overflows to -inf below 1e-308
     for n in (SUB, 1e-310, 1.0):
         for p in (0.5 + SUB, 0.75, 1 - 2.0 ** -53, 1.0):
             if p == 0.5 + SUB:
                 continue                      # 0.5 + 5e-324 is 0.5: not allowed
             for ny in (0.0, SUB, n / 2, n):
-                check(rr.warner_estimate(ny, n, p), ref.warner_estimate(ny, n, p), ny, n, p)
+                check(rr.warner_estimate(ny, n=n, p=p), ref.warner_estimate(ny, n=n, p=p), ny, n, p)
 
 
 def test_kary_p_with_many_categories_and_a_large_epsilon():
     # (d - 1) e^-eps with e^-eps subnormal but the product near 1
     for eps, d in [(710.0, 1e308), (709.0, 1e300), (745.0, 1e300), (1e300, 5.0), (800.0, 1e308)]:
-        check(rr.kary_p(eps, d), ref.kary_p(eps, d), eps, d)
+        check(rr.kary_p(eps, d=d), ref.kary_p(eps, d=d), eps, d)
 
 
 def test_kary_estimate_at_a_tiny_epsilon():
     # c_j (1 + (d - 1) e^-eps) - n e^-eps lost everything when e^-eps rounds to 1
     for eps in (1e-300, 1e-20, 1e-9):
         for counts in ([10, 10, 10], [10, 10, 11]):
-            got = rr.kary_estimate(counts, eps)
-            for g, (want, _) in zip(got, ref.kary_estimate(counts, eps), strict=False):
+            got = rr.kary_estimate(counts, epsilon=eps)
+            for g, (want, _) in zip(got, ref.kary_estimate(counts, epsilon=eps), strict=False):
                 with mpmath.workdps(DPS):
                     assert abs(mpmath.mpf(float(g)) - want) <= 1e-12 * abs(want), (counts, eps, g, want)
 
@@ -220,9 +223,9 @@ def test_estimate_cancellation_is_carried_exactly():
     for p, k in [(0.3, 0.1), (0.7, 0.25), (1e-300, 0.3), (0.5, 1e-300), (1 - 2.0 ** -53, 0.4)]:
         q0 = p * (1 - k)
         for q in (q0, math.nextafter(q0, 0), math.nextafter(q0, 1)):
-            check(rr.estimate(q, p, k), ref.estimate(q, p, k), q, p, k)
+            check(rr.estimate(q, p=p, k=k), ref.estimate(q, p=p, k=k), q, p, k)
     # q == p: the estimate is p k / (1 - p), however small
-    check(rr.estimate(1e-200, 1e-200, 1e-200), ref.estimate(1e-200, 1e-200, 1e-200))
+    check(rr.estimate(1e-200, p=1e-200, k=1e-200), ref.estimate(1e-200, p=1e-200, k=1e-200))
 
 
 def test_warner_estimate_cancellation_and_huge_counts():
@@ -230,23 +233,23 @@ def test_warner_estimate_cancellation_and_huge_counts():
         ny = n * (1 - p)
         for x in (ny, math.nextafter(ny, 0), math.nextafter(ny, math.inf)):
             x = min(x, n)
-            check(rr.warner_estimate(x, n, p), ref.warner_estimate(x, n, p), x, n, p)
+            check(rr.warner_estimate(x, n=n, p=p), ref.warner_estimate(x, n=n, p=p), x, n, p)
 
 
 def test_documented_edge_values_kept():
-    assert rr.epsilon(0.0, 0.5) == math.inf and rr.epsilon(1.0, 0.0) == 0.0 and rr.epsilon(SUB, 0.0) == math.inf
-    assert rr.epsilon(1.0, SUB) == 0.0
-    assert math.isnan(rr.posterior(1.0, 1.0, 0.3, report=1))
-    assert math.isnan(rr.posterior(SUB, 1.0, 0.0, report=1))       # P(report 1) = 0 exactly
-    assert rr.posterior(SUB, 0.5, 0.0, report=1) == 0.0
-    assert rr.identification_risk(0.5, 0.5, 0.0) == 0.0
-    assert rr.identification_risk(0.5, 1.0, SUB) == 1.0
-    assert rr.rho(0.5, 0.5, 0.0) == 1.0 and rr.rho(0.5, 0.5, 1.0) == 1.0
-    assert rr.variance(0.4, 1.0, 0.5, 100) == math.inf and math.isnan(rr.variance(0.0, 1.0, 0.5, 100))
+    assert rr.epsilon(0.0, k=0.5) == math.inf and rr.epsilon(1.0, k=0.0) == 0.0 and rr.epsilon(SUB, k=0.0) == math.inf
+    assert rr.epsilon(1.0, k=SUB) == 0.0
+    assert math.isnan(rr.posterior(1.0, k=1.0, prior=0.3, report=1))
+    assert math.isnan(rr.posterior(SUB, k=1.0, prior=0.0, report=1))       # P(report 1) = 0 exactly
+    assert rr.posterior(SUB, k=0.5, prior=0.0, report=1) == 0.0
+    assert rr.identification_risk(0.5, k=0.5, prior=0.0) == 0.0
+    assert rr.identification_risk(0.5, k=1.0, prior=SUB) == 1.0
+    assert rr.rho(0.5, k=0.5, prior=0.0) == 1.0 and rr.rho(0.5, k=0.5, prior=1.0) == 1.0
+    assert rr.variance(0.4, p=1.0, k=0.5, n=100) == math.inf and math.isnan(rr.variance(0.0, p=1.0, k=0.5, n=100))
     assert rr.warner_epsilon(1.0) == math.inf and rr.warner_epsilon(0.5) == 0.0
-    assert rr.kary_epsilon(1.0, 3) == math.inf and rr.kary_p(math.inf, 3) == 1.0
+    assert rr.kary_epsilon(1.0, d=3) == math.inf and rr.kary_p(math.inf, d=3) == 1.0
     assert rr.warner_p(math.inf) == 1.0 and rr.warner_p(0.0) == 0.5
-    np.testing.assert_array_equal(rr.kary_estimate([[5, 3, 0]], math.inf), [[5.0, 3.0, 0.0]])
+    np.testing.assert_array_equal(rr.kary_estimate([[5, 3, 0]], epsilon=math.inf), [[5.0, 3.0, 0.0]])
 
 
 # ---------------------------------------------------------------- property tests in extreme regimes
@@ -254,16 +257,16 @@ def test_documented_edge_values_kept():
 @SETTINGS
 @given(probs, probs)
 def test_epsilon_and_bound_extremes(p, k):
-    check(rr.epsilon(p, k), ref.epsilon(p, k), p, k)
-    check(rr.epsilon_bound(p, k), ref.epsilon_bound(p, k), p, k)
+    check(rr.epsilon(p, k=k), ref.epsilon(p, k=k), p, k)
+    check(rr.epsilon_bound(p, k=k), ref.epsilon_bound(p, k=k), p, k)
 
 
 @SETTINGS
 @given(probs, probs, probs, st.sampled_from([0, 1]))
 def test_posterior_risk_rho_extremes(p, k, prior, r):
-    check(rr.posterior(p, k, prior, report=r), ref.posterior(p, k, prior, r), p, k, prior, r)
-    check(rr.identification_risk(p, k, prior, value=r), ref.risk(p, k, prior, r), p, k, prior, r)
-    check(rr.rho(p, k, prior), ref.rho(p, k, prior), p, k, prior)
+    check(rr.posterior(p, k=k, prior=prior, report=r), ref.posterior(p, k=k, prior=prior, report=r), p, k, prior, r)
+    check(rr.identification_risk(p, k=k, prior=prior, value=r), ref.risk(p, k=k, prior=prior, value=r), p, k, prior, r)
+    check(rr.rho(p, k=k, prior=prior), ref.rho(p, k=k, prior=prior), p, k, prior)
 
 
 @SETTINGS
@@ -273,27 +276,28 @@ def test_estimate_extremes(q, p, k, how, ulps):
         q = p * (1 - k)
         for _ in range(abs(ulps)):
             q = math.nextafter(q, 1.0 if ulps > 0 else 0.0)
-    check(rr.estimate(q, p, k), ref.estimate(q, p, k), q, p, k)
+    check(rr.estimate(q, p=p, k=k), ref.estimate(q, p=p, k=k), q, p, k)
 
 
 @SETTINGS
 @given(probs, probs, probs, st.one_of(counts_n, st.sampled_from([SUB, 1e-320, 1e-310, 1e-300])))
 def test_variance_extremes(q, p, k, n):
-    check(rr.variance(q, p, k, n), ref.variance(q, p, k, n), q, p, k, n)
+    check(rr.variance(q, p=p, k=k, n=n), ref.variance(q, p=p, k=k, n=n), q, p, k, n)
 
 
 @SETTINGS
 @given(epsilons, categories)
 def test_warner_and_kary_p_extremes(eps, d):
     check(rr.warner_p(eps), ref.warner_p(eps), eps)
-    check(rr.kary_p(eps, d), ref.kary_p(eps, d), eps, d)
+    check(rr.kary_p(eps, d=d), ref.kary_p(eps, d=d), eps, d)
 
 
 @SETTINGS
 @given(half_to_one, kary_inputs())
 def test_warner_and_kary_epsilon_extremes(p, pd):
     check(rr.warner_epsilon(p), ref.warner_epsilon(p), p)
-    check(rr.kary_epsilon(*pd), ref.kary_epsilon(*pd), *pd)
+    p, d = pd
+    check(rr.kary_epsilon(p, d=d), ref.kary_epsilon(p, d=d), p, d)
 
 
 @SETTINGS
@@ -301,7 +305,7 @@ def test_warner_and_kary_epsilon_extremes(p, pd):
 def test_warner_estimate_extremes(n, frac, p, how):
     ny = n * (1 - p) if how == "cancel" else n * frac
     ny = min(ny, n)
-    check(rr.warner_estimate(ny, n, p), ref.warner_estimate(ny, n, p), ny, n, p)
+    check(rr.warner_estimate(ny, n=n, p=p), ref.warner_estimate(ny, n=n, p=p), ny, n, p)
 
 
 @SETTINGS
@@ -319,6 +323,12 @@ GRID_SHORT = [0.0, SUB, 1e-310, 1e-300, 1e-100, 2.0 ** -53, 1e-10, 0.1, 1 / 3, 0
               1 - 2.0 ** -53, 1.0]
 
 
+def _by_name(fn, args):
+    """``fn`` of a case: the first argument by position, the others by name (they are keyword-only)."""
+    names = list(inspect.signature(fn).parameters)
+    return fn(args[0], **dict(zip(names[1:], args[1:], strict=False)))
+
+
 def _measure():
     """{function: (max relative error, number of failures, cases)} over grids of extreme inputs."""
     import warnings
@@ -329,11 +339,11 @@ def _measure():
         worst, fails, first = 0.0, 0, ""
         for args in cases:
             try:
-                got = fn(*args)
+                got = _by_name(fn, args)
             except Exception as exc:   # noqa: BLE001  (an error is a failure here)
                 got, want = repr(exc), None
             else:
-                want = ref(*args)
+                want = _by_name(ref, args)
                 e = rel_error(got, want)
                 if e is not None and e != math.inf:
                     worst = max(worst, e)
@@ -347,9 +357,9 @@ def _measure():
     G, S = GRID, GRID_SHORT
     record("epsilon", rr.epsilon, ref.epsilon, [(p, k) for p in G for k in G])
     record("epsilon_bound", rr.epsilon_bound, ref.epsilon_bound, [(p, k) for p in G for k in G])
-    record("posterior", lambda p, k, pr, r: rr.posterior(p, k, pr, report=r), ref.posterior,
+    record("posterior", lambda p, k, pr, r: rr.posterior(p, k=k, prior=pr, report=r), ref.posterior,
            [(p, k, pr, r) for p in S for k in S for pr in S for r in (0, 1)])
-    record("identification_risk", lambda p, k, pr, v: rr.identification_risk(p, k, pr, value=v), ref.risk,
+    record("identification_risk", lambda p, k, pr, v: rr.identification_risk(p, k=k, prior=pr, value=v), ref.risk,
            [(p, k, pr, v) for p in S for k in S for pr in S for v in (0, 1)])
     record("rho", rr.rho, ref.rho, [(p, k, pr) for p in S for k in S for pr in S])
     q0 = [(p * (1 - k), p, k) for p in S if p < 1 for k in S]
@@ -379,10 +389,10 @@ def _measure():
     record("warner_estimate", rr.warner_estimate, ref.warner_estimate, wc)
 
     def ke(counts, eps):
-        return rr.kary_estimate(counts, eps)[0]
+        return rr.kary_estimate(counts, epsilon=eps)[0]
 
     def ke_ref(counts, eps):
-        return ref.kary_estimate(counts, eps)[0][0]
+        return ref.kary_estimate(counts, epsilon=eps)[0][0]
 
     CNT = [[10, 10, 10], [500, 250, 250], [1, 0], [0, 7, 3, 1], [10 ** 12, 3, 5]]
     record("kary_estimate", ke, ke_ref, [(c, e) for c in CNT for e in E if e > 0])
@@ -407,13 +417,13 @@ def test_kary_sample_more_categories_than_float_integers(d):
     """Sampling draws categories as integers: d beyond 2**53 cast to int64
     gave negative categories (2**63) silently.  A ValueError naming d."""
     with pytest.raises(ValueError, match="at most 2"):
-        rr.kary_sample([3], 1.0, d, np.random.default_rng(0))
+        rr.kary_sample([3], epsilon=1.0, d=d, rng=np.random.default_rng(0))
 
 
 def test_kary_sample_labels_beyond_float_integers():
     with pytest.raises(ValueError, match="x must hold whole numbers within"):
-        rr.kary_sample([2.0**70], 1.0, 10, np.random.default_rng(0))
-    out = rr.kary_sample([2**53 - 1] * 50, 1.0, 2**53, np.random.default_rng(0))
+        rr.kary_sample([2.0**70], epsilon=1.0, d=10, rng=np.random.default_rng(0))
+    out = rr.kary_sample([2**53 - 1] * 50, epsilon=1.0, d=2**53, rng=np.random.default_rng(0))
     assert np.all((out >= 0) & (out < 2**53))
 
 
@@ -422,12 +432,12 @@ def test_kary_estimate_counts_near_the_float_maximum():
     the counts are the truth).  The estimate is homogeneous in the counts:
     the same as the scaled-down problem scaled back, inf only where the
     estimate itself passes the float range."""
-    np.testing.assert_array_equal(rr.kary_estimate([1e308, 1e308], 1.0), [1e308, 1e308])
-    np.testing.assert_array_equal(rr.kary_estimate([1e308, 1e308], np.inf), [1e308, 1e308])
-    got = rr.kary_estimate([1.7976931348623157e308, 0.0], 1.0)
+    np.testing.assert_array_equal(rr.kary_estimate([1e308, 1e308], epsilon=1.0), [1e308, 1e308])
+    np.testing.assert_array_equal(rr.kary_estimate([1e308, 1e308], epsilon=np.inf), [1e308, 1e308])
+    got = rr.kary_estimate([1.7976931348623157e308, 0.0], epsilon=1.0)
     assert got[0] == np.inf and np.isfinite(got[1]) and got[1] < 0
-    small = rr.kary_estimate([10.0, 3.0, 7.0], 2.0)
-    np.testing.assert_allclose(rr.kary_estimate([1e307, 3e306, 7e306], 2.0), small * 1e306, rtol=1e-15)
+    small = rr.kary_estimate([10.0, 3.0, 7.0], epsilon=2.0)
+    np.testing.assert_allclose(rr.kary_estimate([1e307, 3e306, 7e306], epsilon=2.0), small * 1e306, rtol=1e-15)
 
 
 def test_truth_probabilities_round_toward_privacy():
@@ -440,7 +450,7 @@ def test_truth_probabilities_round_toward_privacy():
     rng = np.random.default_rng(5)
     eps = np.concatenate([10 ** rng.uniform(-12, 2.9, 400), [35.2, 37.0, 800.0, 1e300]])
     for d in (2, 3, 10, 49):
-        p = rr.kary_p(eps, d) if d > 2 else rr.warner_p(eps)
+        p = rr.kary_p(eps, d=d) if d > 2 else rr.warner_p(eps)
         for e, x in zip(eps, p, strict=False):
             assert x < 1.0
             exact = mpmath.log(mpmath.mpf(x) * (d - 1) / (1 - mpmath.mpf(x)))
@@ -450,5 +460,5 @@ def test_truth_probabilities_round_toward_privacy():
                 up = np.nextafter(up, 1.0)
             if up < 1.0:
                 assert mpmath.log(mpmath.mpf(up) * (d - 1) / (1 - mpmath.mpf(up))) > e, (d, e, x)
-    assert rr.kary_p(1e-20, 10) == 0.1  # the float resolution near 1/d (documented)
+    assert rr.kary_p(1e-20, d=10) == 0.1  # the float resolution near 1/d (documented)
     assert rr.warner_p(np.inf) == 1.0

@@ -37,21 +37,22 @@ def test_table_matches_direct_engine_calls():
     # one cell in full: column a, query std, all rows
     sel = (t["column"] == "a") & (t["query"] == "std") & (t["n"] == 400)
     d = data["a"]
-    S, removed = di.dataset_sensitive_range("std", d, di.Domain(0, 49), ddof=1, return_removed=True)
+    S, removed = di.dataset_sensitive_range("std", data=d, candidates=di.Domain(0, 49), ddof=1, return_removed=True)
     np.testing.assert_array_equal(t["sensitive_range"][sel], S)
-    np.testing.assert_array_equal(t["bound_scale"][sel], di.scale_for_rho(rho, 50, S))
-    np.testing.assert_array_equal(t["bound_epsilon"][sel], di.epsilon_for_rho(rho, 50))
-    v, c = di.world_values("std", np.delete(d, removed[0]), di.Domain(0, 49), ddof=1)
-    np.testing.assert_array_equal(t["risk_at_bound"][sel], di.worst_case_risk(v, t["bound_scale"][sel], counts=c))
+    np.testing.assert_array_equal(t["bound_scale"][sel], di.scale_for_rho(rho, m=50, sensitive_range=S))
+    np.testing.assert_array_equal(t["bound_epsilon"][sel], di.epsilon_for_rho(rho, m=50))
+    v, c = di.world_values("std", known=np.delete(d, removed[0]), candidates=di.Domain(0, 49), ddof=1)
+    np.testing.assert_array_equal(t["risk_at_bound"][sel], di.worst_case_risk(v, scale=t["bound_scale"][sel], counts=c))
     # the tight scale covers every D' = D - i: the largest tight scale over
     # the distinct removed values, by brute force
     every = np.zeros(rho.size)
     for x in np.unique(d):
-        vx, cx = di.world_values("std", np.delete(d, np.flatnonzero(d == x)[0]), di.Domain(0, 49), ddof=1)
-        every = np.maximum(every, di.tight_scale(vx, rho, counts=cx))
+        vx, cx = di.world_values("std", known=np.delete(d, np.flatnonzero(d == x)[0]), candidates=di.Domain(0, 49),
+                                 ddof=1)
+        every = np.maximum(every, di.tight_scale(vx, rho=rho, counts=cx))
     np.testing.assert_array_equal(t["tight_scale"][sel], every)
     np.testing.assert_array_equal(t["tight_scale"][sel],
-                                  di.dataset_tight_scale("std", d, di.Domain(0, 49), rho, ddof=1))
+                                  di.dataset_tight_scale("std", data=d, candidates=di.Domain(0, 49), rho=rho, ddof=1))
     np.testing.assert_array_equal(t["tight_epsilon"][sel], S / t["tight_scale"][sel])
     # the tight scale never exceeds the paper's, and meets rho exactly
     assert np.all(t["tight_scale"] <= t["bound_scale"] * (1 + 1e-12))
@@ -72,13 +73,13 @@ def test_tight_scale_protects_every_neighbour():
     for q in ("std", "median", "mean"):
         sel = t["query"] == q
         lam = t["tight_scale"][sel]
-        np.testing.assert_array_equal(lam, di.dataset_tight_scale(q, data, dom, rho))
+        np.testing.assert_array_equal(lam, di.dataset_tight_scale(q, data=data, candidates=dom, rho=rho))
         for i in range(data.size):
-            v, c = di.world_values(q, np.delete(data, i), dom)
-            assert np.all(di.worst_case_risk(v, lam, counts=c) <= rho)
-    _, removed = di.dataset_sensitive_range("std", data, dom, return_removed=True)
-    v, c = di.world_values("std", np.delete(data, removed[0]), dom)
-    single = di.tight_scale(v, rho, counts=c)
+            v, c = di.world_values(q, known=np.delete(data, i), candidates=dom)
+            assert np.all(di.worst_case_risk(v, scale=lam, counts=c) <= rho)
+    _, removed = di.dataset_sensitive_range("std", data=data, candidates=dom, return_removed=True)
+    v, c = di.world_values("std", known=np.delete(data, removed[0]), candidates=dom)
+    single = di.tight_scale(v, rho=rho, counts=c)
     assert np.all(t["tight_scale"][t["query"] == "std"] > single)  # the old, single-D' answer was unsafe
 
 

@@ -185,13 +185,14 @@ def test_series_into_the_world_functions():
     pd = pytest.importorskip("pandas")
     s = pd.Series(AGES, name="age")
     dom = di.Domain(0, 120)
-    assert di.dataset_sensitive_range("median", s, dom) == di.dataset_sensitive_range("median", AGES, dom)
-    v1, c1 = di.world_values("mean", s, dom)
-    v2, c2 = di.world_values("mean", AGES, dom)
+    assert di.dataset_sensitive_range("median", data=s,
+                                      candidates=dom) == di.dataset_sensitive_range("median", data=AGES, candidates=dom)
+    v1, c1 = di.world_values("mean", known=s, candidates=dom)
+    v2, c2 = di.world_values("mean", known=AGES, candidates=dom)
     np.testing.assert_array_equal(v1, v2)
     np.testing.assert_array_equal(c1, c2)
     with pytest.raises(ValueError, match=r"data must be finite.*index 1"):
-        di.dataset_sensitive_range("mean", pd.Series([17, None, 30], dtype="Int64"), dom)
+        di.dataset_sensitive_range("mean", data=pd.Series([17, None, 30], dtype="Int64"), candidates=dom)
 
 
 # ------------------------------------------------------------------ results out
@@ -342,8 +343,9 @@ def test_quantile_queries_in_the_sweep_and_the_cli(tmp_path):
     t = _no_warnings(di.sweep, {"age": AGES}, domains={"age": (0, 120)}, queries=["quantile"], q=0.9, rho=[0.3],
                      rtol=0.0)
     assert t["query"].tolist() == ["quantile"]
-    assert t["sensitive_range"][0] == di.dataset_sensitive_range("quantile", AGES, dom, q=0.9, ddof=1)
-    np.testing.assert_array_equal(t["tight_scale"], di.dataset_tight_scale("quantile", AGES, dom, [0.3], q=0.9))
+    assert t["sensitive_range"][0] == di.dataset_sensitive_range("quantile", data=AGES, candidates=dom, q=0.9, ddof=1)
+    np.testing.assert_array_equal(t["tight_scale"], di.dataset_tight_scale("quantile", data=AGES, candidates=dom,
+                                                                           rho=[0.3], q=0.9))
     src = tmp_path / "d.csv"
     src.write_text("age\n" + "\n".join(str(int(a)) for a in AGES) + "\n")
     out = tmp_path / "o.csv"

@@ -216,11 +216,11 @@ def check_removed(got, ranges, s_ref, k, exact):
 @pytest.mark.parametrize("query,ddof,q", QUERIES, ids=QIDS)
 def test_world_values_and_sensitive_range(query, ddof, q, k, kind):
     for known, cand in cases(kind, k, query, ddof):
-        want = brute_force.world_values(query, known, cand, k, ddof, q)
-        got = di.world_values(query, known, lib_cands(cand), k=k, ddof=ddof, q=q)
+        want = brute_force.world_values(query, known=known, candidates=cand, k=k, ddof=ddof, q=q)
+        got = di.world_values(query, known=known, candidates=lib_cands(cand), k=k, ddof=ddof, q=q)
         assert_world_values(got, want, is_exact(query, q), n_worlds(cand, k))
-        s_ref = brute_force.sensitive_range(query, known, cand, k, ddof, q)
-        s = di.sensitive_range(query, known, lib_cands(cand), k=k, ddof=ddof, q=q)
+        s_ref = brute_force.sensitive_range(query, known=known, candidates=cand, k=k, ddof=ddof, q=q)
+        s = di.sensitive_range(query, known=known, candidates=lib_cands(cand), k=k, ddof=ddof, q=q)
         assert_close(s, s_ref)
         # S(f) = max - min of the world values
         assert_close(s, float(got[0][-1] - got[0][0]))
@@ -232,16 +232,16 @@ def test_count_and_single_world(k):
     (N = k) or a one-value domain with k = 1 has S = 0."""
     known = np.array([1.0, -2.5])
     cand = np.array([3.0, 3.0, -1.0, 0.5])
-    v, c = di.world_values("count", known, cand, k=k)
+    v, c = di.world_values("count", known=known, candidates=cand, k=k)
     np.testing.assert_array_equal(v, [2.0 + k])
     np.testing.assert_array_equal(c, [math.comb(4, k)])
-    assert di.sensitive_range("count", known, cand, k=k) == 0.0
-    v, c = di.world_values("mean", known, cand[:k], k=k)
+    assert di.sensitive_range("count", known=known, candidates=cand, k=k) == 0.0
+    v, c = di.world_values("mean", known=known, candidates=cand[:k], k=k)
     assert c.tolist() == [1]
     assert v[0] == np.mean(np.concatenate([known, cand[:k]]))
     for query in ("sum", "mean", "median", "var", "std", "min", "max"):
-        assert di.sensitive_range(query, known, cand[:k], k=k) == 0.0
-    v, c = di.world_values("sum", known, di.Domain(-4, -4), k=k)
+        assert di.sensitive_range(query, known=known, candidates=cand[:k], k=k) == 0.0
+    v, c = di.world_values("sum", known=known, candidates=di.Domain(-4, -4), k=k)
     np.testing.assert_array_equal(v, [-1.5 - 4 * k])
     np.testing.assert_array_equal(c, [1])
 
@@ -249,14 +249,14 @@ def test_count_and_single_world(k):
 def test_known_as_list_and_duplicate_counts():
     """Array-likes are accepted; repeated candidate values are distinct
     individuals (their worlds are counted separately)."""
-    v, c = di.world_values("sum", [1, 2], [5, 5, 5, 7])
+    v, c = di.world_values("sum", known=[1, 2], candidates=[5, 5, 5, 7])
     np.testing.assert_array_equal(v, [8.0, 10.0])
     np.testing.assert_array_equal(c, [3, 1])
-    v, c = di.world_values("sum", [1, 2], [5, 5, 5, 7], k=2)
+    v, c = di.world_values("sum", known=[1, 2], candidates=[5, 5, 5, 7], k=2)
     np.testing.assert_array_equal(v, [13.0, 15.0])
     np.testing.assert_array_equal(c, [3, 3])
     # a domain counts multisets: {5, 5}, {5, 6}, {6, 6}
-    v, c = di.world_values("sum", [1, 2], di.Domain(5, 6), k=2)
+    v, c = di.world_values("sum", known=[1, 2], candidates=di.Domain(5, 6), k=2)
     np.testing.assert_array_equal(v, [13.0, 14.0, 15.0])
     np.testing.assert_array_equal(c, [1, 1, 1])
 
@@ -269,15 +269,15 @@ def test_large_values_and_wide_domain(query, ddof, q):
     for s in range(3):
         known = rng.integers(-3000, 3001, 1 + s).astype(np.float64)
         cand = (int(rng.integers(-40, 0)), int(rng.integers(0, 40)))
-        want = brute_force.world_values(query, known, cand, 2, ddof, q)
-        got = di.world_values(query, known, lib_cands(cand), k=2, ddof=ddof, q=q)
+        want = brute_force.world_values(query, known=known, candidates=cand, k=2, ddof=ddof, q=q)
+        got = di.world_values(query, known=known, candidates=lib_cands(cand), k=2, ddof=ddof, q=q)
         assert_world_values(got, want, is_exact(query, q), n_worlds(cand, 2))
-        assert_close(di.sensitive_range(query, known, lib_cands(cand), k=2, ddof=ddof, q=q),
-                     brute_force.sensitive_range(query, known, cand, 2, ddof, q))
+        assert_close(di.sensitive_range(query, known=known, candidates=lib_cands(cand), k=2, ddof=ddof, q=q),
+                     brute_force.sensitive_range(query, known=known, candidates=cand, k=2, ddof=ddof, q=q))
         cand = known[::-1] * 0.5 + 1000.0
         if cand.size >= 2:
-            assert_close(di.sensitive_range(query, known, cand, k=2, ddof=ddof, q=q),
-                         brute_force.sensitive_range(query, known, cand, 2, ddof, q))
+            assert_close(di.sensitive_range(query, known=known, candidates=cand, k=2, ddof=ddof, q=q),
+                         brute_force.sensitive_range(query, known=known, candidates=cand, k=2, ddof=ddof, q=q))
 
 
 # ---------------------------------------------------------------------------
@@ -288,12 +288,12 @@ def test_large_values_and_wide_domain(query, ddof, q):
 @pytest.mark.parametrize("query,ddof,q", QUERIES, ids=QIDS)
 def test_contributions(query, ddof, q, kind):
     for known, cand in cases(kind, 1, query, ddof, base=3):
-        want = brute_force.contributions(query, known, cand, ddof, q)
-        got = di.contributions(query, known, lib_cands(cand), ddof=ddof, q=q)
+        want = brute_force.contributions(query, known=known, candidates=cand, ddof=ddof, q=q)
+        got = di.contributions(query, known=known, candidates=lib_cands(cand), ddof=ddof, q=q)
         assert isinstance(got, np.ndarray) and got.dtype == np.float64
         assert got.shape == want.shape == (brute_force.candidate_values(cand).size,)
         np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)
-        s = di.sensitive_range(query, known, lib_cands(cand), k=1, ddof=ddof, q=q)
+        s = di.sensitive_range(query, known=known, candidates=lib_cands(cand), k=1, ddof=ddof, q=q)
         if want.size >= 2:
             assert_close(got.max(), float(s))
         else:
@@ -324,11 +324,11 @@ def dataset_cases(k, query, ddof, sizes, base):
 def test_dataset_sensitive_range(query, ddof, q, k):
     sizes = (k, k + 1, 3, 5, 4, 6, 4, 2)
     for data, cand in dataset_cases(k, query, ddof, sizes, base=1):
-        ranges = brute_force.removal_ranges(query, data, cand, k, ddof, q)
-        s_ref, _ = brute_force.dataset_sensitive_range(query, data, cand, k, ddof, q)
-        s = di.dataset_sensitive_range(query, data, lib_cands(cand), k=k, ddof=ddof, q=q)
+        ranges = brute_force.removal_ranges(query, data=data, candidates=cand, k=k, ddof=ddof, q=q)
+        s_ref, _ = brute_force.dataset_sensitive_range(query, data=data, candidates=cand, k=k, ddof=ddof, q=q)
+        s = di.dataset_sensitive_range(query, data=data, candidates=lib_cands(cand), k=k, ddof=ddof, q=q)
         assert_close(s, s_ref)
-        got = di.dataset_sensitive_range(query, data, lib_cands(cand), k=k, ddof=ddof, q=q,
+        got = di.dataset_sensitive_range(query, data=data, candidates=lib_cands(cand), k=k, ddof=ddof, q=q,
                                          return_removed=True)
         # exact ties: integer data, every step exact (mean / var: n a power of 2)
         exact = is_exact(query, q) and (query != "mean" or data.size in (1, 2, 4, 8))
@@ -354,9 +354,9 @@ def test_dataset_removed_exact_ties(query, k):
                 data = np.array([2.0, 2.0, 2.0, 2.0])
         else:
             cand = rng.integers(-4, 5, int(rng.integers(1, 4))).astype(np.float64)
-        ranges = brute_force.removal_ranges(query, data, cand, k, 0, 0.5)
-        s_ref, attaining = brute_force.dataset_sensitive_range(query, data, cand, k, 0, 0.5)
-        got = di.dataset_sensitive_range(query, data, lib_cands(cand), k=k, return_removed=True)
+        ranges = brute_force.removal_ranges(query, data=data, candidates=cand, k=k, ddof=0, q=0.5)
+        s_ref, attaining = brute_force.dataset_sensitive_range(query, data=data, candidates=cand, k=k, ddof=0, q=0.5)
+        got = di.dataset_sensitive_range(query, data=data, candidates=lib_cands(cand), k=k, return_removed=True)
         check_removed(got, ranges, s_ref, k, exact=True)
         assert as_rows(got[1], k) == attaining
 
@@ -367,20 +367,20 @@ def test_dataset_candidates_gain_the_removed():
     {0, 0, 10} (sum range 5); removing a 0 gives {0, 10, 5} and {0, 10, 0}
     (range 5) -- all tie.  With a domain [4, 6] (holding the data [4, 4, 6])
     the removed value is not added: S(sum) = 2 for every removal."""
-    s, removed = di.dataset_sensitive_range("sum", [0, 0, 10], np.array([5.0]),
+    s, removed = di.dataset_sensitive_range("sum", data=[0, 0, 10], candidates=np.array([5.0]),
                                             return_removed=True)
     assert s == 5.0
     np.testing.assert_array_equal(removed, [0, 1, 2])
-    s, removed = di.dataset_sensitive_range("max", [0, 0, 10], np.array([5.0]),
+    s, removed = di.dataset_sensitive_range("max", data=[0, 0, 10], candidates=np.array([5.0]),
                                             return_removed=True)
     # removing the 10: max over {0,0,5} / {0,0,10}: 5; removing a 0: 10 either way: 0
     assert s == 5.0
     np.testing.assert_array_equal(removed, [2])
-    s, removed = di.dataset_sensitive_range("sum", [4, 4, 6], di.Domain(4, 6),
+    s, removed = di.dataset_sensitive_range("sum", data=[4, 4, 6], candidates=di.Domain(4, 6),
                                             return_removed=True)
     assert s == 2.0
     np.testing.assert_array_equal(removed, [0, 1, 2])
-    s, removed = di.dataset_sensitive_range("min", [0, 1, 10], np.array([5.0, 7.0]), k=2,
+    s, removed = di.dataset_sensitive_range("min", data=[0, 1, 10], candidates=np.array([5.0, 7.0]), k=2,
                                             return_removed=True)
     # removing {0, 1}: min of {10, a, b}, {a, b} from {5, 7, 0, 1}: 0 .. 5; removing
     # {0, 10} or {1, 10}: the known 1 or 0 caps the min: range <= 1
@@ -395,20 +395,20 @@ def test_dataset_var_removed_value_outside_the_candidates():
     (mean 7/3) with candidates {-3, 4}: var(5, -3, 5, -3) - var(5, -3, 5, 4)
     = 16 - 11.1875 = 4.8125; every other removal gives less."""
     data = np.array([5.0, -3.0, 5.0, 4.0])
-    s, removed = di.dataset_sensitive_range("var", data, np.array([-3.0]), return_removed=True)
+    s, removed = di.dataset_sensitive_range("var", data=data, candidates=np.array([-3.0]), return_removed=True)
     assert s == 4.8125
     np.testing.assert_array_equal(removed, [3])
-    assert brute_force.dataset_sensitive_range("var", data, np.array([-3.0])) == (4.8125, [(3,)])
+    assert brute_force.dataset_sensitive_range("var", data=data, candidates=np.array([-3.0])) == (4.8125, [(3,)])
     # the same on the other side: data [-2, -4, 5], candidates [6]: removing
     # the -2 leaves [-4, 5] (mean 1/2) with candidates {-2, 6}
     data = np.array([-2.0, -4.0, 5.0])
     want = np.var([-4.0, 5.0, 6.0]) - np.var([-4.0, 5.0, -2.0])   # 16/3
     for query, ddof, f in (("var", 0, 1.0), ("var", 1, 1.5)):
-        s, removed = di.dataset_sensitive_range(query, data, np.array([6.0]), ddof=ddof,
+        s, removed = di.dataset_sensitive_range(query, data=data, candidates=np.array([6.0]), ddof=ddof,
                                                 return_removed=True)
         assert_close(s, want * f)
         np.testing.assert_array_equal(removed, [0])
-    s = di.dataset_sensitive_range("std", data, np.array([6.0]))
+    s = di.dataset_sensitive_range("std", data=data, candidates=np.array([6.0]))
     assert_close(s, np.std([-4.0, 5.0, 6.0]) - np.std([-4.0, 5.0, -2.0]))
 
 
@@ -419,12 +419,12 @@ def test_dataset_mean_domain_every_removal_attains(k):
     maximum, also when n is not a power of two (rounding must not split
     this tie)."""
     data = np.array([3.0, -3.0, -2.0, 1.0, 3.0])
-    s, removed = di.dataset_sensitive_range("mean", data, di.Domain(-3, 4), k=k,
+    s, removed = di.dataset_sensitive_range("mean", data=data, candidates=di.Domain(-3, 4), k=k,
                                             return_removed=True)
     assert_close(s, k * 7 / 5)
     want = list(itertools.combinations(range(5), k))
     assert as_rows(removed, k) == want
-    s, removed = di.dataset_sensitive_range("sum", data, di.Domain(-3, 4), k=k,
+    s, removed = di.dataset_sensitive_range("sum", data=data, candidates=di.Domain(-3, 4), k=k,
                                             return_removed=True)
     assert s == 7.0 * k
     assert as_rows(removed, k) == want
@@ -434,10 +434,10 @@ def test_adult_style_mean_domain():
     """Mathematics page, section 3 (Adult): S(mean) = (hi - lo) / n for k = 1 and any
     removal on an integer domain."""
     data = np.array([17.0, 90.0, 40.0, 33.0, 25.0])
-    s, removed = di.dataset_sensitive_range("mean", data, di.Domain(17, 90), return_removed=True)
+    s, removed = di.dataset_sensitive_range("mean", data=data, candidates=di.Domain(17, 90), return_removed=True)
     assert_close(s, 73 / 5)
     np.testing.assert_array_equal(removed, [0, 1, 2, 3, 4])
-    assert_close(di.sensitive_range("mean", data[1:], di.Domain(17, 90)), 73 / 5)
+    assert_close(di.sensitive_range("mean", known=data[1:], candidates=di.Domain(17, 90)), 73 / 5)
     assert di.Domain(17, 90).size == 74
 
 
@@ -483,23 +483,24 @@ def test_callables(name, func, k, kind):
     for known, cand in cases(kind, k, "sum", 0, count=6, base=7):
         if known.size + k < 3:
             known = np.concatenate([known, [0.75, -1.25]])
-        want = brute_force.world_values(func, known, cand, k)
-        got = di.world_values(func, known, lib_cands(cand), k=k)
+        want = brute_force.world_values(func, known=known, candidates=cand, k=k)
+        got = di.world_values(func, known=known, candidates=lib_cands(cand), k=k)
         assert_world_values(got, want, True, n_worlds(cand, k))
-        assert_close(di.sensitive_range(func, known, lib_cands(cand), k=k),
-                     brute_force.sensitive_range(func, known, cand, k))
+        assert_close(di.sensitive_range(func, known=known, candidates=lib_cands(cand), k=k),
+                     brute_force.sensitive_range(func, known=known, candidates=cand, k=k))
         if k == 1:
-            np.testing.assert_allclose(di.contributions(func, known, lib_cands(cand)),
-                                       brute_force.contributions(func, known, cand), rtol=RTOL, atol=ATOL)
+            np.testing.assert_allclose(di.contributions(func, known=known, candidates=lib_cands(cand)),
+                                       brute_force.contributions(func, known=known, candidates=cand), rtol=RTOL,
+                                       atol=ATOL)
 
 
 @pytest.mark.parametrize("k", [1, 2])
 def test_callable_dataset_sensitive_range(k):
     for data, cand in dataset_cases(k, "sum", 0, (3, 4, 5, 4), base=8):
         for _, func in CALLABLES:
-            ranges = brute_force.removal_ranges(func, data, cand, k)
-            s_ref, _ = brute_force.dataset_sensitive_range(func, data, cand, k)
-            got = di.dataset_sensitive_range(func, data, lib_cands(cand), k=k, return_removed=True)
+            ranges = brute_force.removal_ranges(func, data=data, candidates=cand, k=k)
+            s_ref, _ = brute_force.dataset_sensitive_range(func, data=data, candidates=cand, k=k)
+            got = di.dataset_sensitive_range(func, data=data, candidates=lib_cands(cand), k=k, return_removed=True)
             check_removed(got, ranges, s_ref, k, exact=func is not trimmed_mean)
 
 
@@ -509,11 +510,12 @@ def test_callable_same_as_named():
     known = rand_known(rng, 3)
     cand = rand_explicit(rng, 2)
     for query, f in (("sum", np.sum), ("max", np.max), ("median", np.median)):
-        a = di.world_values(query, known, cand, k=2)
-        b = di.world_values(f, known, cand, k=2)
+        a = di.world_values(query, known=known, candidates=cand, k=2)
+        b = di.world_values(f, known=known, candidates=cand, k=2)
         np.testing.assert_array_equal(a[0], b[0])
         np.testing.assert_array_equal(a[1], b[1])
-        assert di.sensitive_range(query, known, cand, k=2) == di.sensitive_range(f, known, cand, k=2)
+        assert di.sensitive_range(query, known=known, candidates=cand, k=2) == di.sensitive_range(f, known=known,
+                                                                                                  candidates=cand, k=2)
 
 
 # ---------------------------------------------------------------------------
@@ -533,8 +535,8 @@ def test_real_interval_k1_dense_grid(query, ddof, q):
         known = rand_known(rng, KNOWN_SIZES[i]) * (1 + i % 3)   # mean(known) in or out
         if not valid(query, ddof, known.size, 1):
             continue
-        want = brute_force.grid_sensitive_range(query, known, lo, hi, 1, ddof, q)
-        got = di.sensitive_range(query, known, di.Domain(lo, hi, integer=False), ddof=ddof, q=q)
+        want = brute_force.grid_sensitive_range(query, known=known, lo=lo, hi=hi, k=1, ddof=ddof, q=q)
+        got = di.sensitive_range(query, known=known, candidates=di.Domain(lo, hi, integer=False), ddof=ddof, q=q)
         assert_close(got, want)
 
 
@@ -548,8 +550,8 @@ def test_real_interval_k2_grid(query, ddof, q):
         known = rand_known(rng, (0, 2, 3)[i]) * 2
         if not valid(query, ddof, known.size, 2):
             continue
-        want = brute_force.grid_sensitive_range(query, known, lo, hi, 2, ddof, q, npts=61)
-        got = di.sensitive_range(query, known, di.Domain(lo, hi, integer=False),
+        want = brute_force.grid_sensitive_range(query, known=known, lo=lo, hi=hi, k=2, ddof=ddof, q=q, npts=61)
+        got = di.sensitive_range(query, known=known, candidates=di.Domain(lo, hi, integer=False),
                                  k=2, ddof=ddof, q=q)
         assert_close(got, want)
 
@@ -561,12 +563,12 @@ def test_real_interval_dataset(query, ddof, k):
     rng = np.random.default_rng(47)
     data = rng.integers(-2, 4, 4).astype(np.float64)
     lo, hi = -2.5, 3.0                                      # holds the data
-    ranges = brute_force.grid_dataset_sensitive_range(query, data, lo, hi, k, ddof,
+    ranges = brute_force.grid_dataset_sensitive_range(query, data=data, lo=lo, hi=hi, k=k, ddof=ddof,
                                              npts=20001 if k == 1 else 61)
     s_ref = max(ranges.values())
     dom = di.Domain(lo, hi, integer=False)
-    assert_close(di.dataset_sensitive_range(query, data, dom, k=k, ddof=ddof), s_ref)
-    got = di.dataset_sensitive_range(query, data, dom, k=k, ddof=ddof, return_removed=True)
+    assert_close(di.dataset_sensitive_range(query, data=data, candidates=dom, k=k, ddof=ddof), s_ref)
+    got = di.dataset_sensitive_range(query, data=data, candidates=dom, k=k, ddof=ddof, return_removed=True)
     check_removed(got, ranges, s_ref, k, exact=False)
 
 
@@ -576,20 +578,20 @@ def test_real_interval_domain_properties_and_errors():
     with pytest.raises(ValueError):
         dom.values()
     with pytest.raises(ValueError, match="infinite"):
-        di.world_values("sum", [1.0, 2.0], dom)
+        di.world_values("sum", known=[1.0, 2.0], candidates=dom)
     with pytest.raises(ValueError, match="infinite"):
-        di.world_values("mean", [1.0], dom, k=2)
+        di.world_values("mean", known=[1.0], candidates=dom, k=2)
     with pytest.raises(ValueError, match="infinite"):
-        di.world_values(spread, [1.0], dom)
+        di.world_values(spread, known=[1.0], candidates=dom)
     with pytest.raises(ValueError):
-        di.contributions("sum", [1.0, 2.0], dom)
+        di.contributions("sum", known=[1.0, 2.0], candidates=dom)
     # exact closed forms: sum k (hi - lo); mean k (hi - lo) / n
-    assert_close(di.sensitive_range("sum", [1.0, 2.0], dom, k=3), 3 * 3.5)
-    assert_close(di.sensitive_range("mean", [1.0, 2.0], dom, k=2), 2 * 3.5 / 4)
+    assert_close(di.sensitive_range("sum", known=[1.0, 2.0], candidates=dom, k=3), 3 * 3.5)
+    assert_close(di.sensitive_range("mean", known=[1.0, 2.0], candidates=dom, k=2), 2 * 3.5 / 4)
     # var: max at an end point, min at v = mean(known) = 1.5
     known = np.array([1.0, 2.0])
     want = np.var([1.0, 2.0, -1.0]) - np.var([1.0, 2.0, 1.5])
-    assert_close(di.sensitive_range("var", known, dom), want)
+    assert_close(di.sensitive_range("var", known=known, candidates=dom), want)
 
 
 def test_integer_domain_properties():
@@ -611,29 +613,31 @@ TOY_CANDS = np.array([2.0, 4, 5, 6, 7, 8, 9, 10])
 
 def test_toy_example_brute_force():
     """The reference itself reproduces the paper's numbers."""
-    np.testing.assert_allclose(brute_force.all_values("mean", TOY_KNOWN, TOY_CANDS),
+    np.testing.assert_allclose(brute_force.all_values("mean", known=TOY_KNOWN, candidates=TOY_CANDS),
                                np.array([6, 8, 9, 10, 11, 12, 13, 14]) / 3, rtol=1e-15)
-    np.testing.assert_array_equal(brute_force.all_values("median", TOY_KNOWN, TOY_CANDS),
+    np.testing.assert_array_equal(brute_force.all_values("median", known=TOY_KNOWN, candidates=TOY_CANDS),
                                   [2, 3, 3, 3, 3, 3, 3, 3])
-    assert math.isclose(brute_force.sensitive_range("mean", TOY_KNOWN, TOY_CANDS), 8 / 3, rel_tol=1e-15)
-    assert brute_force.sensitive_range("median", TOY_KNOWN, TOY_CANDS) == 1.0
+    assert math.isclose(brute_force.sensitive_range("mean", known=TOY_KNOWN, candidates=TOY_CANDS), 8 / 3,
+                        rel_tol=1e-15)
+    assert brute_force.sensitive_range("median", known=TOY_KNOWN, candidates=TOY_CANDS) == 1.0
 
 
 def test_toy_example():
-    v, c = di.world_values("mean", TOY_KNOWN, TOY_CANDS)
+    v, c = di.world_values("mean", known=TOY_KNOWN, candidates=TOY_CANDS)
     np.testing.assert_allclose(v, np.array([6, 8, 9, 10, 11, 12, 13, 14]) / 3, rtol=1e-15)
     np.testing.assert_array_equal(c, np.ones(8, dtype=np.int64))
-    v, c = di.world_values("median", TOY_KNOWN, TOY_CANDS)
+    v, c = di.world_values("median", known=TOY_KNOWN, candidates=TOY_CANDS)
     np.testing.assert_array_equal(v, [2.0, 3.0])
     np.testing.assert_array_equal(c, [1, 7])
-    assert_close(di.sensitive_range("mean", TOY_KNOWN, TOY_CANDS), 8 / 3)
-    assert di.sensitive_range("median", TOY_KNOWN, TOY_CANDS) == 1.0
-    contrib = di.contributions("mean", TOY_KNOWN, TOY_CANDS)
+    assert_close(di.sensitive_range("mean", known=TOY_KNOWN, candidates=TOY_CANDS), 8 / 3)
+    assert di.sensitive_range("median", known=TOY_KNOWN, candidates=TOY_CANDS) == 1.0
+    contrib = di.contributions("mean", known=TOY_KNOWN, candidates=TOY_CANDS)
     np.testing.assert_allclose(contrib, np.array([8, 6, 5, 4, 5, 6, 7, 8]) / 3, rtol=1e-14)
-    np.testing.assert_array_equal(di.contributions("median", TOY_KNOWN, TOY_CANDS),
+    np.testing.assert_array_equal(di.contributions("median", known=TOY_KNOWN, candidates=TOY_CANDS),
                                   [1, 1, 1, 1, 1, 1, 1, 1])
     # the same worlds through the engine core: m = 8, rho = 1/3
-    lam = di.scale_for_rho(1 / 3, 8, di.sensitive_range("mean", TOY_KNOWN, TOY_CANDS))
+    lam = di.scale_for_rho(1 / 3, m=8, sensitive_range=di.sensitive_range("mean", known=TOY_KNOWN,
+                                                                          candidates=TOY_CANDS))
     assert math.isclose(lam, 2.128628267061142, rel_tol=1e-12)
 
 
@@ -642,11 +646,11 @@ def test_toy_example():
 # ---------------------------------------------------------------------------
 
 FUNCS = {
-    "world_values": lambda query, known, cand, **kw: di.world_values(query, known, cand, **kw),
-    "sensitive_range": lambda query, known, cand, **kw: di.sensitive_range(query, known, cand, **kw),
-    "contributions": lambda query, known, cand, **kw: di.contributions(query, known, cand, **kw),
+    "world_values": lambda query, known, cand, **kw: di.world_values(query, known=known, candidates=cand, **kw),
+    "sensitive_range": lambda query, known, cand, **kw: di.sensitive_range(query, known=known, candidates=cand, **kw),
+    "contributions": lambda query, known, cand, **kw: di.contributions(query, known=known, candidates=cand, **kw),
     "dataset_sensitive_range": (lambda query, known, cand, **kw:
-                                di.dataset_sensitive_range(query, known, cand, **kw)),
+                                di.dataset_sensitive_range(query, data=known, candidates=cand, **kw)),
 }
 
 
@@ -694,15 +698,15 @@ def test_k_larger_than_candidates(fname):
     with pytest.raises(ValueError, match=r"\bk\b|candidates"):
         fn("sum", [1.0], np.array([], dtype=float), k=1)
     # a domain allows repetition: k larger than its size is fine
-    assert_close(di.sensitive_range("sum", [1.0], di.Domain(0, 1), k=3), 3.0)
-    v, c = di.world_values("sum", [1.0], di.Domain(0, 1), k=3)
+    assert_close(di.sensitive_range("sum", known=[1.0], candidates=di.Domain(0, 1), k=3), 3.0)
+    v, c = di.world_values("sum", known=[1.0], candidates=di.Domain(0, 1), k=3)
     np.testing.assert_array_equal(v, [1.0, 2.0, 3.0, 4.0])
     np.testing.assert_array_equal(c, [1, 1, 1, 1])
 
 
 def test_dataset_k_larger_than_data():
     with pytest.raises(ValueError, match=r"\bk\b"):
-        di.dataset_sensitive_range("sum", [1.0, 2.0], di.Domain(0, 3), k=3)
+        di.dataset_sensitive_range("sum", data=[1.0, 2.0], candidates=di.Domain(0, 3), k=3)
 
 
 def test_empty_known_var():
@@ -714,18 +718,19 @@ def test_empty_known_var():
             with pytest.raises(ValueError, match="known|ddof"):
                 fn(query, np.empty(0), di.Domain(1, 4), ddof=1)
     with pytest.raises(ValueError, match="known|ddof|data"):
-        di.dataset_sensitive_range("var", [2.0], np.array([0.0]), ddof=1, k=1)
+        di.dataset_sensitive_range("var", data=[2.0], candidates=np.array([0.0]), ddof=1, k=1)
     # valid: data of 3 with k = 3 leaves an empty known part but worlds of 3
-    assert_close(di.dataset_sensitive_range("var", [1.0, 2.0, 3.0], np.array([0.0]), ddof=1, k=3),
-                 brute_force.dataset_sensitive_range("var", [1.0, 2.0, 3.0], np.array([0.0]), 3, 1)[0])
+    assert_close(di.dataset_sensitive_range("var", data=[1.0, 2.0, 3.0], candidates=np.array([0.0]), ddof=1, k=3),
+                 brute_force.dataset_sensitive_range("var", data=[1.0, 2.0, 3.0], candidates=np.array([0.0]), k=3,
+                                                     ddof=1)[0])
     # valid: a world of k = 2 values with ddof = 1, or one value with ddof = 0
-    v, c = di.world_values("var", [], np.array([1.0, 3.0, 3.0]), k=2, ddof=1)
+    v, c = di.world_values("var", known=[], candidates=np.array([1.0, 3.0, 3.0]), k=2, ddof=1)
     np.testing.assert_allclose(v, [0.0, 2.0], atol=1e-15)
     np.testing.assert_array_equal(c, [1, 2])
-    v, c = di.world_values("var", [], np.array([1.0, 3.0, 3.0]), k=1, ddof=0)
+    v, c = di.world_values("var", known=[], candidates=np.array([1.0, 3.0, 3.0]), k=1, ddof=0)
     np.testing.assert_array_equal(v, [0.0])
     np.testing.assert_array_equal(c, [3])
-    v, c = di.world_values("sum", [], di.Domain(-1, 1), k=1)
+    v, c = di.world_values("sum", known=[], candidates=di.Domain(-1, 1), k=1)
     np.testing.assert_array_equal(v, [-1.0, 0.0, 1.0])
 
 
@@ -757,26 +762,26 @@ def test_non_finite_values():
                 fn("sum", np.array([1.0, 2.0]), np.array([0.0, bad, 1.0]))
     for bad in (np.nan, np.inf):
         with pytest.raises(ValueError, match="data"):
-            di.dataset_sensitive_range("sum", np.array([1.0, bad, 2.0]), cand)
+            di.dataset_sensitive_range("sum", data=np.array([1.0, bad, 2.0]), candidates=cand)
         with pytest.raises(ValueError, match="candidates"):
-            di.dataset_sensitive_range("sum", np.array([1.0, 2.0]), np.array([bad]))
+            di.dataset_sensitive_range("sum", data=np.array([1.0, 2.0]), candidates=np.array([bad]))
 
 
 def test_max_worlds():
     known = np.array([1.0])
     # enumerated queries refuse more than max_worlds worlds and say how many
     with pytest.raises(ValueError, match=r"4060|4,060"):
-        di.world_values("max", known, np.arange(30.0), k=3, max_worlds=1000)
+        di.world_values("max", known=known, candidates=np.arange(30.0), k=3, max_worlds=1000)
     # a domain: C(100 + 3 - 1, 3) = 171700 multisets
     with pytest.raises(ValueError, match=r"171700|171,700"):
-        di.world_values("max", known, di.Domain(1, 100), k=3, max_worlds=171699)
+        di.world_values("max", known=known, candidates=di.Domain(1, 100), k=3, max_worlds=171699)
     # sums and means are counted exactly, without enumeration, whatever max_worlds
-    v, c = di.world_values("sum", known, np.arange(30.0), k=3, max_worlds=10)
+    v, c = di.world_values("sum", known=known, candidates=np.arange(30.0), k=3, max_worlds=10)
     assert c.sum() == 4060
-    v, c = di.world_values("sum", known, np.arange(30.0), k=3, max_worlds=4060)
+    v, c = di.world_values("sum", known=known, candidates=np.arange(30.0), k=3, max_worlds=4060)
     assert c.sum() == 4060
     np.testing.assert_array_equal(v, np.arange(4.0, 86.0))    # 1 + (0+1+2) .. 1 + (27+28+29)
-    v, c = di.world_values("sum", known, di.Domain(1, 100), k=3, max_worlds=171700)
+    v, c = di.world_values("sum", known=known, candidates=di.Domain(1, 100), k=3, max_worlds=171700)
     assert c.sum() == 171700
     np.testing.assert_array_equal(v, np.arange(4.0, 302.0))
 
@@ -786,12 +791,12 @@ def test_max_worlds():
 # ---------------------------------------------------------------------------
 
 def test_brute_force_enumeration_counts():
-    assert sum(1 for _ in brute_force.enumerate_worlds([1.0], np.arange(6.0), 3)) == math.comb(6, 3)
-    assert sum(1 for _ in brute_force.enumerate_worlds([], (-2, 1), 3)) == math.comb(4 + 3 - 1, 3)
-    worlds = sorted(tuple(w) for w in brute_force.enumerate_worlds([9.0], (0, 1), 2))
+    assert sum(1 for _ in brute_force.enumerate_worlds([1.0], candidates=np.arange(6.0), k=3)) == math.comb(6, 3)
+    assert sum(1 for _ in brute_force.enumerate_worlds([], candidates=(-2, 1), k=3)) == math.comb(4 + 3 - 1, 3)
+    worlds = sorted(tuple(w) for w in brute_force.enumerate_worlds([9.0], candidates=(0, 1), k=2))
     assert worlds == [(9.0, 0.0, 0.0), (9.0, 0.0, 1.0), (9.0, 1.0, 1.0)]
-    worlds = [tuple(w) for w in brute_force.enumerate_worlds([], np.array([5.0, 5.0, 7.0]), 2)]
+    worlds = [tuple(w) for w in brute_force.enumerate_worlds([], candidates=np.array([5.0, 5.0, 7.0]), k=2)]
     assert worlds == [(5.0, 5.0), (5.0, 7.0), (5.0, 7.0)]
-    s, att = brute_force.dataset_sensitive_range("sum", [0, 0, 10], np.array([5.0]))
+    s, att = brute_force.dataset_sensitive_range("sum", data=[0, 0, 10], candidates=np.array([5.0]))
     assert s == 5.0 and att == [(0,), (1,), (2,)]
-    assert list(itertools.islice(brute_force.enumerate_worlds([], (3, 3), 2), 5))[0].tolist() == [3.0, 3.0]
+    assert list(itertools.islice(brute_force.enumerate_worlds([], candidates=(3, 3), k=2), 5))[0].tolist() == [3.0, 3.0]

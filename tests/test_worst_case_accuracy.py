@@ -157,7 +157,7 @@ def test_small_inputs_with_priors_and_counts():
     p = rng.uniform(0.1, 3.0, 40)[k]  # one prior per value: 40 distinct entries
     p[k == k[7]] = 40.0
     scales = np.array([1e-3, 0.1, 1.0, 10.0, 1e3, 1e9]) * np.ptp(v)
-    got = di.worst_case_risk(v, scales, counts=c, prior=p)
+    got = di.worst_case_risk(v, scale=scales, counts=c, prior=p)
     check(got, [ref_direct(v, s, counts=c, prior=p) for s in scales])
 
 
@@ -167,21 +167,21 @@ def test_small_inputs_with_priors_and_counts():
 def test_equally_spaced_values(m):
     v, h = equally_spaced(m) if m <= 2**20 else (np.arange(float(m)), 1.0)
     scales = ALL * (v[-1] - v[0])
-    check(di.worst_case_risk(v, scales), [ref_equally_spaced(m, s, h) for s in scales])
+    check(di.worst_case_risk(v, scale=scales), [ref_equally_spaced(m, s, h) for s in scales])
 
 
 def test_equally_spaced_values_with_counts():
     v, h = equally_spaced(10**6)
     c = np.full(v.size, 7.0)
     scales = SOME * (v[-1] - v[0])
-    check(di.worst_case_risk(v, scales, counts=c), [ref_equally_spaced(v.size, s, h, 7) for s in scales])
+    check(di.worst_case_risk(v, scale=scales, counts=c), [ref_equally_spaced(v.size, s, h, 7) for s in scales])
 
 
 def test_random_values():
     n = lattice(10**6, 64, 7)
     v = n * 2.0**-12  # exact: the gaps are multiples of 2^-12
     scales = np.array([1e-3, 1.0, 1e3, 1e12]) * (v[-1] - v[0])
-    got = di.worst_case_risk(np.random.default_rng(8).permutation(v), scales)
+    got = di.worst_case_risk(np.random.default_rng(8).permutation(v), scale=scales)
     check(got, [ref_lattice(n, np.ones(n.size, int), s, 2.0**-12) for s in scales])
 
 
@@ -190,9 +190,10 @@ def test_tied_values():
     scales = SOME * n[-1]
     ref = [ref_lattice(n, c, s) for s in scales]
     # as counts (the weighted path) and as repeated values (the unweighted one)
-    by_counts = di.worst_case_risk(n.astype(float), scales, counts=c)
+    by_counts = di.worst_case_risk(n.astype(float), scale=scales, counts=c)
     check(by_counts, ref)
-    np.testing.assert_array_equal(di.worst_case_risk(np.random.default_rng(10).permutation(rep), scales), by_counts)
+    np.testing.assert_array_equal(di.worst_case_risk(np.random.default_rng(10).permutation(rep), scale=scales),
+                                  by_counts)
 
 
 # ------------------------------------------------------------ same bits --
@@ -218,33 +219,33 @@ def test_every_path_gives_the_same_bits(case):
 
     v, c = _inputs()[case]
     scales = np.concatenate([[0.0, np.inf], SOME * np.ptp(v)])
-    blocked, world = di.worst_case_risk(v, scales, counts=c, return_world=True)  # 10 scales: blocked
+    blocked, world = di.worst_case_risk(v, scale=scales, counts=c, return_world=True)  # 10 scales: blocked
     for s, r, wd in zip(scales, blocked, world, strict=False):
-        one, w1 = di.worst_case_risk(v, s, counts=c, return_world=True)
+        one, w1 = di.worst_case_risk(v, scale=s, counts=c, return_world=True)
         assert one == r and w1 == wd
     for size in (1 << 16, 99_999, 333_334):  # boundaries inside runs of ties too
-        parts = list(di.iter_chunks(v, size, counts=c))
-        np.testing.assert_array_equal(di.chunked_worst_case_risk(parts, scales), blocked)
+        parts = list(di.iter_chunks(v, chunk_size=size, counts=c))
+        np.testing.assert_array_equal(di.chunked_worst_case_risk(parts, scale=scales), blocked)
     if c is None:
         with dask.config.set(scheduler="synchronous"):
             x = da.from_array(v, chunks=250_001)
-            np.testing.assert_array_equal(ddask.worst_case_risk(x, scales), blocked)
+            np.testing.assert_array_equal(ddask.worst_case_risk(x, scale=scales), blocked)
 
 
 def test_tight_scale_passes_whichever_path_checks_it():
     n = lattice(2 * 10**5, 64, 11)
     v = n * 2.0**-12
-    lo = di.worst_case_risk(v, np.inf)
+    lo = di.worst_case_risk(v, scale=np.inf)
     rho = np.geomspace(lo * 1.01, 0.9, 24)
-    lam = di.tight_scale(v, rho)
-    assert np.all(di.worst_case_risk(v, lam) <= rho)  # blocked
-    assert all(di.worst_case_risk(v, x) <= r for x, r in zip(lam, rho, strict=False))  # one at a time
-    parts = list(di.iter_chunks(v, 77_777))
-    assert np.all(di.chunked_worst_case_risk(parts, lam) <= rho)
+    lam = di.tight_scale(v, rho=rho)
+    assert np.all(di.worst_case_risk(v, scale=lam) <= rho)  # blocked
+    assert all(di.worst_case_risk(v, scale=x) <= r for x, r in zip(lam, rho, strict=False))  # one at a time
+    parts = list(di.iter_chunks(v, chunk_size=77_777))
+    assert np.all(di.chunked_worst_case_risk(parts, scale=lam) <= rho)
     # tight to the evaluation's error bound (the margin that makes the exact
     # risk, not only the computed one, meet rho)
     err = _worst_case.Risk(Worlds(v)).error
-    assert np.all(di.worst_case_risk(v, np.nextafter(lam, 0)) > np.nextafter(rho * (1 - err), 0))
+    assert np.all(di.worst_case_risk(v, scale=np.nextafter(lam, 0)) > np.nextafter(rho * (1 - err), 0))
 
 
 def test_zero_weight_groups_stay_out():
@@ -256,7 +257,8 @@ def test_zero_weight_groups_stay_out():
     c[:100] = 0.0
     c[v == v[-1]] = 0.0
     scales = np.concatenate([[0.0, np.inf], SOME * np.ptp(v)])
-    ref = di.worst_case_risk(v, scales, counts=c)
+    ref = di.worst_case_risk(v, scale=scales, counts=c)
     assert np.all(np.isfinite(ref))
     for size in (1, 7, 100, 4096):
-        np.testing.assert_array_equal(di.chunked_worst_case_risk(list(di.iter_chunks(v, size, counts=c)), scales), ref)
+        np.testing.assert_array_equal(di.chunked_worst_case_risk(list(di.iter_chunks(v, chunk_size=size, counts=c)),
+                                                                 scale=scales), ref)

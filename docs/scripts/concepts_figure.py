@@ -29,8 +29,8 @@ RHO = 1 / 3
 
 def toy_worlds():
     """The toy example's world values (one world per missing value)."""
-    means, _ = di.world_values("mean", KNOWN, CANDIDATES)
-    medians, counts = di.world_values("median", KNOWN, CANDIDATES)
+    means, _ = di.world_values("mean", known=KNOWN, candidates=CANDIDATES)
+    medians, counts = di.world_values("median", known=KNOWN, candidates=CANDIDATES)
     return means, np.repeat(medians, counts.astype(int))
 
 
@@ -43,10 +43,10 @@ def draw(out):
     means, medians = toy_worlds()
     m = means.size
     S = np.ptp(means)
-    lam = di.scale_for_rho(RHO, m, S)
+    lam = di.scale_for_rho(RHO, m=m, sensitive_range=S)
     R = np.linspace(-2.0, 9.0, 1101)
-    post = di.posterior(means, R, lam)            # shape (responses, worlds)
-    worst, world = di.worst_case_risk(means, lam, return_world=True)
+    post = di.posterior(means, response=R, scale=lam)            # shape (responses, worlds)
+    worst, world = di.worst_case_risk(means, scale=lam, return_world=True)
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4), constrained_layout=True)
     colors = plt.cm.viridis(np.linspace(0, 0.9, m))
@@ -61,13 +61,13 @@ def draw(out):
     ax1.grid(alpha=0.3)
 
     eps = np.linspace(0.01, 4.0, 400)
-    ax2.plot(eps, di.rho_for_epsilon(eps, m), color="crimson", lw=2, label="paper's bound (Theorem 1)")
-    ax2.plot(eps, di.worst_case_risk(medians, np.ptp(medians) / eps), color="tab:orange", ls="--", lw=1.5,
+    ax2.plot(eps, di.rho_for_epsilon(eps, m=m), color="crimson", lw=2, label="paper's bound (Theorem 1)")
+    ax2.plot(eps, di.worst_case_risk(medians, scale=np.ptp(medians) / eps), color="tab:orange", ls="--", lw=1.5,
              label="exact worst case, median")
-    ax2.plot(eps, di.worst_case_risk(means, S / eps), color="tab:blue", lw=1.5, label="exact worst case, mean")
+    ax2.plot(eps, di.worst_case_risk(means, scale=S / eps), color="tab:blue", lw=1.5, label="exact worst case, mean")
     ax2.axhline(RHO, color="gray", lw=0.8)
-    e_paper = di.epsilon_for_rho(RHO, m)
-    e_tight = di.tight_epsilon(means, RHO)
+    e_paper = di.epsilon_for_rho(RHO, m=m)
+    e_tight = di.tight_epsilon(means, rho=RHO)
     ax2.plot([e_paper, e_tight], [RHO, RHO], "o", color="black")
     ax2.annotate(f"paper: eps = {e_paper:.3f}", (e_paper, RHO), (0.1, 0.45), fontsize=8,
                  arrowprops=dict(arrowstyle="->", lw=0.8))

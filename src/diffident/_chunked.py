@@ -27,7 +27,7 @@ from ._worst_case import RISK_SHIFT, inverse_scales, scale_down_up, spread_expon
 __all__ = ["chunked_log_evidence", "chunked_disclosure_risk", "chunked_worst_case_risk", "iter_chunks"]
 
 
-def iter_chunks(values, chunk_size=1 << 20, counts=None):
+def iter_chunks(values, *, chunk_size=1 << 20, counts=None):
     """Split an array into (values, counts) chunks for the chunked functions.
 
     A ``np.memmap`` works too: its slices are read lazily, so
@@ -67,9 +67,9 @@ def iter_chunks(values, chunk_size=1 << 20, counts=None):
     Examples
     --------
     >>> import numpy as np, diffident as di
-    >>> [len(v) for v, _ in di.iter_chunks(np.arange(10.0), 4)]
+    >>> [len(v) for v, _ in di.iter_chunks(np.arange(10.0), chunk_size=4)]
     [4, 4, 2]
-    >>> next(di.iter_chunks(np.arange(10.0), 4, counts=np.ones(10)))[1]
+    >>> next(di.iter_chunks(np.arange(10.0), chunk_size=4, counts=np.ones(10)))[1]
     array([1., 1., 1., 1.])
     """
     n = len(values)
@@ -221,7 +221,7 @@ def _fold_all(chunks, response, scale, noise, exact=False):
     return shape, st
 
 
-def chunked_log_evidence(chunks, response, scale, *, noise="laplace"):
+def chunked_log_evidence(chunks, *, response, scale, noise="laplace"):
     """`log_evidence` over world values given in chunks.
 
     The chunks are read once, in order, each folded into per-response
@@ -267,8 +267,8 @@ def chunked_log_evidence(chunks, response, scale, *, noise="laplace"):
     --------
     >>> import numpy as np, diffident as di
     >>> v = np.random.default_rng(0).normal(size=10_000)
-    >>> a = di.chunked_log_evidence(di.iter_chunks(v, 999), 0.3, 0.5)
-    >>> bool(np.isclose(a, di.log_evidence(v, 0.3, 0.5), rtol=1e-13))
+    >>> a = di.chunked_log_evidence(di.iter_chunks(v, chunk_size=999), response=0.3, scale=0.5)
+    >>> bool(np.isclose(a, di.log_evidence(v, response=0.3, scale=0.5), rtol=1e-13))
     True
     """
     shape, st = _fold_all(chunks, response, scale, noise)
@@ -276,7 +276,7 @@ def chunked_log_evidence(chunks, response, scale, *, noise="laplace"):
     return _validate.ret(logev.reshape(shape), len(shape) == 0)
 
 
-def chunked_disclosure_risk(chunks, response, scale, world_value, *, world_weight=1.0, noise="laplace"):
+def chunked_disclosure_risk(chunks, *, response, scale, world_value, world_weight=1.0, noise="laplace"):
     """`disclosure_risk` out of core: the posterior of one world, given by its value.
 
     The world values come in chunks, as for `chunked_log_evidence`; the
@@ -322,8 +322,8 @@ def chunked_disclosure_risk(chunks, response, scale, world_value, *, world_weigh
     --------
     >>> import numpy as np, diffident as di
     >>> v = np.random.default_rng(0).normal(size=10_000)
-    >>> p = di.chunked_disclosure_risk(di.iter_chunks(v, 999), 0.3, 0.5, v[7])
-    >>> bool(np.isclose(p, di.disclosure_risk(v, 0.3, 0.5, world=7), rtol=1e-13))
+    >>> p = di.chunked_disclosure_risk(di.iter_chunks(v, chunk_size=999), response=0.3, scale=0.5, world_value=v[7])
+    >>> bool(np.isclose(p, di.disclosure_risk(v, response=0.3, scale=0.5, world=7), rtol=1e-13))
     True
     """
     fw = float(_validate.finite("world_value", world_value))
@@ -333,7 +333,7 @@ def chunked_disclosure_risk(chunks, response, scale, world_value, *, world_weigh
     return _validate.ret(out.reshape(shape), len(shape) == 0)
 
 
-def chunked_worst_case_risk(chunks, scale):
+def chunked_worst_case_risk(chunks, *, scale):
     """`worst_case_risk` over sorted world values given in chunks.
 
     The sweep's left carry runs forwards through the chunks and its right
@@ -378,7 +378,7 @@ def chunked_worst_case_risk(chunks, scale):
     >>> import numpy as np, diffident as di
     >>> v = np.sort(np.random.default_rng(0).normal(size=10_000))
     >>> parts = [v[a:a + 1000] for a in range(0, v.size, 1000)]
-    >>> bool(di.chunked_worst_case_risk(parts, 0.1) == di.worst_case_risk(v, 0.1))
+    >>> bool(di.chunked_worst_case_risk(parts, scale=0.1) == di.worst_case_risk(v, scale=0.1))
     True
     """
     lam = _validate.scale_or_limit("scale", scale)

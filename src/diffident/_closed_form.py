@@ -271,7 +271,7 @@ def _certified(check, first, x0, increasing, what):
     return np.where(status == _search.NOT_REACHED, np.inf if increasing else 0.0, x)
 
 
-def epsilon_for_rho(rho, m):
+def epsilon_for_rho(rho, *, m):
     """The paper's epsilon for a risk bound rho over m possible worlds.
 
     ``epsilon = ln((m - 1) rho / (1 - rho))`` (Mathematics page, eq. 3.3:
@@ -292,7 +292,7 @@ def epsilon_for_rho(rho, m):
         Epsilon, broadcast over the inputs (a Python float for scalar input).
         ``0`` where ``rho <= 1/m`` (unattainable: the paper's infinite noise),
         ``inf`` where ``rho >= 1``.  Never larger than the exact inverse:
-        ``rho_for_epsilon(epsilon_for_rho(rho, m), m) <= rho``.
+        ``rho_for_epsilon(epsilon_for_rho(rho, m=m), m=m) <= rho``.
 
     Raises
     ------
@@ -313,9 +313,9 @@ def epsilon_for_rho(rho, m):
     Examples
     --------
     >>> import diffident as di
-    >>> round(di.epsilon_for_rho(1/3, 8), 12)   # the paper's toy example
+    >>> round(di.epsilon_for_rho(1/3, m=8), 12)   # the paper's toy example
     1.252762968495
-    >>> di.epsilon_for_rho([0.1, 1.0], 8)        # unattainable (<= 1/m), no noise
+    >>> di.epsilon_for_rho([0.1, 1.0], m=8)        # unattainable (<= 1/m), no noise
     array([ 0., inf])
     """
     scalar = _validate.is_scalar(rho, m)
@@ -350,11 +350,11 @@ def _feasible(r, mm):
     return cand
 
 
-def scale_for_rho(rho, m, sensitive_range):
+def scale_for_rho(rho, *, m, sensitive_range):
     """The paper's Laplace scale for a risk bound rho (Mathematics page, eq. 3.2).
 
     ``scale = S / ln((m - 1) rho / (1 - rho))`` guarantees
-    ``risk_bound(scale, m, S) <= rho``.
+    ``risk_bound(scale, m=m, sensitive_range=S) <= rho``.
 
     Parameters
     ----------
@@ -391,7 +391,7 @@ def scale_for_rho(rho, m, sensitive_range):
     Examples
     --------
     >>> import diffident as di
-    >>> float(di.scale_for_rho(0.1, 99, 98 / 48842))  # Adult hours-per-week
+    >>> float(di.scale_for_rho(0.1, m=99, sensitive_range=98 / 48842))  # Adult hours-per-week
     0.0008403207231434117
     """
     scalar = _validate.is_scalar(rho, m, sensitive_range)
@@ -425,7 +425,7 @@ def laplace_scale(r, mm, s):
     return lam.reshape(shape)
 
 
-def rho_for_epsilon(epsilon, m):
+def rho_for_epsilon(epsilon, *, m):
     """The risk bound that an epsilon-DP Laplace release guarantees.
 
     ``rho = 1 / (1 + (m - 1) exp(-epsilon))`` (Mathematics page, eq. 3.3):
@@ -460,9 +460,9 @@ def rho_for_epsilon(epsilon, m):
     Examples
     --------
     >>> import diffident as di
-    >>> di.rho_for_epsilon(0.0, 4)
+    >>> di.rho_for_epsilon(0.0, m=4)
     0.25
-    >>> round(di.rho_for_epsilon(1.252762968495368, 8), 12)
+    >>> round(di.rho_for_epsilon(1.252762968495368, m=8), 12)
     0.333333333333
     """
     scalar = _validate.is_scalar(epsilon, m)
@@ -470,7 +470,7 @@ def rho_for_epsilon(epsilon, m):
     return _validate.ret(_rho_of_eps(e, _validate.worlds("m", m)), scalar)
 
 
-def risk_bound(scale, m, sensitive_range):
+def risk_bound(scale, *, m, sensitive_range):
     """The paper's upper bound on the identification risk of a Laplace release.
 
     ``1 / (1 + (m - 1) exp(-S / scale))`` (Mathematics page, eq. 3.1): no
@@ -509,7 +509,7 @@ def risk_bound(scale, m, sensitive_range):
     Examples
     --------
     >>> import diffident as di
-    >>> round(di.risk_bound(2.128628267061142, 8, 8 / 3), 12)
+    >>> round(di.risk_bound(2.128628267061142, m=8, sensitive_range=8 / 3), 12)
     0.333333333333
     """
     scalar = _validate.is_scalar(scale, m, sensitive_range)
@@ -564,7 +564,7 @@ def min_rho(m):
     return _validate.ret(1.0 / _validate.worlds("m", m), scalar)
 
 
-def effective_worlds(prior, axis=-1):
+def effective_worlds(prior, *, axis=-1):
     """The number of worlds that a non-uniform prior is worth.
 
     ``1 / max_j pi_j`` for the normalised prior (Mathematics page, eq. 3.4).

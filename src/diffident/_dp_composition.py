@@ -78,7 +78,7 @@ def _largest(x, axis):
     return np.max(x, axis=axis, initial=0.0)
 
 
-def compose_sequential(epsilons, deltas=None, axis=-1):
+def compose_sequential(epsilons, *, deltas=None, axis=-1):
     """Basic sequential composition: (sum epsilon_i, sum delta_i)-DP.
 
     Releasing several mechanisms on the same data, with parameters
@@ -146,7 +146,7 @@ def compose_sequential(epsilons, deltas=None, axis=-1):
     return _composed(epsilons, deltas, axis, _sum_up)
 
 
-def compose_parallel(epsilons, deltas=None, axis=-1):
+def compose_parallel(epsilons, *, deltas=None, axis=-1):
     """Parallel composition: (max epsilon_i, max delta_i)-DP.
 
     Mechanisms applied to disjoint parts of the data (each person in one
@@ -194,7 +194,7 @@ def compose_parallel(epsilons, deltas=None, axis=-1):
     return _composed(epsilons, deltas, axis, _largest)
 
 
-def rho_after_composition(epsilons, m, axis=-1):
+def rho_after_composition(epsilons, *, m, axis=-1):
     """The paper's risk bound after several epsilon-DP releases of the same data.
 
     ``rho = 1 / (1 + (m - 1) exp(-sum epsilon_i))``: `rho_for_epsilon` at
@@ -239,7 +239,7 @@ def rho_after_composition(epsilons, m, axis=-1):
     Examples
     --------
     >>> from diffident import rho_after_composition
-    >>> round(rho_after_composition([0.5, 0.5], 2), 12)   # = rho_for_epsilon(1, 2)
+    >>> round(rho_after_composition([0.5, 0.5], m=2), 12)   # = rho_for_epsilon(1, 2)
     0.73105857863
     """
     eps = _sum_up(_compose_args(epsilons, None)[0], axis)  # compose_sequential's core
@@ -268,12 +268,12 @@ def _times_le(k, e, total):
     return (t - p) - err >= 0.0
 
 
-def epsilon_per_release(rho, m, k):
+def epsilon_per_release(rho, *, m, k):
     """The epsilon for each of k releases so that the composed risk stays <= rho.
 
-    Each of k releases of the same data may use ``epsilon_for_rho(rho, m) /
-    k``, rounded down so that the exact product ``k * epsilon`` never
-    exceeds that total and ``rho_after_composition([epsilon] * k, m) <=
+    Each of k releases of the same data may use ``epsilon_for_rho(rho,
+    m=m) / k``, rounded down so that the exact product ``k * epsilon`` never
+    exceeds that total and ``rho_after_composition([epsilon] * k, m=m) <=
     rho`` holds in floating point (found by ``diffident._search.boundary``;
     an ulp or two below ``total / k``).
 
@@ -309,7 +309,7 @@ def epsilon_per_release(rho, m, k):
     Examples
     --------
     >>> from diffident import epsilon_per_release
-    >>> round(epsilon_per_release(1/3, 8, 4), 12)   # ln(7/2) / 4
+    >>> round(epsilon_per_release(1/3, m=8, k=4), 12)   # ln(7/2) / 4
     0.313190742124
     """
     scalar = is_scalar(rho, m, k)

@@ -51,7 +51,7 @@ class ClassicGaussianWarning(UserWarning):
     >>> from diffident import ClassicGaussianWarning, classic_gaussian_sigma
     >>> with warnings.catch_warnings(record=True) as w:
     ...     warnings.simplefilter("always")
-    ...     _ = classic_gaussian_sigma(2.0, 1e-5, 1.0)
+    ...     _ = classic_gaussian_sigma(2.0, delta=1e-5, sensitivity=1.0)
     >>> issubclass(w[0].category, ClassicGaussianWarning)
     True
     """
@@ -513,7 +513,7 @@ def _calibration_args(epsilon, delta, sensitivity):
     return scalar, e, d, s
 
 
-def analytic_gaussian_delta(sigma, epsilon, sensitivity=1.0):
+def analytic_gaussian_delta(sigma, *, epsilon, sensitivity=1.0):
     """The exact delta of the Gaussian mechanism at noise sigma.
 
     The smallest delta for which adding N(0, sigma^2) noise to a query of
@@ -580,9 +580,9 @@ def analytic_gaussian_delta(sigma, epsilon, sensitivity=1.0):
     Examples
     --------
     >>> from diffident import analytic_gaussian_delta
-    >>> round(analytic_gaussian_delta(1.0, 1.0), 12)
+    >>> round(analytic_gaussian_delta(1.0, epsilon=1.0), 12)
     0.126936737507
-    >>> analytic_gaussian_delta(0.0, 1.0)
+    >>> analytic_gaussian_delta(0.0, epsilon=1.0)
     1.0
     """
     scalar = is_scalar(sigma, epsilon, sensitivity)
@@ -591,7 +591,7 @@ def analytic_gaussian_delta(sigma, epsilon, sensitivity=1.0):
     return ret(_gauss_delta(sg, e, s), scalar)
 
 
-def analytic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
+def analytic_gaussian_sigma(epsilon, *, delta, sensitivity=1.0):
     """The analytic Gaussian mechanism: the smallest sigma for (epsilon, delta)-DP.
 
     Balle and Wang (ICML 2018, Algorithm 1 / Theorem 8): the smallest sigma
@@ -673,9 +673,9 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
     Examples
     --------
     >>> from diffident import analytic_gaussian_sigma
-    >>> round(analytic_gaussian_sigma(1.0, 1e-5), 10)
+    >>> round(analytic_gaussian_sigma(1.0, delta=1e-5), 10)
     3.7306316348
-    >>> analytic_gaussian_sigma([0.5, 1.0, float("inf")], 1e-5, 2.0).round(6)
+    >>> analytic_gaussian_sigma([0.5, 1.0, float("inf")], delta=1e-5, sensitivity=2.0).round(6)
     array([14.063653,  7.461263,  0.      ])
     """
     scalar, e, d, s = _calibration_args(epsilon, delta, sensitivity)
@@ -699,7 +699,7 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
     return ret(out.reshape(shape), scalar)
 
 
-def classic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
+def classic_gaussian_sigma(epsilon, *, delta, sensitivity=1.0):
     """The classic Gaussian calibration ``S sqrt(2 ln(1.25/delta)) / epsilon``.
 
     Dwork and Roth (2014), Theorem A.1.  It gives (epsilon, delta)-DP only
@@ -744,7 +744,7 @@ def classic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
     Examples
     --------
     >>> from diffident import classic_gaussian_sigma
-    >>> round(classic_gaussian_sigma(0.5, 1e-5), 10)
+    >>> round(classic_gaussian_sigma(0.5, delta=1e-5), 10)
     9.6896105252
     """
     scalar, e, d, s = _calibration_args(epsilon, delta, sensitivity)

@@ -39,7 +39,7 @@ def _posterior_bound(e, p, lh, ll):
     return np.where(p == 0.0, 0.0, out)
 
 
-def posterior_bound(epsilon, prior):
+def posterior_bound(epsilon, *, prior):
     """The Bayesian reading of epsilon-DP: the largest posterior after a release.
 
     An adversary who must tell two worlds apart and gives the true one prior
@@ -86,9 +86,9 @@ def posterior_bound(epsilon, prior):
     Examples
     --------
     >>> from diffident import posterior_bound
-    >>> round(posterior_bound(1.0, 0.5), 12)
+    >>> round(posterior_bound(1.0, prior=0.5), 12)
     0.73105857863
-    >>> posterior_bound(0.0, 0.25)
+    >>> posterior_bound(0.0, prior=0.25)
     0.25
     """
     scalar = is_scalar(epsilon, prior)
@@ -97,7 +97,7 @@ def posterior_bound(epsilon, prior):
     return ret(_posterior_bound(e, p, lh, ll).reshape(shape), scalar)
 
 
-def epsilon_for_posterior(posterior, prior):
+def epsilon_for_posterior(posterior, *, prior):
     """The largest epsilon that keeps an adversary's posterior at or below q.
 
     The epsilon at which `posterior_bound` equals the given posterior q for
@@ -109,7 +109,7 @@ def epsilon_for_posterior(posterior, prior):
     computed in the second form (no cancellation for q near P) in
     double-double arithmetic (the ratio in logarithms where it would
     overflow); the answer is the largest float at or below that exact value
-    at which ``posterior_bound(epsilon, P) <= q`` holds in floating point:
+    at which ``posterior_bound(epsilon, prior=P) <= q`` holds in floating point:
     conservative at any precision and within an ulp of the exact inverse.
 
     Parameters
@@ -145,9 +145,9 @@ def epsilon_for_posterior(posterior, prior):
     Examples
     --------
     >>> from diffident import epsilon_for_posterior
-    >>> round(epsilon_for_posterior(0.75, 0.5), 12)   # ln 3
+    >>> round(epsilon_for_posterior(0.75, prior=0.5), 12)   # ln 3
     1.098612288668
-    >>> epsilon_for_posterior(0.2, 0.5)                # below the prior
+    >>> epsilon_for_posterior(0.2, prior=0.5)                # below the prior
     0.0
     """
     scalar = is_scalar(posterior, prior)

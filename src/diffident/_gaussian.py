@@ -441,7 +441,7 @@ def _representatives(model):
     return live[np.sort(first)]
 
 
-def gaussian_delta(values, rho, sigma, *, counts=None, prior=None, world=None):
+def gaussian_delta(values, *, rho, sigma, counts=None, prior=None, world=None):
     """(rho, delta)-identifiability of a Gaussian release: the delta at sigma.
 
     delta is the probability, over R ~ N(f_j, sigma^2), that the posterior of
@@ -504,9 +504,9 @@ def gaussian_delta(values, rho, sigma, *, counts=None, prior=None, world=None):
     --------
     >>> import diffident as di
     >>> # two worlds: delta = Phi(d / (2 sigma) + sigma ln((1 - rho) / rho) / d)
-    >>> round(di.gaussian_delta([0.0, 1.0], 0.9, 1.0, world=0), 10)
+    >>> round(di.gaussian_delta([0.0, 1.0], rho=0.9, sigma=1.0, world=0), 10)
     0.0448271051
-    >>> di.gaussian_delta([0.0, 1.0, 2.0], 0.9, 1.0, world=[0, 1, 2]).round(6)
+    >>> di.gaussian_delta([0.0, 1.0, 2.0], rho=0.9, sigma=1.0, world=[0, 1, 2]).round(6)
     array([0.0413, 0.    , 0.0413])
     """
     ws = Worlds(values, counts, prior)
@@ -529,15 +529,15 @@ def gaussian_delta(values, rho, sigma, *, counts=None, prior=None, world=None):
     return _validate.ret(d.reshape(T, reps.size).max(axis=1).reshape(shape), len(shape) == 0)
 
 
-def gaussian_sigma_for(values, rho, delta, *, counts=None, prior=None, world=None, rtol=1e-9):
+def gaussian_sigma_for(values, *, rho, delta, counts=None, prior=None, world=None, rtol=1e-9):
     """The smallest Gaussian sigma meeting a (rho, delta) target.
 
-    The answer keeps ``gaussian_delta(values, rho, sigma) <= delta`` for the
+    The answer keeps ``gaussian_delta(values, rho=rho, sigma=sigma) <= delta`` for the
     true world given (by default for every world).  A batched search on
     sigma (`grow` and `refine` of the search module) over all targets at
     once, on an upper bound of delta that covers every rounding error of
     its evaluation: the exact delta at the returned sigma is within the
-    target, and so is ``gaussian_delta(values, rho, result)``
+    target, and so is ``gaussian_delta(values, rho=rho, sigma=result)``
     (conservative, like `tight_scale`).
 
     Parameters
@@ -593,10 +593,10 @@ def gaussian_sigma_for(values, rho, delta, *, counts=None, prior=None, world=Non
     Examples
     --------
     >>> import diffident as di
-    >>> s = di.gaussian_sigma_for([0.0, 1.0, 2.0], 0.9, 0.05)
-    >>> bool(di.gaussian_delta([0.0, 1.0, 2.0], 0.9, s) <= 0.05)
+    >>> s = di.gaussian_sigma_for([0.0, 1.0, 2.0], rho=0.9, delta=0.05)
+    >>> bool(di.gaussian_delta([0.0, 1.0, 2.0], rho=0.9, sigma=s) <= 0.05)
     True
-    >>> float(di.gaussian_sigma_for([0.0, 1.0, 2.0], 1 / 3, 0.05))  # fl(1/3) < 1/3: unattainable
+    >>> float(di.gaussian_sigma_for([0.0, 1.0, 2.0], rho=1 / 3, delta=0.05))  # fl(1/3) < 1/3: unattainable
     inf
     """
     ws = Worlds(values, counts, prior)

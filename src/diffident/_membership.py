@@ -119,7 +119,7 @@ class _Membership:
         return np.minimum(out, 1.0)
 
 
-def membership_risk(query, known, candidates, scale, *, k=1, individual=None, response=None):
+def membership_risk(query, *, known, candidates, scale, k=1, individual=None, response=None):
     """The adversary's posterior that a candidate is one of the k unknown people.
 
     After a Laplace release of a sum or a mean: at given responses, or (by
@@ -177,10 +177,10 @@ def membership_risk(query, known, candidates, scale, *, k=1, individual=None, re
     Examples
     --------
     >>> import diffident as di
-    >>> r = di.membership_risk("sum", [], [0, 1, 2, 3, 10], 1.0, k=2)
+    >>> r = di.membership_risk("sum", known=[], candidates=[0, 1, 2, 3, 10], scale=1.0, k=2)
     >>> 2 / 5 < r < 1
     True
-    >>> di.membership_risk("sum", [], [0, 1, 2, 3, 10], [0.0, float("inf")], k=2)
+    >>> di.membership_risk("sum", known=[], candidates=[0, 1, 2, 3, 10], scale=[0.0, float("inf")], k=2)
     array([1. , 0.4])
     """
     mb = _Membership(query, known, candidates, k)
@@ -250,7 +250,7 @@ def _no_noise_needed(mb, rho):
     return out
 
 
-def membership_tight_scale(query, known, candidates, rho, *, k=1, rtol=0.0):
+def membership_tight_scale(query, *, known, candidates, rho, k=1, rtol=0.0):
     """The smallest Laplace scale that keeps every membership posterior <= rho.
 
     Every candidate's worst-case membership posterior (`membership_risk`)
@@ -297,10 +297,10 @@ def membership_tight_scale(query, known, candidates, rho, *, k=1, rtol=0.0):
     --------
     >>> import diffident as di
     >>> c = [0, 1, 2, 3, 10]
-    >>> s = di.membership_tight_scale("sum", [], c, 0.6, k=2)
-    >>> bool(di.membership_risk("sum", [], c, s, k=2) <= 0.6)
+    >>> s = di.membership_tight_scale("sum", known=[], candidates=c, rho=0.6, k=2)
+    >>> bool(di.membership_risk("sum", known=[], candidates=c, scale=s, k=2) <= 0.6)
     True
-    >>> di.membership_tight_scale("sum", [], c, [0.4, 1.0], k=2)   # the prior, certainty
+    >>> di.membership_tight_scale("sum", known=[], candidates=c, rho=[0.4, 1.0], k=2)   # the prior, certainty
     array([inf,  0.])
     """
     mb = _Membership(query, known, candidates, k)

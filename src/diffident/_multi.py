@@ -117,7 +117,7 @@ class _Releases:
         return self.ws.groups(need_rep=True)[3][arg] if self.q == 1 else arg
 
 
-def multi_worst_case_risk(values, scale, *, counts=None, prior=None, return_world=False):
+def multi_worst_case_risk(values, *, scale, counts=None, prior=None, return_world=False):
     """The exact worst-case risk of q independent Laplace releases seen together.
 
     One adversary sees Laplace releases of q different queries on the same
@@ -175,10 +175,10 @@ def multi_worst_case_risk(values, scale, *, counts=None, prior=None, return_worl
     --------
     >>> import numpy as np, diffident as di
     >>> v = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0]])
-    >>> round(di.multi_worst_case_risk(v, [1.0, 1.0]), 6)
+    >>> round(di.multi_worst_case_risk(v, scale=[1.0, 1.0]), 6)
     0.909443
     >>> scales = [[1.0, 1.0], [2.0, 2.0]]               # two pairs of scales
-    >>> risk, world = di.multi_worst_case_risk(v, scales, return_world=True)
+    >>> risk, world = di.multi_worst_case_risk(v, scale=scales, return_world=True)
     >>> risk.round(6), world
     (array([0.909443, 0.691438]), array([2, 2]))
     """
@@ -195,14 +195,14 @@ def multi_worst_case_risk(values, scale, *, counts=None, prior=None, return_worl
     return (risk, arg) if return_world else risk
 
 
-def multi_tight_scale(values, rho, *, spread=None, counts=None, prior=None, rtol=0.0):
+def multi_tight_scale(values, *, rho, spread=None, counts=None, prior=None, rtol=0.0):
     """The smallest proportional scales that keep the multi-release risk <= rho.
 
     The scales are ``u * spread_t`` for a common factor u (by default each
     query's spread, so that every release has the same epsilon 1/u); u is
     found as `tight_scale` finds a scale (batched over rho, conservative:
     the returned scales always satisfy
-    ``multi_worst_case_risk(values, scales) <= rho``).
+    ``multi_worst_case_risk(values, scale=scales) <= rho``).
 
     Parameters
     ----------
@@ -225,7 +225,7 @@ def multi_tight_scale(values, rho, *, spread=None, counts=None, prior=None, rtol
     -------
     ndarray
         The scales, shape ``rho.shape + (q,)``: ``inf`` where rho is
-        unattainable (at or below ``multi_worst_case_risk(values, inf)``), 0
+        unattainable (at or below ``multi_worst_case_risk(values, scale=inf)``), 0
         where no noise is needed.
 
     Raises
@@ -247,10 +247,10 @@ def multi_tight_scale(values, rho, *, spread=None, counts=None, prior=None, rtol
     --------
     >>> import numpy as np, diffident as di
     >>> v = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0]])
-    >>> s = di.multi_tight_scale(v, 0.5)
-    >>> bool(di.multi_worst_case_risk(v, s) <= 0.5)
+    >>> s = di.multi_tight_scale(v, rho=0.5)
+    >>> bool(di.multi_worst_case_risk(v, scale=s) <= 0.5)
     True
-    >>> di.multi_tight_scale(v, [0.5, 0.9]).shape
+    >>> di.multi_tight_scale(v, rho=[0.5, 0.9]).shape
     (2, 2)
     """
     rel = _Releases(values, counts, prior)

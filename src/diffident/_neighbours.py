@@ -97,7 +97,7 @@ _UNIT = 2.0 ** -53
 _ORDER_STATS = (queries.MEDIAN, queries.QUANTILE, queries.MIN, queries.MAX, queries.COUNT)
 
 
-def dataset_tight_scale(query, data, candidates, rho, *, k=1, ddof=0, q=0.5, rtol=0.0, max_worlds=10**8,
+def dataset_tight_scale(query, *, data, candidates, rho, k=1, ddof=0, q=0.5, rtol=0.0, max_worlds=10**8,
                         return_removed=False):
     """The smallest Laplace scale whose exact worst case meets rho for every D'.
 
@@ -147,7 +147,7 @@ def dataset_tight_scale(query, data, candidates, rho, *, k=1, ddof=0, q=0.5, rto
     scale : float or ndarray
         The scale, shape of ``rho``: ``0`` where no D' needs noise, ``inf``
         where rho is unattainable (at or below 1/m for the m worlds of each
-        D').  For every removal, ``worst_case_risk(values, scale,
+        D').  For every removal, ``worst_case_risk(values, scale=scale,
         counts=counts) <= rho`` with the ``values, counts`` of
         `world_values` for that D'.
     removed : ndarray of int64
@@ -197,16 +197,16 @@ def dataset_tight_scale(query, data, candidates, rho, *, k=1, ddof=0, q=0.5, rto
     >>> import diffident as di
     >>> data = [6, 6, 0, 4, 3, 2, 3, 3]                  # Mathematics page, section 9
     >>> dom = di.Domain(0, 7)
-    >>> S, first = di.dataset_sensitive_range("std", data, dom, return_removed=True)
+    >>> S, first = di.dataset_sensitive_range("std", data=data, candidates=dom, return_removed=True)
     >>> first.tolist()                                    # the paper's D' misses the 0
     [2]
-    >>> v, c = di.world_values("std", data[:2] + data[3:], dom)
-    >>> round(di.tight_scale(v, 0.5, counts=c), 6)       # enough for that D' alone
+    >>> v, c = di.world_values("std", known=data[:2] + data[3:], candidates=dom)
+    >>> round(di.tight_scale(v, rho=0.5, counts=c), 6)       # enough for that D' alone
     0.156626
-    >>> lam, removed = di.dataset_tight_scale("std", data, dom, 0.5, return_removed=True)
+    >>> lam, removed = di.dataset_tight_scale("std", data=data, candidates=dom, rho=0.5, return_removed=True)
     >>> round(lam, 6), removed, data[removed]           # a D' missing a 6 needs more
     (0.160756, 0, 6)
-    >>> di.dataset_tight_scale("std", data, dom, [0.3, 0.5, 0.7]).round(6)
+    >>> di.dataset_tight_scale("std", data=data, candidates=dom, rho=[0.3, 0.5, 0.7]).round(6)
     array([0.300952, 0.160756, 0.105449])
     """
     qy, k, x, cands, return_removed, max_worlds = dataset_setup(query, data, candidates, k, ddof, q,

@@ -64,13 +64,13 @@ def _enumerate(qy, k, cands, kn, max_worlds, reduce=None):
     return _grouping.group_counts(np.concatenate(parts_v), np.concatenate(parts_c))
 
 
-def world_values(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=10**8):
+def world_values(query, *, known, candidates, k=1, ddof=0, q=0.5, max_worlds=10**8):
     """The query's distinct values over every possible world, with counts.
 
     The worlds are ``known + S`` for every choice S of k unknown individuals
     (Mathematics page, eq. 1.1): k-subsets of explicit candidates, or
     k-multisets of an integer or stepped `Domain`.  The result feeds the engine directly:
-    ``worst_case_risk(values, scale, counts=counts)``.
+    ``worst_case_risk(values, scale=scale, counts=counts)``.
 
     Parameters
     ----------
@@ -138,10 +138,10 @@ def world_values(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=10*
     Examples
     --------
     >>> import diffident as di
-    >>> v, c = di.world_values("median", [1, 3], [2, 4, 5, 6, 7, 8, 9, 10])
+    >>> v, c = di.world_values("median", known=[1, 3], candidates=[2, 4, 5, 6, 7, 8, 9, 10])
     >>> v.tolist(), c.tolist()                 # the paper's toy example
     ([2.0, 3.0], [1, 7])
-    >>> v, c = di.world_values("sum", [], di.Domain(0, 2), k=2)   # multisets
+    >>> v, c = di.world_values("sum", known=[], candidates=di.Domain(0, 2), k=2)   # multisets
     >>> v.tolist(), c.tolist()
     ([0.0, 1.0, 2.0, 3.0, 4.0], [1, 1, 2, 1, 1])
     """
@@ -320,7 +320,7 @@ def _min_var_rows(k, cands, kn):
     return np.array(rows)
 
 
-def sensitive_range(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=10**8):
+def sensitive_range(query, *, known, candidates, k=1, ddof=0, q=0.5, max_worlds=10**8):
     """The sensitive range S(f) of a query for a fixed known part.
 
     S(f) is the largest difference of the query between two possible worlds
@@ -378,9 +378,9 @@ def sensitive_range(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=
     --------
     >>> import diffident as di
     >>> U_minus_known = [2, 4, 5, 6, 7, 8, 9, 10]     # paper sec. 4
-    >>> round(di.sensitive_range("mean", [1, 3], U_minus_known), 12)
+    >>> round(di.sensitive_range("mean", known=[1, 3], candidates=U_minus_known), 12)
     2.666666666667
-    >>> di.sensitive_range("median", [1, 3], U_minus_known)
+    >>> di.sensitive_range("median", known=[1, 3], candidates=U_minus_known)
     1.0
     """
     qy, k, cands, kn = setup(query, known, candidates, k, ddof, q)
@@ -391,7 +391,7 @@ def sensitive_range(query, known, candidates, *, k=1, ddof=0, q=0.5, max_worlds=
     return float(hi - lo)
 
 
-def contributions(query, known, candidates, *, ddof=0, q=0.5):
+def contributions(query, *, known, candidates, ddof=0, q=0.5):
     """Each candidate's contribution C_f(i) with one unknown individual.
 
     The contribution of candidate i (paper sec. 3.4) is the largest
@@ -434,7 +434,7 @@ def contributions(query, known, candidates, *, ddof=0, q=0.5):
     Examples
     --------
     >>> import diffident as di
-    >>> di.contributions("max", [1.0, 5.0], [0.0, 2.0, 9.0]).tolist()
+    >>> di.contributions("max", known=[1.0, 5.0], candidates=[0.0, 2.0, 9.0]).tolist()
     [4.0, 4.0, 4.0]
     """
     qy, k, cands, kn = setup(query, known, candidates, 1, ddof, q)
@@ -459,7 +459,7 @@ def contributions(query, known, candidates, *, ddof=0, q=0.5):
     return out
 
 
-def dataset_sensitive_range(query, data, candidates, *, k=1, ddof=0, q=0.5, return_removed=False,
+def dataset_sensitive_range(query, *, data, candidates, k=1, ddof=0, q=0.5, return_removed=False,
                             max_worlds=10**8):
     """The sensitive range over every known part D' = data minus k individuals.
 
@@ -528,9 +528,9 @@ def dataset_sensitive_range(query, data, candidates, *, k=1, ddof=0, q=0.5, retu
     Examples
     --------
     >>> import diffident as di
-    >>> di.dataset_sensitive_range("median", [1, 2, 3, 9], di.Domain(0, 10))
+    >>> di.dataset_sensitive_range("median", data=[1, 2, 3, 9], candidates=di.Domain(0, 10))
     4.0
-    >>> S, removed = di.dataset_sensitive_range("median", [1, 2, 3, 9], di.Domain(0, 10),
+    >>> S, removed = di.dataset_sensitive_range("median", data=[1, 2, 3, 9], candidates=di.Domain(0, 10),
     ...                                         return_removed=True)
     >>> removed.tolist()
     [1, 2]

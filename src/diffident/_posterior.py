@@ -151,7 +151,7 @@ def _evaluate_sweep(ws, R, lam_u, inverse, fw, pw, with_risk, logev, risk):
         risk[order] = out_r
 
 
-def log_evidence(values, response, scale, *, counts=None, prior=None, noise="laplace"):
+def log_evidence(values, *, response, scale, counts=None, prior=None, noise="laplace"):
     """Log of the posterior's normaliser, ``log sum_k c_k pi_k L_k(R)``.
 
     With Laplace noise ``L_k(R) = exp(-|R - f_k| / scale)``, with Gaussian
@@ -211,7 +211,7 @@ def log_evidence(values, response, scale, *, counts=None, prior=None, noise="lap
     Examples
     --------
     >>> import diffident as di
-    >>> round(di.log_evidence([0.0, 1.0], 0.0, 1.0), 12)   # log(1 + e^-1)
+    >>> round(di.log_evidence([0.0, 1.0], response=0.0, scale=1.0), 12)   # log(1 + e^-1)
     0.313261687518
     """
     ws, shape, (R, lam), gauss = _points(values, response, scale, counts, prior, noise)
@@ -223,7 +223,7 @@ def log_evidence_of(ws, R, lam, gauss):
     return _evaluate(ws, R, lam, None, gauss)[0]
 
 
-def log_posterior(values, response, scale, *, counts=None, prior=None, noise="laplace"):
+def log_posterior(values, *, response, scale, counts=None, prior=None, noise="laplace"):
     """Log posterior of each world given the response(s) (Mathematics page, eq. 2.1).
 
     Entry ``j`` is ``log(pi_j L_j(R) / sum_k c_k pi_k L_k(R))``: the
@@ -270,7 +270,7 @@ def log_posterior(values, response, scale, *, counts=None, prior=None, noise="la
     Examples
     --------
     >>> import diffident as di
-    >>> lp = di.log_posterior([0.0, 1.0], 0.0, 1.0)
+    >>> lp = di.log_posterior([0.0, 1.0], response=0.0, scale=1.0)
     >>> [round(float(x), 6) for x in lp]
     [-0.313262, -1.313262]
     """
@@ -299,7 +299,7 @@ def log_posterior_rows(ws, R, lam, gauss):
     return out
 
 
-def posterior(values, response, scale, *, counts=None, prior=None, noise="laplace"):
+def posterior(values, *, response, scale, counts=None, prior=None, noise="laplace"):
     """Posterior probability of each world: ``exp(log_posterior(...))``.
 
     Entry ``j`` is the posterior of *one* world of entry j's group, so
@@ -346,10 +346,10 @@ def posterior(values, response, scale, *, counts=None, prior=None, noise="laplac
     --------
     >>> import diffident as di
     >>> means = [10 / 4, 11 / 4, 16 / 4]            # paper sec. 3.5
-    >>> p = di.posterior(means, 5.041, 9 / 8)
+    >>> p = di.posterior(means, response=5.041, scale=9 / 8)
     >>> [round(float(x), 4) for x in p]
     [0.1655, 0.2067, 0.6278]
-    >>> p = di.posterior([0.0, 1.0], 0.0, 1.0)
+    >>> p = di.posterior([0.0, 1.0], response=0.0, scale=1.0)
     >>> round(float(p.sum()), 12)
     1.0
     """
@@ -357,7 +357,7 @@ def posterior(values, response, scale, *, counts=None, prior=None, noise="laplac
     return np.exp(log_posterior_rows(ws, R, lam, gauss)).reshape(shape + (ws.n,))
 
 
-def disclosure_risk(values, response, scale, *, world=0, counts=None, prior=None, noise="laplace"):
+def disclosure_risk(values, *, response, scale, world=0, counts=None, prior=None, noise="laplace"):
     """Posterior probability of one world: the paper's identification risk.
 
     ``Gamma = pi_w L_w(R) / sum_k c_k pi_k L_k(R)`` for the world ``w`` taken
@@ -407,7 +407,7 @@ def disclosure_risk(values, response, scale, *, world=0, counts=None, prior=None
     --------
     >>> import diffident as di
     >>> toy = [2, 8/3, 3, 10/3, 11/3, 4, 13/3, 14/3]   # paper sec. 4
-    >>> round(di.disclosure_risk(toy, 2.0, 2.128628267061142), 6)
+    >>> round(di.disclosure_risk(toy, response=2.0, scale=2.128628267061142), 6)
     0.229438
     """
     ws, shape, (R, lam, w), gauss = _points(values, response, scale, counts, prior, noise, world=world)

@@ -133,7 +133,7 @@ class Domain:
 
     __slots__ = ("lo", "hi", "integer", "step", "_n", "_grid")
 
-    def __init__(self, lo, hi, integer=True, *, step=None):
+    def __init__(self, lo, hi, *, integer=True, step=None):
         for name, x in (("lo", lo), ("hi", hi)):
             _check_real(name, x)
             try:

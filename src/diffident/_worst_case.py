@@ -211,7 +211,7 @@ class Risk:
         return np.where(unknown, 1.0, r), arg
 
 
-def worst_case_risk(values, scale, *, counts=None, prior=None, return_world=False):
+def worst_case_risk(values, *, scale, counts=None, prior=None, return_world=False):
     """The exact worst-case identification risk of a Laplace release.
 
     ``rho*(scale) = max_j pi_j / sum_k c_k pi_k exp(-|f_j - f_k| / scale)``:
@@ -270,9 +270,9 @@ def worst_case_risk(values, scale, *, counts=None, prior=None, return_world=Fals
     --------
     >>> import diffident as di
     >>> toy = [2, 8/3, 3, 10/3, 11/3, 4, 13/3, 14/3]   # paper sec. 4, means
-    >>> round(di.worst_case_risk(toy, 2.128628267061142), 6)
+    >>> round(di.worst_case_risk(toy, scale=2.128628267061142), 6)
     0.229438
-    >>> di.worst_case_risk(toy, [0.0, float("inf")])     # the limits: 1 and 1/m
+    >>> di.worst_case_risk(toy, scale=[0.0, float("inf")])     # the limits: 1 and 1/m
     array([1.   , 0.125])
     """
     ws = Worlds(values, counts, prior)
@@ -289,7 +289,7 @@ def worst_case_risk(values, scale, *, counts=None, prior=None, return_world=Fals
     return _validate.ret(rho, scalar), (int(world) if scalar else world)
 
 
-def tight_scale(values, rho, *, counts=None, prior=None, rtol=0.0):
+def tight_scale(values, *, rho, counts=None, prior=None, rtol=0.0):
     """The smallest Laplace scale whose exact worst-case risk is <= rho.
 
     A bracket grown from the paper's closed form, then a safeguarded root
@@ -297,8 +297,8 @@ def tight_scale(values, rho, *, counts=None, prior=None, rtol=0.0):
     floats' bit patterns), batched over every rho at once (each step is one
     pass over the sorted values for all unfinished targets).  The answer
     is the upper end of the final bracket, a scale that was evaluated and
-    passed, so that ``worst_case_risk(values, tight_scale(values, rho)) <=
-    rho`` always holds as computed by this library: it errs on the private
+    passed, so that ``worst_case_risk(values, scale=tight_scale(values,
+    rho=rho)) <= rho`` always holds as computed by this library: it errs on the private
     side.
 
     Parameters
@@ -325,7 +325,7 @@ def tight_scale(values, rho, *, counts=None, prior=None, rtol=0.0):
         only the computed one: the search meets rho lowered by the
         evaluation's rounding error bound, about 1e-14 relative), and it is
         never larger than the paper's closed-form scale for the same
-        worlds (``scale_for_rho(rho, m_eff, spread)``), which takes over
+        worlds (``scale_for_rho(rho, m=m_eff, sensitive_range=spread)``), which takes over
         where rho lies within that bound of 1/m_eff.
 
     Raises
@@ -346,7 +346,7 @@ def tight_scale(values, rho, *, counts=None, prior=None, rtol=0.0):
     --------
     >>> import diffident as di
     >>> toy = [2, 8/3, 3, 10/3, 11/3, 4, 13/3, 14/3]
-    >>> round((14/3 - 2) / di.tight_scale(toy, 1/3), 9)   # tight epsilon
+    >>> round((14/3 - 2) / di.tight_scale(toy, rho=1/3), 9)   # tight epsilon
     2.249596595
     """
     ws = Worlds(values, counts, prior)
@@ -451,7 +451,7 @@ def smallest_scale(risk, rho, rtol):
     return _search.smallest(lambda i, x: risk(x, strict=False)[0], _search.below(rho, risk.error), lo, hi, rtol=rtol)
 
 
-def tight_epsilon(values, rho, *, counts=None, prior=None, rtol=0.0):
+def tight_epsilon(values, *, rho, counts=None, prior=None, rtol=0.0):
     """Epsilon of the tight calibration: ``ptp(values) / tight_scale(...)``.
 
     The Laplace mechanism's epsilon for the query's sensitive range (the
@@ -496,7 +496,7 @@ def tight_epsilon(values, rho, *, counts=None, prior=None, rtol=0.0):
     --------
     >>> import diffident as di
     >>> toy = [2, 8/3, 3, 10/3, 11/3, 4, 13/3, 14/3]
-    >>> round(di.tight_epsilon(toy, 1/3), 9)
+    >>> round(di.tight_epsilon(toy, rho=1/3), 9)
     2.249596595
     """
     ws = Worlds(values, counts, prior)

@@ -70,7 +70,7 @@ def _merge(a, b, R, lam, gauss):
     return st.stack()
 
 
-def log_evidence(values, response, scale, *, noise="laplace", compute=True):
+def log_evidence(values, *, response, scale, noise="laplace", compute=True):
     """`diffident.log_evidence` over a 1-d ``dask.array`` of world values.
 
     Each block is folded into per-response triples by one task, and the
@@ -122,9 +122,9 @@ def log_evidence(values, response, scale, *, noise="laplace", compute=True):
     --------
     >>> import numpy as np, dask.array as da, diffident.dask as ddask
     >>> v = np.random.default_rng(0).normal(size=10_000)
-    >>> a = ddask.log_evidence(da.from_array(v, chunks=1000), 0.3, 0.5)
+    >>> a = ddask.log_evidence(da.from_array(v, chunks=1000), response=0.3, scale=0.5)
     >>> import diffident as di
-    >>> bool(np.isclose(a, di.log_evidence(v, 0.3, 0.5), rtol=1e-13))
+    >>> bool(np.isclose(a, di.log_evidence(v, response=0.3, scale=0.5), rtol=1e-13))
     True
     """
     dask, da = _dask()
@@ -221,7 +221,7 @@ def _backward(block, start, right, scaling, plan, i):
     return best, (Bs, False)
 
 
-def worst_case_risk(values, scale, *, compute=True):
+def worst_case_risk(values, *, scale, compute=True):
     """`diffident.worst_case_risk` over a *sorted* 1-d ``dask.array`` of world values.
 
     Each block must be sorted and the blocks in order.  The sweep's left
@@ -268,7 +268,7 @@ def worst_case_risk(values, scale, *, compute=True):
     --------
     >>> import numpy as np, dask.array as da, diffident as di, diffident.dask as ddask
     >>> v = np.sort(np.random.default_rng(0).normal(size=10_000))
-    >>> bool(ddask.worst_case_risk(da.from_array(v, chunks=999), 0.1) == di.worst_case_risk(v, 0.1))
+    >>> bool(ddask.worst_case_risk(da.from_array(v, chunks=999), scale=0.1) == di.worst_case_risk(v, scale=0.1))
     True
     """
     dask, da = _dask()

@@ -133,7 +133,7 @@ def _loadtxt(path, idx):
                       quotechar='"')
 
 
-def synthetic_rows(seed=0, n=None):
+def synthetic_rows(seed=0, *, n=None):
     """A seeded synthetic stand-in for the Adult columns, within Table 3.
 
     Each column is integer-valued in its domain with roughly the published

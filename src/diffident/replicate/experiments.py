@@ -73,11 +73,11 @@ class _Calibration(NamedTuple):
 
 def _calibrate(values, counts, rho, m, s):
     """The paper's scale (for m worlds and range s), the tight one and their worst cases."""
-    lam = di.scale_for_rho(rho, m, s)
-    tight = di.tight_scale(values, rho, counts=counts)
-    return _Calibration(lam, di.worst_case_risk(values, lam, counts=counts), tight,
-                        di.tight_epsilon(values, rho, counts=counts),
-                        di.worst_case_risk(values, tight, counts=counts))
+    lam = di.scale_for_rho(rho, m=m, sensitive_range=s)
+    tight = di.tight_scale(values, rho=rho, counts=counts)
+    return _Calibration(lam, di.worst_case_risk(values, scale=lam, counts=counts), tight,
+                        di.tight_epsilon(values, rho=rho, counts=counts),
+                        di.worst_case_risk(values, scale=tight, counts=counts))
 
 
 # ---------------------------------------------------------------------------
@@ -102,8 +102,8 @@ def sec35(checks):
     # the paper's S for a mean of |D| = 4 values from U = {1..10}: (10 - 1) / 4
     s = (max(TOY_UNIVERSE) - min(TOY_UNIVERSE)) / len(SEC35_WORLDS[0])
     lam = s / SEC35_EPS
-    like = np.exp([float(di.log_evidence([f], SEC35_RESPONSE, lam)) for f in means]) / (2.0 * lam)
-    post = di.posterior(means, SEC35_RESPONSE, lam)
+    like = np.exp([float(di.log_evidence([f], response=SEC35_RESPONSE, scale=lam)) for f in means]) / (2.0 * lam)
+    post = di.posterior(means, response=SEC35_RESPONSE, scale=lam)
     src = "paper sec. 3.5"
     for j, p in enumerate(SEC35_LIKELIHOODS):
         checks.add(f"sec. 3.5 Laplace likelihood of world {j + 1} at R = {SEC35_RESPONSE}", src, p, like[j])
@@ -143,18 +143,18 @@ def toy(checks):
     worlds = [np.sort(np.append(known, u)) for u in cands]
     means = np.array([w.mean() for w in worlds])
     medians = np.array([np.median(w) for w in worlds])
-    s_mean = di.sensitive_range("mean", known, cands)
-    s_median = di.sensitive_range("median", known, cands)
-    mv, mc = di.world_values("mean", known, cands)
-    dv, dc = di.world_values("median", known, cands)
+    s_mean = di.sensitive_range("mean", known=known, candidates=cands)
+    s_median = di.sensitive_range("median", known=known, candidates=cands)
+    mv, mc = di.world_values("mean", known=known, candidates=cands)
+    dv, dc = di.world_values("median", known=known, candidates=cands)
     rho = float(TOY_RHO)
-    lam = float(di.scale_for_rho(rho, m, s_mean))
-    eps = float(di.epsilon_for_rho(rho, m))
-    risk1 = float(di.disclosure_risk(means, means[0], lam, world=0))
-    wc_mean, wc_world = di.worst_case_risk(mv, lam, counts=mc, return_world=True)
-    lam_med = float(di.scale_for_rho(rho, m, s_median))
-    wc_median = float(di.worst_case_risk(dv, lam_med, counts=dc))
-    teps_mean = float(di.tight_epsilon(mv, rho, counts=mc))
+    lam = float(di.scale_for_rho(rho, m=m, sensitive_range=s_mean))
+    eps = float(di.epsilon_for_rho(rho, m=m))
+    risk1 = float(di.disclosure_risk(means, response=means[0], scale=lam, world=0))
+    wc_mean, wc_world = di.worst_case_risk(mv, scale=lam, counts=mc, return_world=True)
+    lam_med = float(di.scale_for_rho(rho, m=m, sensitive_range=s_median))
+    wc_median = float(di.worst_case_risk(dv, scale=lam_med, counts=dc))
+    teps_mean = float(di.tight_epsilon(mv, rho=rho, counts=mc))
     out = {"m": m, "cands": cands, "worlds": worlds, "means": means, "medians": medians,
            "s_mean": s_mean, "s_median": s_median, "lam": lam, "eps": eps, "risk1": risk1,
            "wc_mean": float(wc_mean), "wc_median": wc_median, "teps_mean": teps_mean}
@@ -167,8 +167,8 @@ def toy(checks):
     points = []
     for name, vals, cnt, s in (("mean", mv, mc, s_mean), ("median", dv, dc, s_median)):
         cal = _calibrate(vals, cnt, grid, m, s)
-        bound = di.risk_bound(cal.paper_scale, m, s)
-        eps_paper = di.epsilon_for_rho(grid, m)
+        bound = di.risk_bound(cal.paper_scale, m=m, sensitive_range=s)
+        eps_paper = di.epsilon_for_rho(grid, m=m)
         points += [ToyPoint(name, r, 100.0 * r, m, s, cal.paper_scale[i], eps_paper[i], bound[i],
                             cal.worst_case_at_paper[i], cal.tight_epsilon[i], cal.tight_scale[i],
                             cal.worst_case_at_tight[i]) for i, r in enumerate(grid)]
@@ -281,9 +281,10 @@ def table4(checks, rows, embedded, rows_label, rng):
         m = hi - lo + 1
         dom = di.Domain(lo, hi)
         _check_column(checks, col, x, mean[col], std[col], embedded)
-        s_std, removed = di.dataset_sensitive_range("std", x, dom, ddof=1, return_removed=True)
+        s_std, removed = di.dataset_sensitive_range("std", data=x, candidates=dom, ddof=1, return_removed=True)
         f = facts[col] = {"lo": lo, "hi": hi, "m": m, "n": n, "mean": mean[col], "std": std[col],
-                          "s_mean": (hi - lo) / n, "s_mean_rows": di.dataset_sensitive_range("mean", x, dom),
+                          "s_mean": (hi - lo) / n, "s_mean_rows": di.dataset_sensitive_range("mean", data=x,
+                                                                                             candidates=dom),
                           "s_std": s_std, "removed": int(removed[0]), "scales": {}}
         checks.add(f"{col}: S(std), max over D' = D - i*", "paper Table 4", PAPER_STD_RANGE[col], s_std,
                    status=NOT_REPRODUCIBLE, printed=fmt(s_std, 6),
@@ -322,10 +323,10 @@ def _check_column(checks, col, x, mean, std, embedded):
 def _table4_cells(checks, f, col, rho, rows_label, embedded, rng):
     """The mean and std cells of one column at one rho, with their responses."""
     m = f["m"]
-    eps = float(di.epsilon_for_rho(rho, m))
+    eps = float(di.epsilon_for_rho(rho, m=m))
     cells = []
     for query, s, true in (("mean", f["s_mean"], f["mean"]), ("std", f["s_std"], f["std"])):
-        lam = float(di.scale_for_rho(rho, m, s))
+        lam = float(di.scale_for_rho(rho, m=m, sensitive_range=s))
         resp = true + rng.laplace(0.0, lam, RESPONSES) if math.isfinite(lam) else np.full(RESPONSES, math.inf)
         paper = PAPER_MEAN_SCALE[rho][col] if query == "mean" else ""
         rows = rows_label if query == "std" or not embedded else "published n"
@@ -351,14 +352,14 @@ def _table4_tight(f, col, known, dom, rows_label):
     rhos = np.array(TABLE4_RHO)
     rows = []
     for query in ("mean", "std"):
-        vals, cnt = di.world_values(query, known, dom, ddof=1 if query == "std" else 0)
+        vals, cnt = di.world_values(query, known=known, candidates=dom, ddof=1 if query == "std" else 0)
         s_here = float(vals[-1] - vals[0])
         cal = _calibrate(vals, cnt, rhos, m, s_here)
         lam_p, t_lam = cal.paper_scale, cal.tight_scale
         for i, rho in enumerate(TABLE4_RHO):
             finite = math.isfinite(lam_p[i]) and t_lam[i] > 0
             rows.append(Table4TightRow(col, query, rows_label, f["removed"], rho, m, s_here,
-                                       float(di.epsilon_for_rho(rho, m)), lam_p[i], cal.worst_case_at_paper[i],
+                                       float(di.epsilon_for_rho(rho, m=m)), lam_p[i], cal.worst_case_at_paper[i],
                                        cal.tight_epsilon[i], t_lam[i], cal.worst_case_at_tight[i],
                                        lam_p[i] / t_lam[i] if finite else math.nan))
     return rows
@@ -422,8 +423,8 @@ def figure2(checks, n, mean, rows_label, embedded, rng):
         m = hi - lo + 1
         s = (hi - lo) / n
         for k, rho in enumerate(FIGURE_RHO):
-            eps = float(di.epsilon_for_rho(rho, m))
-            lam = float(di.scale_for_rho(rho, m, s))
+            eps = float(di.epsilon_for_rho(rho, m=m))
+            lam = float(di.scale_for_rho(rho, m=m, sensitive_range=s))
             r = noise_ratio(rng, lam, mean[col])
             cells.append({"attribute": col, "k": k, "rho": rho, "m": m, "n": n, "s": s, "epsilon": eps,
                           "scale": lam, "true": mean[col], "ratio": r,
@@ -474,10 +475,10 @@ def figure4(rows, rows_label, rng_sample, rng_draws, notes):
             for query, s, true in (("mean", (hi - lo) / size, float(x.mean())),
                                    ("sum", float(hi - lo), float(x.sum()))):
                 for k, rho in enumerate(FIGURE_RHO):
-                    lam = float(di.scale_for_rho(rho, m, s))
+                    lam = float(di.scale_for_rho(rho, m=m, sensitive_range=s))
                     r = noise_ratio(rng_draws, lam, true)
                     cells.append({"attribute": col, "query": query, "size": size, "k": k, "rho": rho, "m": m,
-                                  "s": s, "epsilon": float(di.epsilon_for_rho(rho, m)), "scale": lam, "true": true,
+                                  "s": s, "epsilon": float(di.epsilon_for_rho(rho, m=m)), "scale": lam, "true": true,
                                   "ratio": r, "source": rows_label, "sample": pick})
                     if math.isfinite(lam) and true != 0:
                         pair.setdefault(k, []).append(lam / abs(true))

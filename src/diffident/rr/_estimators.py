@@ -38,7 +38,7 @@ def _estimate(q, p, k):
     return np.where(q == p, ratio_of_products((p, k), (1.0 - p,)), out)
 
 
-def estimate(q, p, k):
+def estimate(q, *, p, k):
     """Unbiased estimate of the share of ones from the reported share q.
 
     ``(q - p (1 - k)) / (1 - p)``: the reported share has expectation
@@ -81,9 +81,9 @@ def estimate(q, p, k):
     Examples
     --------
     >>> from diffident import rr
-    >>> round(rr.estimate(0.4, 0.5, 0.5), 12)    # (0.4 - 0.25) / 0.5
+    >>> round(rr.estimate(0.4, p=0.5, k=0.5), 12)    # (0.4 - 0.25) / 0.5
     0.3
-    >>> rr.estimate(0.35, 0.5, 0.3)   # the floats 0.35 and 0.5 * 0.7 differ
+    >>> rr.estimate(0.35, p=0.5, k=0.3)   # the floats 0.35 and 0.5 * 0.7 differ
     -5.551115123125783e-17
     """
     scalar = is_scalar(q, p, k)
@@ -93,7 +93,7 @@ def estimate(q, p, k):
     return ret(_estimate(qq, pp, kk), scalar)
 
 
-def variance(q, p, k, n):
+def variance(q, *, p, k, n):
     """Variance of `estimate` from n reports: ``q (1 - q) / ((1 - p)^2 n)``.
 
     With q the report probability ``P(report 1)`` this is the exact
@@ -140,7 +140,7 @@ def variance(q, p, k, n):
     Examples
     --------
     >>> from diffident import rr
-    >>> round(rr.variance(0.4, 0.5, 0.5, 100), 12)   # 0.24 / (0.25 * 100)
+    >>> round(rr.variance(0.4, p=0.5, k=0.5, n=100), 12)   # 0.24 / (0.25 * 100)
     0.0096
     """
     scalar = is_scalar(q, p, k, n)
@@ -156,7 +156,7 @@ def variance(q, p, k, n):
 # ------------------------------------------------------------------- Warner and k-ary
 
 
-def warner_estimate(n_yes, n, p):
+def warner_estimate(n_yes, *, n, p):
     """Unbiased estimate of the number of ones under Warner's coin.
 
     ``(n_yes - n (1 - p)) / (2 p - 1)``: the expected number of "yes"
@@ -197,7 +197,7 @@ def warner_estimate(n_yes, n, p):
     Examples
     --------
     >>> from diffident import rr
-    >>> round(rr.warner_estimate(400, 1000, 0.75), 12)   # (400 - 250) / 0.5
+    >>> round(rr.warner_estimate(400, n=1000, p=0.75), 12)   # (400 - 250) / 0.5
     300.0
     """
     scalar = is_scalar(n_yes, n, p)
@@ -236,7 +236,7 @@ def _sum_last_axis(c):
     return hi[..., 0], lo
 
 
-def kary_estimate(counts, epsilon):
+def kary_estimate(counts, *, epsilon):
     """Unbiased estimates of the number of respondents in each category.
 
     With ``n = sum(counts)``, truth probability p and ``q = (1 - p)/(d - 1)``
@@ -285,7 +285,7 @@ def kary_estimate(counts, epsilon):
     Examples
     --------
     >>> from diffident import rr
-    >>> rr.kary_estimate([500, 250, 250], 1.0986122886681098).round(9)  # p = 3/5
+    >>> rr.kary_estimate([500, 250, 250], epsilon=1.0986122886681098).round(9)  # p = 3/5
     array([750., 125., 125.])
     """
     c = finite("counts", counts)

@@ -24,7 +24,7 @@ def _posterior_table(p, k, prior):
     return {(1, 1): x1, (1, 0): x0, (0, 1): y1, (0, 0): y0}
 
 
-def posterior(p, k, prior, report=1):
+def posterior(p, *, k, prior, report=1):
     """The adversary's posterior that ``x = 1`` after a report (Bayes' rule).
 
     Report 1: ``(1 - p k) P1 / ((1 - p) P1 + p (1 - k))`` (Mathematics page,
@@ -71,9 +71,9 @@ def posterior(p, k, prior, report=1):
     Examples
     --------
     >>> from diffident import rr
-    >>> rr.posterior(0.5, 0.5, 0.5, report=1)    # Warner's coin at 3/4
+    >>> rr.posterior(0.5, k=0.5, prior=0.5, report=1)    # Warner's coin at 3/4
     0.75
-    >>> rr.posterior(0.5, 0.5, 0.5, report=[1, 0])
+    >>> rr.posterior(0.5, k=0.5, prior=0.5, report=[1, 0])
     array([0.75, 0.25])
     """
     scalar = is_scalar(p, k, prior, report)
@@ -84,7 +84,7 @@ def posterior(p, k, prior, report=1):
     return ret(np.where(r == 1, post[1, 1], post[0, 1]), scalar)
 
 
-def identification_risk(p, k, prior, value=1):
+def identification_risk(p, *, k, prior, value=1):
     """The adversary's largest posterior that the respondent's bit equals ``value``.
 
     The largest is taken over the reports the scheme can produce.  The
@@ -95,7 +95,7 @@ def identification_risk(p, k, prior, value=1):
     adversary can reach about the sensitive value when the report is the
     most revealing one.  With ``value = 1`` it is attained at report 1 (the
     report-1 likelihood ratio is >= 1), so it equals
-    ``posterior(p, k, prior, 1)`` unless report 1 is impossible.
+    ``posterior(p, k=k, prior=prior, report=1)`` unless report 1 is impossible.
 
     Membership reading: let ``x = 1`` mean "the person is in the data" and
     the report be whatever the mechanism publishes about it; then this is
@@ -139,9 +139,9 @@ def identification_risk(p, k, prior, value=1):
     Examples
     --------
     >>> from diffident import rr
-    >>> rr.identification_risk(0.5, 0.5, 0.5)    # Warner's coin at 3/4
+    >>> rr.identification_risk(0.5, k=0.5, prior=0.5)    # Warner's coin at 3/4
     0.75
-    >>> round(rr.identification_risk(0.5, 0.5, 0.1), 12)   # 0.3 / (0.3 + 0.9)
+    >>> round(rr.identification_risk(0.5, k=0.5, prior=0.1), 12)   # 0.3 / (0.3 + 0.9)
     0.25
     """
     scalar = is_scalar(p, k, prior, value)
@@ -155,7 +155,7 @@ def identification_risk(p, k, prior, value=1):
     return ret(out, scalar)
 
 
-def rho(p, k, prior):
+def rho(p, *, k, prior):
     """The rho that the two-parameter scheme guarantees for a prior.
 
     It is the adversary's largest posterior of the *true* bit, over both
@@ -207,9 +207,9 @@ def rho(p, k, prior):
     Examples
     --------
     >>> from diffident import rr
-    >>> rr.rho(0.5, 0.5, 0.5)                    # 1 / (1 + e^-ln 3)
+    >>> rr.rho(0.5, k=0.5, prior=0.5)                    # 1 / (1 + e^-ln 3)
     0.75
-    >>> round(rr.rho(0.5, 0.5, 0.9), 12)         # 0.9 * 3 / (0.9 * 3 + 0.1)
+    >>> round(rr.rho(0.5, k=0.5, prior=0.9), 12)         # 0.9 * 3 / (0.9 * 3 + 0.1)
     0.964285714286
     """
     scalar = is_scalar(p, k, prior)

@@ -30,7 +30,7 @@ def _epsilon(p, k):
     return np.where(p == 1.0, 0.0, out)
 
 
-def epsilon(p, k):
+def epsilon(p, *, k):
     """The exact local-DP epsilon of the two-parameter scheme.
 
     ``max(ln((1 - p k)/(p (1 - k))), ln((1 - p + p k)/(p k)))``, the largest
@@ -74,11 +74,11 @@ def epsilon(p, k):
     Examples
     --------
     >>> from diffident import rr
-    >>> round(rr.epsilon(0.5, 0.5), 12)          # = ln 3, Warner's coin at 3/4
+    >>> round(rr.epsilon(0.5, k=0.5), 12)          # = ln 3, Warner's coin at 3/4
     1.098612288668
-    >>> rr.epsilon(0.0, 0.5), rr.epsilon(1.0, 0.3), rr.epsilon(0.5, 0.0)
+    >>> rr.epsilon(0.0, k=0.5), rr.epsilon(1.0, k=0.3), rr.epsilon(0.5, k=0.0)
     (inf, 0.0, inf)
-    >>> round(rr.epsilon(1e-300, 1e-300), 6)     # p k underflows; epsilon does not
+    >>> round(rr.epsilon(1e-300, k=1e-300), 6)     # p k underflows; epsilon does not
     1381.551056
     """
     scalar = is_scalar(p, k)
@@ -86,7 +86,7 @@ def epsilon(p, k):
     return ret(_epsilon(pp, kk), scalar)
 
 
-def epsilon_bound(p, k):
+def epsilon_bound(p, *, k):
     """A simple upper bound on `epsilon`: ``-ln(p min(k, 1 - k))``.
 
     For ``k <= 1/2`` this is ``-ln(p k)`` (Mathematics page, section 7).
@@ -120,9 +120,9 @@ def epsilon_bound(p, k):
     Examples
     --------
     >>> from diffident import rr
-    >>> round(rr.epsilon_bound(0.5, 0.5), 12)    # ln 4 >= epsilon = ln 3
+    >>> round(rr.epsilon_bound(0.5, k=0.5), 12)    # ln 4 >= epsilon = ln 3
     1.38629436112
-    >>> round(rr.epsilon_bound(0.1, 0.9), 4), round(rr.epsilon(0.1, 0.9), 4)
+    >>> round(rr.epsilon_bound(0.1, k=0.9), 4), round(rr.epsilon(0.1, k=0.9), 4)
     (4.6052, 4.5109)
     """
     scalar = is_scalar(p, k)
@@ -202,7 +202,7 @@ def warner_epsilon(p):
     return ret(out, scalar)
 
 
-def kary_p(epsilon, d):
+def kary_p(epsilon, *, d):
     """The truth probability of k-ary randomized response for epsilon-LDP.
 
     ``e^eps / (e^eps + d - 1)``: report the true category with this
@@ -227,7 +227,7 @@ def kary_p(epsilon, d):
         limit of float64: where epsilon is below the epsilon of the
         smallest float at or above 1/d (about 1e-16 d; 0 where 1/d is a
         float, d a power of two), no float p meets it, and that float is
-        returned (``kary_p(1e-20, 10)`` is 0.1, whose epsilon is 6e-17).
+        returned (``kary_p(1e-20, d=10)`` is 0.1, whose epsilon is 6e-17).
 
     Raises
     ------
@@ -240,7 +240,7 @@ def kary_p(epsilon, d):
     Examples
     --------
     >>> from diffident import rr
-    >>> round(rr.kary_p(1.0986122886681098, 4), 12)  # 3 / (3 + 3)
+    >>> round(rr.kary_p(1.0986122886681098, d=4), 12)  # 3 / (3 + 3)
     0.5
     """
     scalar = is_scalar(epsilon, d)
@@ -318,7 +318,7 @@ def _kary_epsilon(p, d):
     return np.where(p == 1.0, np.inf, out)
 
 
-def kary_epsilon(p, d):
+def kary_epsilon(p, *, d):
     """The epsilon of k-ary randomized response: ``ln(p (d - 1) / (1 - p))``.
 
     Parameters
@@ -355,9 +355,9 @@ def kary_epsilon(p, d):
     Examples
     --------
     >>> from diffident import rr
-    >>> round(rr.kary_epsilon(0.5, 4), 12)           # ln 3
+    >>> round(rr.kary_epsilon(0.5, d=4), 12)           # ln 3
     1.098612288668
-    >>> rr.kary_epsilon(1 / 3, 3)     # the float 1/3 is below one third
+    >>> rr.kary_epsilon(1 / 3, d=3)     # the float 1/3 is below one third
     0.0
     """
     scalar = is_scalar(p, d)

@@ -24,7 +24,7 @@ def _likelihoods(p, k):
     return (1.0 - p) + p * (1.0 - k), p * (1.0 - k)
 
 
-def sample(x, p, k, rng):
+def sample(x, *, p, k, rng):
     """Draw the reports of the two-parameter scheme for the bits x.
 
     Each report is 1 with probability ``1 - p k`` if its bit is 1 and
@@ -62,10 +62,10 @@ def sample(x, p, k, rng):
     >>> import numpy as np
     >>> from diffident import rr
     >>> rng = np.random.default_rng(0)
-    >>> reports = rr.sample(np.ones(100_000, dtype=int), 0.5, 0.5, rng)
+    >>> reports = rr.sample(np.ones(100_000, dtype=int), p=0.5, k=0.5, rng=rng)
     >>> round(float(reports.mean()), 2)          # 1 - p k = 0.75
     0.75
-    >>> rr.sample([0, 1], 0.0, 0.5, rng)         # p = 0: the truth
+    >>> rr.sample([0, 1], p=0.0, k=0.5, rng=rng)         # p = 0: the truth
     array([0, 1])
     """
     scalar = is_scalar(x, p, k)
@@ -77,7 +77,7 @@ def sample(x, p, k, rng):
     return ret_int(out, scalar)
 
 
-def kary_sample(x, epsilon, d, rng):
+def kary_sample(x, *, epsilon, d, rng):
     """Draw the reports of k-ary randomized response for categories x.
 
     Each report is the true category with probability `kary_p`
@@ -114,7 +114,7 @@ def kary_sample(x, epsilon, d, rng):
     >>> import numpy as np
     >>> from diffident import rr
     >>> rng = np.random.default_rng(0)
-    >>> reports = rr.kary_sample(np.zeros(100_000, dtype=int), np.log(3), 4, rng)
+    >>> reports = rr.kary_sample(np.zeros(100_000, dtype=int), epsilon=np.log(3), d=4, rng=rng)
     >>> np.bincount(reports, minlength=4).round(-3)   # p = 1/2, others 1/6
     array([50000, 17000, 17000, 17000])
     """

@@ -134,7 +134,7 @@ def _gaussian_delta_one(groups, fj, pj, rho, sigma):
     return _normal_mass((a_in + a_out) / 2, (b_in + b_out) / 2)
 
 
-def gaussian_delta(values, rho, sigma, counts=None, prior=None, world=None):
+def gaussian_delta(values, *, rho, sigma, counts=None, prior=None, world=None):
     """Gaussian (rho, delta)-identifiability of one world, at ``DPS`` digits.
 
     delta_j(rho) = P_{R ~ N(f_j, sigma^2)}[P(w_j | R) > rho], with ``world``
@@ -163,7 +163,7 @@ def gaussian_delta(values, rho, sigma, counts=None, prior=None, world=None):
 # several Laplace releases (Mathematics page, eq. 7.4), dense
 # --------------------------------------------------------------------------
 
-def multi_worst_case_risk(values, scales, counts=None, prior=None):
+def multi_worst_case_risk(values, *, scales, counts=None, prior=None):
     """The worst-case risk of q independent Laplace releases, dense.
 
     max_j pi_j / sum_k c_k pi_k exp(-sum_t |F_jt - F_kt| / scale_t) at
@@ -212,7 +212,7 @@ def multi_worst_case_risk(values, scales, counts=None, prior=None):
 # the sorted sweep (Mathematics page, eq. 4.2) at DPS digits, O(u)
 # --------------------------------------------------------------------------
 
-def sweep_worst_case_risk(values, scale, counts=None, prior=None):
+def sweep_worst_case_risk(values, *, scale, counts=None, prior=None):
     """The worst-case risk by the sorted sweep (Mathematics page, eq. 4.2), at ``DPS`` digits.
 
     rho*(scale) by the left/right recurrences, O(u) after a sort.  For u distinct values with group weight
@@ -274,7 +274,7 @@ def sweep_worst_case_risk(values, scale, counts=None, prior=None):
 # the Bayesian reading of epsilon (Mathematics page, eq. 7.9)
 # --------------------------------------------------------------------------
 
-def posterior_bound(epsilon, prior):
+def posterior_bound(epsilon, *, prior):
     """The largest posterior that epsilon allows from a prior P.
 
     ``e^eps P / (1 - P + e^eps P)`` at ``DPS`` digits for scalars
@@ -289,7 +289,7 @@ def posterior_bound(epsilon, prior):
         return x / (1 - P + x)
 
 
-def epsilon_for_posterior(posterior, prior):
+def epsilon_for_posterior(posterior, *, prior):
     """The epsilon that caps the posterior at q from a prior P.
 
     ``ln(q (1 - P) / (P (1 - q)))`` at ``DPS`` digits for scalars
@@ -309,7 +309,7 @@ def epsilon_for_posterior(posterior, prior):
 # the analytic Gaussian mechanism (Balle and Wang 2018), 50 digits
 # --------------------------------------------------------------------------
 
-def analytic_gaussian_delta(sigma, epsilon, sensitivity=1):
+def analytic_gaussian_delta(sigma, *, epsilon, sensitivity=1):
     """The Gaussian mechanism's delta at sigma, to 50 significant digits.
 
     delta = Phi(S / (2 sigma) - eps sigma / S) - e^eps Phi(-S / (2 sigma) -
@@ -330,7 +330,7 @@ def analytic_gaussian_delta(sigma, epsilon, sensitivity=1):
         dps *= 2
 
 
-def analytic_gaussian_sigma(epsilon, delta, start):
+def analytic_gaussian_sigma(epsilon, *, delta, start):
     """The exact sigma of the analytic Gaussian mechanism (sensitivity 1).
 
     The root of ``analytic_gaussian_delta(sigma, epsilon) = delta`` in log
@@ -342,14 +342,14 @@ def analytic_gaussian_sigma(epsilon, delta, start):
         d = mp.mpf(delta)
 
         def f(t):
-            return mp.log(analytic_gaussian_delta(mp.exp(t), epsilon)) - mp.log(d)
+            return mp.log(analytic_gaussian_delta(mp.exp(t), epsilon=epsilon)) - mp.log(d)
 
         t0 = mp.log(mp.mpf(start))
         return float(mp.exp(mp.findroot(f, (t0 - mp.mpf("1e-6"), t0 + mp.mpf("1e-6")),
                                         solver="anderson")))
 
 
-def classic_gaussian_sigma(epsilon, delta, sensitivity=1):
+def classic_gaussian_sigma(epsilon, *, delta, sensitivity=1):
     """The classic Gaussian mechanism's sigma, ``S sqrt(2 ln(1.25 / delta)) / eps``.
 
     Evaluated at 40 digits for scalars ``epsilon``, ``delta`` and
@@ -385,7 +385,7 @@ def _exact_query(name, xs):
     raise ValueError(f"no exact form for {name!r}")
 
 
-def removal_ranges_exact(query, data, candidates):
+def removal_ranges_exact(query, *, data, candidates):
     """Exact sensitive ranges of every D' = data minus one individual (k = 1).
 
     S(f) of D' = data minus individual i, for every i.  The worlds of D' are D' + {v} for v in candidates plus

@@ -172,7 +172,7 @@ def _log_evidence_merged(groups, R, s, gauss=False):
     return _log_sum_rel(groups, R, S, fr, gauss) - _energy(R, fr, S, gauss)
 
 
-def log_evidence(values, response, scale, counts=None, prior=None, noise="laplace"):
+def log_evidence(values, *, response, scale, counts=None, prior=None, noise="laplace"):
     """The log-evidence ``log sum_k c_k pi_k L_k(R)`` at ``DPS`` digits.
 
     ``values``, ``counts`` and ``prior`` are 1-d arrays of one length (None:
@@ -187,7 +187,7 @@ def log_evidence(values, response, scale, counts=None, prior=None, noise="laplac
         return _log_evidence_merged(merged_groups(f, c, p), mpf_of(response), s, gauss)
 
 
-def log_posterior(values, response, scale, counts=None, prior=None, worlds=None, noise="laplace"):
+def log_posterior(values, *, response, scale, counts=None, prior=None, worlds=None, noise="laplace"):
     """The log posterior of one world of each entry, at ``DPS`` digits.
 
     Entry j of the returned list of mpf is
@@ -226,24 +226,26 @@ def log_posterior(values, response, scale, counts=None, prior=None, worlds=None,
         return out
 
 
-def posterior(values, response, scale, counts=None, prior=None, worlds=None, noise="laplace"):
+def posterior(values, *, response, scale, counts=None, prior=None, worlds=None, noise="laplace"):
     """The posterior of one world of each entry (``exp`` of `log_posterior`).
 
     Same arguments as `log_posterior`; returns a list of mpf, one per entry
     of ``worlds`` (default: every entry).
     """
     with mp.workdps(DPS):
-        return [mp.exp(a) for a in log_posterior(values, response, scale, counts, prior, worlds, noise)]
+        return [mp.exp(a) for a in log_posterior(values, response=response, scale=scale, counts=counts, prior=prior,
+                                                 worlds=worlds, noise=noise)]
 
 
-def disclosure_risk(values, response, scale, world=0, counts=None, prior=None, noise="laplace"):
+def disclosure_risk(values, *, response, scale, world=0, counts=None, prior=None, noise="laplace"):
     """The posterior of one world of entry ``world`` at one response.
 
     Same conventions as `posterior`; ``world`` is an entry index.  Returns
     an mpf.
     """
     with mp.workdps(DPS):
-        return posterior(values, response, scale, counts, prior, worlds=[world], noise=noise)[0]
+        return posterior(values, response=response, scale=scale, counts=counts, prior=prior, worlds=[world],
+                         noise=noise)[0]
 
 
 def to_float(x):
@@ -269,7 +271,7 @@ def to_float(x):
 # worst case over responses (Mathematics page, eq. 4.1) -- the dense definition
 # --------------------------------------------------------------------------
 
-def world_risks(values, scale, counts=None, prior=None, worlds=None):
+def world_risks(values, *, scale, counts=None, prior=None, worlds=None):
     """Each world's largest posterior over responses, at one scale.
 
     max_R P(w_j | R) = pi_j / sum_k c_k pi_k exp(-|f_j - f_k| / scale).
@@ -300,7 +302,7 @@ def world_risks(values, scale, counts=None, prior=None, worlds=None):
         return {j: mpf(float(p[j])) / denom[float(f[j])] for j in cand}
 
 
-def worst_case_risk(values, scale, counts=None, prior=None, worlds=None, tie_rtol=1e-40):
+def worst_case_risk(values, *, scale, counts=None, prior=None, worlds=None, tie_rtol=1e-40):
     """The worst-case risk and every world attaining it, at one scale.
 
     Returns (rho*, argmax) for a scalar ``scale``: rho* is the maximum over
@@ -310,7 +312,7 @@ def worst_case_risk(values, scale, counts=None, prior=None, worlds=None, tie_rto
     ``worlds`` the maximum is taken over that subset only.
     """
     with mp.workdps(DPS):
-        r = world_risks(values, scale, counts, prior, worlds)
+        r = world_risks(values, scale=scale, counts=counts, prior=prior, worlds=worlds)
         if not r:
             raise ValueError("no world has positive weight")
         best = max(r.values())
@@ -318,7 +320,7 @@ def worst_case_risk(values, scale, counts=None, prior=None, worlds=None, tie_rto
         return best, arg
 
 
-def tight_scale(values, rho, counts=None, prior=None, iterations=250):
+def tight_scale(values, *, rho, counts=None, prior=None, iterations=250):
     """The smallest scale with rho*(scale) <= rho, by plain bisection (mpf).
 
     Slow (every step is a dense evaluation); meant for small world sets.
@@ -326,9 +328,9 @@ def tight_scale(values, rho, counts=None, prior=None, iterations=250):
     """
     with mp.workdps(DPS):
         r = mpf_of(rho)
-        if r >= worst_case_risk(values, 0.0, counts, prior)[0]:
+        if r >= worst_case_risk(values, scale=0.0, counts=counts, prior=prior)[0]:
             return mpf(0)
-        if r <= worst_case_risk(values, np.inf, counts, prior)[0]:
+        if r <= worst_case_risk(values, scale=np.inf, counts=counts, prior=prior)[0]:
             return mpf("inf")
 
         def risk(lam):  # dense, at an mpf scale
@@ -367,7 +369,7 @@ def min_rho(m):
         return 1 / mpf_of(m)
 
 
-def effective_worlds(prior, counts=None):
+def effective_worlds(prior, *, counts=None):
     """The effective number of worlds, ``sum_k c_k pi_k / max pi_k``.
 
     Over the entries of positive weight c_k pi_k (``counts`` None: all
@@ -381,7 +383,7 @@ def effective_worlds(prior, counts=None):
             float(p[keep].max()))
 
 
-def epsilon_for_rho(rho, m):
+def epsilon_for_rho(rho, *, m):
     """The paper's epsilon for a risk bound, ``ln((m - 1) rho / (1 - rho))``.
 
     Scalars ``rho`` and ``m``; rho >= 1 gives inf and rho <= 1/m gives 0.
@@ -396,7 +398,7 @@ def epsilon_for_rho(rho, m):
         return mp.log((M - 1) * r / (1 - r))
 
 
-def rho_for_epsilon(epsilon, m):
+def rho_for_epsilon(epsilon, *, m):
     """The paper's risk bound for an epsilon, ``1 / (1 + (m - 1) e^-eps)``.
 
     Scalars ``epsilon`` and ``m``; epsilon = inf gives 1.  Returns an mpf.
@@ -408,7 +410,7 @@ def rho_for_epsilon(epsilon, m):
         return 1 / (1 + (M - 1) * mp.exp(-e))
 
 
-def scale_for_rho(rho, m, sensitive_range):
+def scale_for_rho(rho, *, m, sensitive_range):
     """The paper's Laplace scale for a risk bound, ``S / epsilon_for_rho``.
 
     Scalars ``rho``, ``m`` and ``sensitive_range`` S; rho >= 1 gives 0,
@@ -426,7 +428,7 @@ def scale_for_rho(rho, m, sensitive_range):
         return S / mp.log((M - 1) * r / (1 - r))
 
 
-def risk_bound(scale, m, sensitive_range):
+def risk_bound(scale, *, m, sensitive_range):
     """The paper's risk bound at a scale, ``1 / (1 + (m - 1) e^(-S / scale))``.
 
     Scalars ``scale``, ``m`` and ``sensitive_range`` S; scale 0 gives 1

@@ -91,7 +91,7 @@ def candidate_values(candidates):
     return np.asarray(candidates, dtype=np.float64).ravel()
 
 
-def enumerate_worlds(known, candidates, k):
+def enumerate_worlds(known, *, candidates, k):
     """Yield every possible world as a 1-d float64 array.
 
     Each world holds the ``known`` values first, then the k chosen
@@ -141,47 +141,47 @@ def evaluate(query, world, ddof=0, q=0.5):
     raise ValueError(f"unknown query {query!r}")
 
 
-def all_values(query, known, candidates, k=1, ddof=0, q=0.5):
+def all_values(query, *, known, candidates, k=1, ddof=0, q=0.5):
     """The query's value on every world, in enumeration order.
 
     Arguments as in `enumerate_worlds` and `evaluate`; returns a float
     array of one value per world.
     """
     return np.array(
-        [evaluate(query, w, ddof, q) for w in enumerate_worlds(known, candidates, k)],
+        [evaluate(query, w, ddof, q) for w in enumerate_worlds(known, candidates=candidates, k=k)],
         dtype=np.float64,
     )
 
 
-def world_values(query, known, candidates, k=1, ddof=0, q=0.5):
+def world_values(query, *, known, candidates, k=1, ddof=0, q=0.5):
     """The distinct world values and how many worlds give each.
 
     Arguments as in `all_values`; returns (sorted distinct values, int64
     counts), the worlds counted over exactly equal floats.
     """
-    counter = Counter(all_values(query, known, candidates, k, ddof, q).tolist())
+    counter = Counter(all_values(query, known=known, candidates=candidates, k=k, ddof=ddof, q=q).tolist())
     keys = sorted(counter)
     return (np.array(keys, dtype=np.float64),
             np.array([counter[v] for v in keys], dtype=np.int64))
 
 
-def sensitive_range(query, known, candidates, k=1, ddof=0, q=0.5):
+def sensitive_range(query, *, known, candidates, k=1, ddof=0, q=0.5):
     """The sensitive range, max over worlds of f minus min over worlds of f.
 
     Arguments as in `all_values`; returns a float.
     """
-    f = all_values(query, known, candidates, k, ddof, q)
+    f = all_values(query, known=known, candidates=candidates, k=k, ddof=ddof, q=q)
     return float(f.max() - f.min())
 
 
-def contributions(query, known, candidates, ddof=0, q=0.5):
+def contributions(query, *, known, candidates, ddof=0, q=0.5):
     """Each candidate's contribution to the sensitive range (k = 1).
 
     C_f(i) = max over j != i of |f(known + {c_i}) - f(known + {c_j})|, 0
     when there is a single candidate.  Returns a float array, one entry per
     candidate.
     """
-    f = all_values(query, known, candidates, 1, ddof, q)
+    f = all_values(query, known=known, candidates=candidates, k=1, ddof=ddof, q=q)
     out = np.zeros(f.size)
     for i in range(f.size):
         best = 0.0
@@ -192,7 +192,7 @@ def contributions(query, known, candidates, ddof=0, q=0.5):
     return out
 
 
-def candidates_for(candidates, data, removed):
+def candidates_for(candidates, *, data, removed):
     """The candidates of the adversary who knows data minus ``removed``.
 
     An integer interval stays itself; an explicit array gains the removed
@@ -204,7 +204,7 @@ def candidates_for(candidates, data, removed):
     return np.concatenate([candidate_values(candidates), data[list(removed)]])
 
 
-def removal_ranges(query, data, candidates, k=1, ddof=0, q=0.5):
+def removal_ranges(query, *, data, candidates, k=1, ddof=0, q=0.5):
     """The sensitive range of every adversary who misses k individuals.
 
     Returns {removed index tuple: sensitive range}, one entry per k-subset
@@ -214,12 +214,13 @@ def removal_ranges(query, data, candidates, k=1, ddof=0, q=0.5):
     out = {}
     for removed in itertools.combinations(range(data.size), k):
         known = np.delete(data, list(removed))
-        out[removed] = sensitive_range(query, known, candidates_for(candidates, data, removed),
-                                       k, ddof, q)
+        out[removed] = sensitive_range(query, known=known, candidates=candidates_for(candidates, data=data,
+                                                                                     removed=removed),
+                                       k=k, ddof=ddof, q=q)
     return out
 
 
-def dataset_sensitive_range(query, data, candidates, k=1, ddof=0, q=0.5):
+def dataset_sensitive_range(query, *, data, candidates, k=1, ddof=0, q=0.5):
     """The dataset-level sensitive range and the removals attaining it.
 
     Returns (S, attaining): S is the maximum over every removal of k data
@@ -227,7 +228,7 @@ def dataset_sensitive_range(query, data, candidates, k=1, ddof=0, q=0.5):
     every removal index tuple (sorted indices, lexicographic order) whose
     range equals S exactly.
     """
-    ranges = removal_ranges(query, data, candidates, k, ddof, q)
+    ranges = removal_ranges(query, data=data, candidates=candidates, k=k, ddof=ddof, q=q)
     s = max(ranges.values())
     return s, sorted(r for r, v in ranges.items() if v == s)
 
@@ -266,7 +267,7 @@ def _evaluate_rows(query, worlds, ddof, q):
     return np.asarray(funcs[query](worlds), dtype=np.float64)
 
 
-def grid_sensitive_range(query, known, lo, hi, k=1, ddof=0, q=0.5, npts=20001):
+def grid_sensitive_range(query, *, known, lo, hi, k=1, ddof=0, q=0.5, npts=20001):
     """The sensitive range over a real interval, on a dense grid.
 
     max - min of f over worlds known + S, S a k-multiset of the points of
@@ -286,7 +287,7 @@ def grid_sensitive_range(query, known, lo, hi, k=1, ddof=0, q=0.5, npts=20001):
     return float(fmax - fmin)
 
 
-def grid_dataset_sensitive_range(query, data, lo, hi, k=1, ddof=0, q=0.5, npts=20001):
+def grid_dataset_sensitive_range(query, *, data, lo, hi, k=1, ddof=0, q=0.5, npts=20001):
     """The grid sensitive range of every adversary who misses k individuals.
 
     Returns {removed index tuple: `grid_sensitive_range`} over the real
@@ -296,7 +297,7 @@ def grid_dataset_sensitive_range(query, data, lo, hi, k=1, ddof=0, q=0.5, npts=2
     out = {}
     for removed in itertools.combinations(range(data.size), k):
         known = np.delete(data, list(removed))
-        out[removed] = grid_sensitive_range(query, known, lo, hi, k, ddof, q, npts)
+        out[removed] = grid_sensitive_range(query, known=known, lo=lo, hi=hi, k=k, ddof=ddof, q=q, npts=npts)
     return out
 
 
@@ -338,7 +339,7 @@ def _membership_worlds(query, known, candidates, k):
     return f, holds
 
 
-def membership_posterior(query, known, candidates, scale, response, k=1):
+def membership_posterior(query, *, known, candidates, scale, response, k=1):
     """P(candidate i is in D | R) for every candidate, by enumeration.
 
     The worlds are ``known`` plus every k-subset of the explicit
@@ -347,10 +348,10 @@ def membership_posterior(query, known, candidates, scale, response, k=1):
     hold candidate i.  Returns an (n responses, N candidates) array.
     """
     f, holds = _membership_worlds(query, known, candidates, k)
-    return dense_posterior(f, response, scale) @ holds
+    return dense_posterior(f, response=response, scale=scale) @ holds
 
 
-def membership_risk(query, known, candidates, scale, k=1, points=301, pad=3.0):
+def membership_risk(query, *, known, candidates, scale, k=1, points=301, pad=3.0):
     """Each candidate's largest membership posterior over a response grid.
 
     The grid holds every world value and ``points`` equispaced points from
@@ -359,4 +360,4 @@ def membership_risk(query, known, candidates, scale, k=1, points=301, pad=3.0):
     """
     f, holds = _membership_worlds(query, known, candidates, k)
     R = np.unique(np.concatenate([f, np.linspace(f.min() - pad, f.max() + pad, points)]))
-    return (dense_posterior(f, R, scale) @ holds).max(axis=0)
+    return (dense_posterior(f, response=R, scale=scale) @ holds).max(axis=0)

@@ -25,7 +25,7 @@ module needs none of them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 
 import numpy as np
 
@@ -51,6 +51,7 @@ class Reference:
 
     kind: str
     func: Callable
+    _: KW_ONLY
     rtol: float = 1e-12
     atol: float = 0.0
     requires: str | None = None
@@ -58,8 +59,8 @@ class Reference:
     def __call__(self, *args, **kwargs):
         """Evaluate the reference: ``func(*args, **kwargs)``.
 
-        Benchmarks call it with positional arguments as the baseline, tests
-        with a case's keyword arguments.  Returns whatever ``func`` returns.
+        Benchmarks and tests call it in the calling convention of the
+        function it checks (the first argument by position, the rest by name).  Returns whatever ``func`` returns.
         """
         return self.func(*args, **kwargs)
 
@@ -152,15 +153,15 @@ def _mp(name, pick=None, module="mpmath_reference", **fixed):
 
 
 def _mpmath(name, rtol=1e-12, atol=0.0, pick=None, kind="mpmath", **fixed):
-    return Reference(kind, _mp(name, pick, **fixed), rtol, atol, "mpmath")
+    return Reference(kind, _mp(name, pick, **fixed), rtol=rtol, atol=atol, requires="mpmath")
 
 
 def _rr_exact(name, rtol=1e-12, pick=None):
-    return Reference("exact", _mp(name, pick, module="rr_reference"), rtol, 0.0, "mpmath")
+    return Reference("exact", _mp(name, pick, module="rr_reference"), rtol=rtol, atol=0.0, requires="mpmath")
 
 
 def _scipy(func, rtol=1e-12, atol=0.0):
-    return Reference("scipy", func, rtol, atol, "scipy")
+    return Reference("scipy", func, rtol=rtol, atol=atol, requires="scipy")
 
 
 # --------------------------------------------------------------------------- inputs
@@ -344,24 +345,25 @@ def _rr(*names):
 
 
 def _dense_posterior_row(values, response, scale, counts=None, prior=None, noise="laplace"):
-    return dense.dense_posterior(values, response, scale, counts, prior, noise)[0]
+    return dense.dense_posterior(values, response=response, scale=scale, counts=counts, prior=prior, noise=noise)[0]
 
 
 def _dense_disclosure(values, response, scale, world=0, counts=None, prior=None, noise="laplace"):
-    return float(dense.dense_posterior(values, response, scale, counts, prior, noise)[0, world])
+    return float(dense.dense_posterior(values, response=response, scale=scale, counts=counts, prior=prior,
+                                       noise=noise)[0, world])
 
 
 def _chunks(values, counts=None):
-    return di.iter_chunks(values, 7, counts=counts)
+    return di.iter_chunks(values, chunk_size=7, counts=counts)
 
 
 def _chunked_log_evidence(values, response, scale, counts=None):
-    return di.chunked_log_evidence(_chunks(values, counts), response, scale)
+    return di.chunked_log_evidence(_chunks(values, counts), response=response, scale=scale)
 
 
 def _chunked_worst_case(values, scale, counts=None):
     order = np.argsort(values, kind="stable")  # the chunks must be sorted
-    return di.chunked_worst_case_risk(_chunks(values[order], None if counts is None else counts[order]), scale)
+    return di.chunked_worst_case_risk(_chunks(values[order], None if counts is None else counts[order]), scale=scale)
 
 
 def _with_counts(case):
@@ -370,28 +372,29 @@ def _with_counts(case):
 
 
 def _membership_each(query, known, candidates, scale, k=1):
-    return di.membership_risk(query, known, candidates, scale, k=k, individual=np.arange(len(candidates)))
+    return di.membership_risk(query, known=known, candidates=candidates, scale=scale, k=k,
+                              individual=np.arange(len(candidates)))
 
 
 def _brute_dataset_range(query, data, candidates):
-    return brute_force.dataset_sensitive_range(query, data, candidates)[0]
+    return brute_force.dataset_sensitive_range(query, data=data, candidates=candidates)[0]
 
 
 def _exact_dataset_range(query, data, candidates):
     from .mpmath_reference import removal_ranges_exact
 
-    return float(max(removal_ranges_exact(query, data, candidates)))
+    return float(max(removal_ranges_exact(query, data=data, candidates=candidates)))
 
 
 def _mp_analytic_sigma(epsilon, delta):
     from .mpmath_reference import analytic_gaussian_sigma
 
     # the 50-digit root, found from a start within 1e-6 of it
-    return analytic_gaussian_sigma(epsilon, delta, di.analytic_gaussian_sigma(epsilon, delta))
+    return analytic_gaussian_sigma(epsilon, delta=delta, start=di.analytic_gaussian_sigma(epsilon, delta=delta))
 
 
 def _multi_mpmath(values, scale, counts=None, prior=None):
-    return _mp("multi_worst_case_risk")(values, scale, counts, prior)
+    return _mp("multi_worst_case_risk")(values, scales=scale, counts=counts, prior=prior)
 
 
 # --------------------------------------------------------------------------- the table
@@ -400,17 +403,17 @@ _FIRST = lambda out: out[0]  # noqa: E731  (the mpmath worst_case_risk returns (
 
 _ENTRIES = [
     Comparison(di.log_evidence, (
-        Reference("dense", dense.dense_log_evidence, 1e-12, 1e-12),
+        Reference("dense", dense.dense_log_evidence, rtol=1e-12, atol=1e-12),
         _scipy(dense.scipy_log_evidence, 1e-12, 1e-12),
         _mpmath("log_evidence", 1e-12, 1e-12),
     ), _log_evidence_case),
     Comparison(di.log_posterior, (_mpmath("log_posterior", 1e-15, 1e-9),), _posterior_case),
     Comparison(di.posterior, (
-        Reference("dense", _dense_posterior_row, 1e-12, 1e-300),
+        Reference("dense", _dense_posterior_row, rtol=1e-12, atol=1e-300),
         _mpmath("posterior", 1e-12, 1e-300),
     ), _posterior_case),
     Comparison(di.disclosure_risk, (
-        Reference("dense", _dense_disclosure, 1e-12, 1e-300),
+        Reference("dense", _dense_disclosure, rtol=1e-12, atol=1e-300),
         _mpmath("disclosure_risk", 1e-12, 1e-300),
     ), _disclosure_case),
     Comparison(di.worst_case_risk, (
@@ -430,9 +433,10 @@ _ENTRIES = [
     Comparison(di.risk_bound, (_mpmath("risk_bound"),), _pick("scale", "m", sensitive_range="S")),
     Comparison(di.min_rho, (_mpmath("min_rho"),), _pick("m")),
     Comparison(di.effective_worlds, (_mpmath("effective_worlds"),), _prior_case),
-    Comparison(di.world_values, (Reference("brute", brute_force.world_values, 0.0),), _world_values_case, seeds=5),
+    Comparison(di.world_values, (Reference("brute", brute_force.world_values, rtol=0.0),), _world_values_case, seeds=5),
     Comparison(di.sensitive_range, (Reference("brute", brute_force.sensitive_range),), _worlds_case, seeds=7),
-    Comparison(di.contributions, (Reference("brute", brute_force.contributions, 1e-12, 1e-12),), _contributions_case,
+    Comparison(di.contributions, (Reference("brute", brute_force.contributions, rtol=1e-12, atol=1e-12),),
+               _contributions_case,
                seeds=7),
     Comparison(di.dataset_sensitive_range, (
         Reference("brute", _brute_dataset_range),
@@ -443,8 +447,8 @@ _ENTRIES = [
         _mpmath("gaussian_delta", 1e-10, 1e-13),
     ), _gaussian_delta_case),
     Comparison(di.analytic_gaussian_sigma, (
-        Reference("dp_accounting", dense.dp_accounting_sigma, 1e-9, 0.0, "dp_accounting"),
-        Reference("mpmath", _mp_analytic_sigma, 1e-13, 0.0, "mpmath"),
+        Reference("dp_accounting", dense.dp_accounting_sigma, rtol=1e-9, atol=0.0, requires="dp_accounting"),
+        Reference("mpmath", _mp_analytic_sigma, rtol=1e-13, atol=0.0, requires="mpmath"),
     ), _analytic_sigma_case),
     Comparison(di.analytic_gaussian_delta, (_mpmath("analytic_gaussian_delta", 1e-13),), _analytic_delta_case),
     Comparison(di.classic_gaussian_sigma, (_mpmath("classic_gaussian_sigma", 4e-16),),
@@ -461,7 +465,7 @@ _ENTRIES = [
     Comparison(di.epsilon_for_posterior, (_mpmath("epsilon_for_posterior"),),
                lambda seed: {k: _bayes_case(seed)[k] for k in ("posterior", "prior")}),
     Comparison(di.chunked_log_evidence, (
-        Reference("dense", dense.dense_log_evidence, 1e-12, 1e-12),
+        Reference("dense", dense.dense_log_evidence, rtol=1e-12, atol=1e-12),
         _mpmath("log_evidence", 1e-12, 1e-12),
     ), lambda seed: _with_counts(_log_evidence_case(seed)), call=_chunked_log_evidence),
     Comparison(di.chunked_worst_case_risk, (

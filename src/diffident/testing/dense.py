@@ -94,7 +94,7 @@ def _setup(values, response, scale, counts, prior):
     return F, c, p, R, scales
 
 
-def dense_posterior(values, response, scale, counts=None, prior=None, noise="laplace"):
+def dense_posterior(values, *, response, scale, counts=None, prior=None, noise="laplace"):
     """The posterior of one world of each entry at each response, dense.
 
     P(w_j | R) = pi_j L_j(R) / sum_k c_k pi_k L_k(R) in float64, with the
@@ -109,7 +109,7 @@ def dense_posterior(values, response, scale, counts=None, prior=None, noise="lap
     return p * K / Z[:, None]
 
 
-def dense_log_evidence(values, response, scale, counts=None, prior=None, noise="laplace"):
+def dense_log_evidence(values, *, response, scale, counts=None, prior=None, noise="laplace"):
     """The log-evidence ``log sum_k c_k pi_k L_k(R)`` from the dense formula.
 
     Same arguments as `dense_posterior`; the log of the shifted sum plus the
@@ -121,7 +121,7 @@ def dense_log_evidence(values, response, scale, counts=None, prior=None, noise="
     return float(out[0]) if np.ndim(response) == 0 else out
 
 
-def dense_worst_case_risk(values, scale, counts=None, prior=None, return_world=False,
+def dense_worst_case_risk(values, *, scale, counts=None, prior=None, return_world=False,
                           max_block=1 << 22):
     """The O(m^2) worst-case risk: each world's posterior at its own value.
 
@@ -150,7 +150,7 @@ def dense_worst_case_risk(values, scale, counts=None, prior=None, return_world=F
     return (best, best_j) if return_world else best
 
 
-def grid_worst_case_risk(values, scale, counts=None, prior=None, points=41, pad=1.0):
+def grid_worst_case_risk(values, *, scale, counts=None, prior=None, points=41, pad=1.0):
     """The largest posterior of any world over a grid of responses.
 
     The brute force over responses: for each release the grid holds every
@@ -164,11 +164,11 @@ def grid_worst_case_risk(values, scale, counts=None, prior=None, points=41, pad=
     axes = [np.unique(np.concatenate([F[:, t], np.linspace(F[:, t].min() - pad, F[:, t].max() + pad, points)]))
             for t in range(F.shape[1])]
     R = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, F.shape[1])
-    post = dense_posterior(F, R, scale, c, p)
+    post = dense_posterior(F, response=R, scale=scale, counts=c, prior=p)
     return float(post[:, c * p > 0].max())
 
 
-def quad_gaussian_delta(values, rho, sigma, world, counts=None, prior=None, npts=20001, half_width=None):
+def quad_gaussian_delta(values, *, rho, sigma, world, counts=None, prior=None, npts=20001, half_width=None):
     """Gaussian (rho, delta)-identifiability by SciPy quadrature.
 
     P_{R ~ N(f_j, sigma^2)}[P(w_j | R) > rho] for the world j = ``world``:
@@ -188,13 +188,14 @@ def quad_gaussian_delta(values, rho, sigma, world, counts=None, prior=None, npts
     else:
         grid = np.linspace(v[world] - half_width, v[world] + half_width, npts)
     rows = max(1, (1 << 22) // v.size)
-    p = np.concatenate([dense_posterior(v, grid[a:a + rows], sigma, counts, prior, noise="gaussian")[:, world]
+    p = np.concatenate([dense_posterior(v, response=grid[a:a + rows], scale=sigma, counts=counts, prior=prior,
+                                        noise="gaussian")[:, world]
                         for a in range(0, grid.size, rows)])
     inside = p > rho
     edges = np.flatnonzero(np.diff(inside.astype(int)))
 
     def excess(R):
-        return dense_posterior(v, R, sigma, counts, prior, noise="gaussian")[0, world] - rho
+        return dense_posterior(v, response=R, scale=sigma, counts=counts, prior=prior, noise="gaussian")[0, world] - rho
 
     bounds = [-np.inf if half_width is None else grid[0]]
     bounds += [optimize.brentq(excess, grid[e], grid[e + 1], xtol=1e-15, rtol=1e-15) for e in edges]
@@ -207,7 +208,7 @@ def quad_gaussian_delta(values, rho, sigma, world, counts=None, prior=None, npts
     return total
 
 
-def scipy_log_evidence(values, response, scale, counts=None, prior=None):
+def scipy_log_evidence(values, *, response, scale, counts=None, prior=None):
     """The Laplace log-evidence by ``scipy.special.logsumexp``.
 
     ``logsumexp(-|R - f| / scale, b=c pi)`` for one scalar response (the
@@ -223,7 +224,7 @@ def scipy_log_evidence(values, response, scale, counts=None, prior=None):
     return float(logsumexp(a, b=c * p))
 
 
-def scipy_worst_case_risk(values, scale, counts=None, prior=None):
+def scipy_worst_case_risk(values, *, scale, counts=None, prior=None):
     """The worst-case risk by one ``scipy.special.logsumexp`` per world.
 
     max over worlds j of positive weight of pi_j / exp(logsumexp(-|f_j - f|
@@ -239,7 +240,7 @@ def scipy_worst_case_risk(values, scale, counts=None, prior=None):
                for j in np.flatnonzero(w > 0))
 
 
-def brentq_tight_scale(values, rho, risk=None):
+def brentq_tight_scale(values, *, rho, risk=None):
     """The tight scale by ``scipy.optimize.brentq`` on the worst-case risk.
 
     The root of risk(values, s) = rho in log(s), ``risk`` defaulting to
@@ -259,13 +260,13 @@ def brentq_tight_scale(values, rho, risk=None):
     t_hi = np.log(hi)
 
     def g(t):
-        return risk(values, np.exp(t)) - rho
+        return risk(values, scale=np.exp(t)) - rho
 
     t = brentq(g, t_hi - 40.0, t_hi, xtol=1e-14, rtol=4 * np.finfo(float).eps)
     return np.exp(t)
 
 
-def dp_accounting_sigma(epsilon, delta, sensitivity=1.0):
+def dp_accounting_sigma(epsilon, *, delta, sensitivity=1.0):
     """The analytic Gaussian mechanism's sigma from dp-accounting.
 
     ``dp_accounting.get_sigma_gaussian(epsilon, delta)`` (one

@@ -41,7 +41,7 @@ def to_mpf(x):
     return mpmath.mpf(x.numerator) / x.denominator
 
 
-def likelihoods(p, k):
+def likelihoods(p, *, k):
     """The four likelihoods P(report | x) of randomized response, exactly.
 
     With probability ``p`` the reported bit is a coin that shows 1 with
@@ -52,14 +52,14 @@ def likelihoods(p, k):
     return {(1, 1): 1 - p * k, (1, 0): p * (1 - k), (0, 1): p * k, (0, 0): 1 - p + p * k}
 
 
-def epsilon(p, k):
+def epsilon(p, *, k):
     """The exact epsilon of randomized response, by enumeration.
 
     The maximum over reports r and ordered inputs (x, x') of
     ln P(r | x) / P(r | x') (a report that never happens constrains
     nothing).  Returns an mpf at ``DPS`` digits, or ``math.inf``.
     """
-    t = likelihoods(p, k)
+    t = likelihoods(p, k=k)
     with mpmath.workdps(DPS):
         best = mpmath.mpf(0)
         for r in (0, 1):
@@ -75,7 +75,7 @@ def epsilon(p, k):
         return best
 
 
-def epsilon_bound(p, k):
+def epsilon_bound(p, *, k):
     """The simple bound on epsilon, ``-ln(p min(k, 1 - k))``.
 
     At ``DPS`` digits from the exact product; ``math.inf`` where p or
@@ -91,12 +91,12 @@ def epsilon_bound(p, k):
 
 def _joint(p, k, prior, report):
     """{x: P(report | x) P(x)} exactly."""
-    t = likelihoods(p, k)
+    t = likelihoods(p, k=k)
     pr = F(prior)
     return {1: t[report, 1] * pr, 0: t[report, 0] * (1 - pr)}
 
 
-def posterior(p, k, prior, report, value=1):
+def posterior(p, *, k, prior, report, value=1):
     """The posterior P(x = value | report) by Bayes' rule, exactly.
 
     ``prior`` is P(x = 1); ``report`` and ``value`` are bits.  Returns a
@@ -107,29 +107,30 @@ def posterior(p, k, prior, report, value=1):
     return math.nan if tot == 0 else j[value] / tot
 
 
-def risk(p, k, prior, value=1):
+def risk(p, *, k, prior, value=1):
     """The identification risk of the bit ``value``, exactly.
 
     The maximum over the possible reports r of P(x = value | r) (see
     `posterior`).  Returns a Fraction.
     """
-    post = [posterior(p, k, prior, r, value) for r in (0, 1)]
+    post = [posterior(p, k=k, prior=prior, report=r, value=value) for r in (0, 1)]
     return max(v for v in post if not (isinstance(v, float) and math.isnan(v)))
 
 
-def rho(p, k, prior):
+def rho(p, *, k, prior):
     """The worst-case posterior rho of randomized response, exactly.
 
     The maximum over the true bits x of positive prior weight and the
     reports x can produce of P(x | r).  Returns a Fraction.
     """
-    t = likelihoods(p, k)
+    t = likelihoods(p, k=k)
     w = {1: F(prior), 0: 1 - F(prior)}
-    cand = [posterior(p, k, prior, r, x) for x in (0, 1) for r in (0, 1) if w[x] > 0 and t[r, x] > 0]
+    cand = [posterior(p, k=k, prior=prior, report=r, value=x) for x in (0, 1) for r in (0, 1) if w[x] > 0 and t[r,
+                                                                                                                x] > 0]
     return max(cand)
 
 
-def estimate(q, p, k):
+def estimate(q, *, p, k):
     """The unbiased estimate of the share of ones, exactly.
 
     ``(q - p (1 - k)) / (1 - p)`` for the observed share ``q`` of reported
@@ -139,7 +140,7 @@ def estimate(q, p, k):
     return (q - p * (1 - k)) / (1 - p)
 
 
-def variance(q, p, k, n):
+def variance(q, *, p, k, n):
     """The variance of the estimate from ``n`` reports, exactly.
 
     ``q (1 - q) / ((1 - p)^2 n)``; ``math.inf`` (or ``math.nan`` for q in
@@ -178,7 +179,7 @@ def warner_epsilon(p):
         return mpmath.log(to_mpf(p / (1 - p)))
 
 
-def warner_estimate(n_yes, n, p):
+def warner_estimate(n_yes, *, n, p):
     """Warner's unbiased estimate of the number of ones, exactly.
 
     ``(n_yes - n (1 - p)) / (2 p - 1)`` for ``n_yes`` reported ones out of
@@ -188,7 +189,7 @@ def warner_estimate(n_yes, n, p):
     return (n_yes - n * (1 - p)) / (2 * p - 1)
 
 
-def kary_p(epsilon, d):
+def kary_p(epsilon, *, d):
     """The k-ary truth probability, ``e^eps / (e^eps + d - 1)``.
 
     At ``DPS`` digits for ``d`` categories; epsilon = inf gives
@@ -201,7 +202,7 @@ def kary_p(epsilon, d):
         return e / (e + to_mpf(d) - 1)
 
 
-def kary_epsilon(p, d):
+def kary_epsilon(p, *, d):
     """The epsilon of k-ary randomized response, ``max(0, ln(p (d - 1) / (1 - p)))``.
 
     At ``DPS`` digits from the exact quotient: 0 at (a float just below)
@@ -217,7 +218,7 @@ def kary_epsilon(p, d):
         return mpmath.log(to_mpf(ratio))
 
 
-def kary_estimate(counts, epsilon):
+def kary_estimate(counts, *, epsilon):
     """The k-ary unbiased estimates of the category counts, with their scale.
 
     (c_j - n q) / (p - q) with p = `kary_p`, q = (1 - p) / (d - 1), at a

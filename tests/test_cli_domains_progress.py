@@ -51,8 +51,8 @@ def test_integer_and_stepped_domains(bmi_csv, tmp_path, capsys):
     assert {r["m"] for r in bmi} == {"481.0"} and {r["m"] for r in age} == {"74.0"}
     median = [r for r in bmi if r["query"] == "median"]
     dom = di.Domain(12, 60, step=0.1)
-    assert float(median[0]["sensitive_range"]) == di.dataset_sensitive_range("median", BMI, dom)
-    tight = di.dataset_tight_scale("median", BMI, dom, [0.05, 0.2], rtol=1e-12)
+    assert float(median[0]["sensitive_range"]) == di.dataset_sensitive_range("median", data=BMI, candidates=dom)
+    tight = di.dataset_tight_scale("median", data=BMI, candidates=dom, rho=[0.05, 0.2], rtol=1e-12)
     np.testing.assert_array_equal([float(r["tight_scale"]) for r in median], tight)
     # integer text with a step of 1 is the integer domain; 17.0 is an integer
     assert sweep_cli(bmi_csv, out, "bmi=12:60:0.1", "age=17.0:90:1", extra=["--quiet"]) == 0

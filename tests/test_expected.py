@@ -21,7 +21,7 @@ def test_two_worlds_laplace_check_values():
     # Mathematics page, section 10: {0, 1}, b = 1
     assert di.expected_risk([0.0, 1.0], scale=1.0) == pytest.approx(1 - math.exp(-0.5) / 2, rel=1e-15)
     assert round(di.expected_risk([0.0, 1.0], scale=1.0), 6) == 0.696735
-    assert round(di.worst_case_risk([0.0, 1.0], 1.0), 6) == 0.731059
+    assert round(di.worst_case_risk([0.0, 1.0], scale=1.0), 6) == 0.731059
 
 
 def test_two_worlds_gaussian_is_the_normal_cdf_at_half_the_gap():
@@ -115,7 +115,7 @@ def test_between_the_prior_and_the_worst_case(vals, scale, noise):
     e = di.expected_risk(v, scale=scale, noise=noise)
     assert 1 / v.size * (1 - 1e-14) <= e <= 1.0
     if noise == "laplace":
-        assert e <= di.worst_case_risk(v, scale) * (1 + 1e-14)
+        assert e <= di.worst_case_risk(v, scale=scale) * (1 + 1e-14)
     # more noise, less success (a uniform prior)
     assert di.expected_risk(v, scale=2 * scale, noise=noise) <= e * (1 + 1e-14)
 
@@ -190,3 +190,71 @@ def test_bad_values_and_positional_scale():
         di.expected_risk([0.0, np.inf], scale=1.0)
     with pytest.raises(TypeError):
         di.expected_risk([0.0, 1.0], 1.0)  # scale is keyword-only
+
+
+# ------------------------------------------------------------- calibration
+
+@pytest.mark.parametrize("noise", NOISES)
+@pytest.mark.parametrize("with_prior", [False, True])
+def test_calibration_passes_the_evaluator_and_is_tight(noise, with_prior):
+    rng = np.random.default_rng(7)
+    v = rng.normal(0, 3, 300).round(2)
+    prior = rng.uniform(0.5, 2.0, v.size) if with_prior else None
+    top = (1.0 if prior is None else prior.max()) / (v.size if prior is None else prior.sum())
+    rho = np.geomspace(top * 1.01, 0.9, 25).reshape(5, 5)
+    lam = di.tight_scale(v, rho=rho, risk="expected", noise=noise, prior=prior)
+    assert lam.shape == rho.shape and np.all(np.isfinite(lam) & (lam >= 0))
+    got = di.expected_risk(v, scale=lam, noise=noise, prior=prior)
+    assert np.all(got <= rho)
+    live = lam > 0
+    below = di.expected_risk(v, scale=np.nextafter(lam[live], 0), noise=noise, prior=prior)
+    rel = 1e-13 if prior is None else 1e-10  # the target lowered by the evaluation's error bound only
+    assert np.all(below > rho[live] * (1 - rel))
+
+
+@pytest.mark.parametrize("noise", NOISES)
+def test_calibration_meets_rho_exactly_per_the_reference(noise):
+    v, counts, prior, _ = _case(5)
+    v = np.append(v, [10.0, -4.0])
+    counts = np.append(counts, [1.0, 2.0])
+    prior = None if prior is None else np.append(prior, [1.0, 0.5])
+    e0 = di.expected_risk(v, scale=0.0, counts=counts, prior=prior)
+    einf = di.expected_risk(v, scale=np.inf, counts=counts, prior=prior)
+    for rho in np.linspace(einf, e0, 6)[1:-1]:
+        lam = di.tight_scale(v, rho=rho, risk="expected", noise=noise, counts=counts, prior=prior)
+        assert float(R.expected_success(v, lam, noise, counts=counts, prior=prior)) <= rho
+
+
+def test_calibration_limits_are_decided_exactly():
+    v = [0.0, 1.0, 1.0, 5.0]  # no noise: 3 of 4 named; no information: 1 in 4
+    lam = di.tight_scale(v, rho=[0.75, np.nextafter(0.75, 0), 0.25, np.nextafter(0.25, 1), 1.0, 0.0],
+                         risk="expected")
+    assert lam[0] == 0.0 and lam[4] == 0.0 and 0 < lam[1] < np.inf
+    assert lam[2] == np.inf and lam[5] == np.inf and 1e10 < lam[3] < np.inf
+    # just above the limit: the worst case's calibration (it bounds the success)
+    assert lam[3] == di.tight_scale(v, rho=np.nextafter(0.25, 1))
+    assert di.expected_risk(v, scale=lam[3]) <= np.nextafter(0.25, 1)
+    # Gaussian noise has no such bound here: inf, the private side
+    assert di.tight_scale(v, rho=np.nextafter(0.25, 1), risk="expected", noise="gaussian") == np.inf
+    prior = [1.0, 2.0, 1.0, 4.0]  # no noise: (1 + 2 + 4) / 8; no information: 4 / 8
+    lam = di.tight_scale(v, rho=[7 / 8, 0.5, 0.5 * (1 + 1e-9)], risk="expected", prior=prior)
+    assert lam[0] == 0.0 and lam[1] == np.inf and np.isfinite(lam[2])
+
+
+def test_expected_needs_less_noise_than_the_worst_case():
+    toy = [2, 8 / 3, 3, 10 / 3, 11 / 3, 4, 13 / 3, 14 / 3]
+    worst = di.tight_scale(toy, rho=1 / 3)
+    expected = di.tight_scale(toy, rho=1 / 3, risk="expected")
+    assert expected < worst
+    assert di.tight_epsilon(toy, rho=1 / 3, risk="expected") == pytest.approx((14 / 3 - 2) / expected, rel=1e-15)
+
+
+@pytest.mark.parametrize("kwargs, err, match", [
+    (dict(risk="average"), ValueError, "risk must be one of"),
+    (dict(risk=1), TypeError, "risk must be a string"),
+    (dict(noise="gaussian"), ValueError, "gaussian_sigma_for"),
+    (dict(risk="expected", noise="cauchy"), ValueError, "noise"),
+])
+def test_calibration_bad_choices(kwargs, err, match):
+    with pytest.raises(err, match=match):
+        di.tight_scale([0.0, 1.0], rho=0.6, **kwargs)

@@ -120,23 +120,23 @@ def test_world_values_and_sensitive_range_against_brute_force(query, ddof, q, k)
         for known in known_parts(10 * gi + k):
             if query in ("var", "std") and known.size + k <= ddof:
                 continue
-            wv, wc = brute_force.world_values(query, known, grid, k, ddof, q)
-            gv, gc = di.world_values(query, known, d, k=k, ddof=ddof, q=q)
+            wv, wc = brute_force.world_values(query, known=known, candidates=grid, k=k, ddof=ddof, q=q)
+            gv, gc = di.world_values(query, known=known, candidates=d, k=k, ddof=ddof, q=q)
             assert int(gc.sum()) == math.comb(d.size + k - 1, k)
             mv, mc = merge_close(gv, gc)
             bv, bc = merge_close(wv, wc)
             np.testing.assert_allclose(mv, bv, rtol=1e-12, atol=1e-12)
             np.testing.assert_array_equal(mc, bc)
-            s = di.sensitive_range(query, known, d, k=k, ddof=ddof, q=q)
-            s_ref = brute_force.sensitive_range(query, known, grid, k, ddof, q)
+            s = di.sensitive_range(query, known=known, candidates=d, k=k, ddof=ddof, q=q)
+            s_ref = brute_force.sensitive_range(query, known=known, candidates=grid, k=k, ddof=ddof, q=q)
             np.testing.assert_allclose(s, s_ref, rtol=1e-12, atol=1e-12)
             # the explicit-candidates path: the listed points (each k times:
             # the same values, the multisets among the subsets)
             explicit = np.repeat(d.values(), k)
-            np.testing.assert_allclose(s, di.sensitive_range(query, known, explicit, k=k, ddof=ddof, q=q),
-                                       rtol=1e-12, atol=1e-12)
+            s_explicit = di.sensitive_range(query, known=known, candidates=explicit, k=k, ddof=ddof, q=q)
+            np.testing.assert_allclose(s, s_explicit, rtol=1e-12, atol=1e-12)
             if k == 1:
-                ev, ec = di.world_values(query, known, d.values(), ddof=ddof, q=q)
+                ev, ec = di.world_values(query, known=known, candidates=d.values(), ddof=ddof, q=q)
                 np.testing.assert_array_equal(gv, ev)
                 np.testing.assert_array_equal(gc, ec)
 
@@ -147,8 +147,8 @@ def test_contributions_against_brute_force(query, ddof, q):
         for known in known_parts(gi):
             if query in ("var", "std") and known.size + 1 <= ddof:
                 continue
-            got = di.contributions(query, known, domain(grid), ddof=ddof, q=q)
-            want = brute_force.contributions(query, known, grid, ddof, q)
+            got = di.contributions(query, known=known, candidates=domain(grid), ddof=ddof, q=q)
+            want = brute_force.contributions(query, known=known, candidates=grid, ddof=ddof, q=q)
             np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
@@ -162,14 +162,14 @@ def test_dataset_sensitive_range_against_brute_force(query, ddof, q, k):
             data = rng.choice(pts, size)
             if query in ("var", "std") and size <= ddof:
                 continue
-            s_ref, _ = brute_force.dataset_sensitive_range(query, data, grid, k, ddof, q)
-            s = di.dataset_sensitive_range(query, data, domain(grid), k=k, ddof=ddof, q=q)
+            s_ref, _ = brute_force.dataset_sensitive_range(query, data=data, candidates=grid, k=k, ddof=ddof, q=q)
+            s = di.dataset_sensitive_range(query, data=data, candidates=domain(grid), k=k, ddof=ddof, q=q)
             np.testing.assert_allclose(s, s_ref, rtol=1e-12, atol=1e-12)
 
 
 def test_data_off_the_grid_is_named():
     with pytest.raises(ValueError, match=r"data must lie in Domain\(0.0, 1.0, step=0.1\), got 0.25"):
-        di.dataset_sensitive_range("mean", [0.1, 0.25, 0.3], di.Domain(0, 1, step=0.1))
+        di.dataset_sensitive_range("mean", data=[0.1, 0.25, 0.3], candidates=di.Domain(0, 1, step=0.1))
 
 
 def test_tight_scale_covers_every_neighbour_on_a_grid():
@@ -179,10 +179,11 @@ def test_tight_scale_covers_every_neighbour_on_a_grid():
     d = di.Domain(12, 12.6, step=0.1)
     rho = np.array([0.2, 0.4])
     for query in ("mean", "median", "std"):
-        got = di.dataset_tight_scale(query, data, d, rho, rtol=1e-12)
-        per = [di.tight_scale(*di.world_values(query, np.delete(data, i), d)[:1], rho,
-                              counts=di.world_values(query, np.delete(data, i), d)[1], rtol=1e-12)
-               for i in range(data.size)]
+        got = di.dataset_tight_scale(query, data=data, candidates=d, rho=rho, rtol=1e-12)
+        per = []
+        for i in range(data.size):
+            v, c = di.world_values(query, known=np.delete(data, i), candidates=d)
+            per.append(di.tight_scale(v, rho=rho, counts=c, rtol=1e-12))
         np.testing.assert_allclose(got, np.max(per, axis=0), rtol=1e-11)
 
 
@@ -193,10 +194,11 @@ def test_sweep_takes_a_stepped_domain():
     assert t["m"].tolist() == [481.0] * 4
     assert t["domain_source"].tolist() == ["given"] * 4
     np.testing.assert_allclose(t["sensitive_range"][:2], (60 - 12) / 8)
-    np.testing.assert_array_equal(t["sensitive_range"][2:], di.dataset_sensitive_range("median", bmi, d))
-    tight = di.dataset_tight_scale("median", bmi, d, [0.05, 0.2], rtol=1e-12)
+    s_median = di.dataset_sensitive_range("median", data=bmi, candidates=d)
+    np.testing.assert_array_equal(t["sensitive_range"][2:], s_median)
+    tight = di.dataset_tight_scale("median", data=bmi, candidates=d, rho=[0.05, 0.2], rtol=1e-12)
     np.testing.assert_array_equal(t["tight_scale"][2:], tight)
-    np.testing.assert_allclose(t["bound_scale"][:2], di.scale_for_rho([0.05, 0.2], 481, 6.0))
+    np.testing.assert_allclose(t["bound_scale"][:2], di.scale_for_rho([0.05, 0.2], m=481, sensitive_range=6.0))
 
 
 def test_sweep_refuses_off_grid_values_and_a_real_interval():
@@ -227,9 +229,9 @@ def test_property_stepped_sensitive_range_is_the_brute_force_one(lo, step, n, k,
     d = di.Domain(lo, hi, step=step_q)
     assert d.size == n
     np.testing.assert_array_equal(d.values(), brute_force.candidate_values(grid))
-    s = di.sensitive_range(query, known, d, k=k, ddof=ddof, q=q)
-    s_ref = brute_force.sensitive_range(query, known, grid, k, ddof, q)
+    s = di.sensitive_range(query, known=known, candidates=d, k=k, ddof=ddof, q=q)
+    s_ref = brute_force.sensitive_range(query, known=known, candidates=grid, k=k, ddof=ddof, q=q)
     np.testing.assert_allclose(s, s_ref, rtol=1e-12, atol=1e-12)
-    gv, gc = di.world_values(query, known, d, k=k, ddof=ddof, q=q)
+    gv, gc = di.world_values(query, known=known, candidates=d, k=k, ddof=ddof, q=q)
     assert gv[-1] - gv[0] == pytest.approx(s_ref, rel=1e-12, abs=1e-12)
     assert int(gc.sum()) == math.comb(n + k - 1, k)

@@ -98,7 +98,7 @@ def expected_risk(values, *, scale, noise="laplace", counts=None, prior=None, wo
     >>> import diffident as di
     >>> round(di.expected_risk([0.0, 1.0], scale=1.0), 6)
     0.696735
-    >>> round(di.worst_case_risk([0.0, 1.0], 1.0), 6)
+    >>> round(di.worst_case_risk([0.0, 1.0], scale=1.0), 6)
     0.731059
     >>> di.expected_risk([0.0, 1.0], scale=[0.0, float("inf")])   # the limits: 1 and 1/m
     array([1. , 0.5])
@@ -213,27 +213,23 @@ _U = 2.0 ** -53  # the unit roundoff
 _TINY = np.nextafter(0.0, 1.0)
 
 
-def expected_scale(values, rho, *, noise="laplace", counts=None, prior=None, rtol=0.0):
-    """The smallest noise scale whose expected success is at most rho.
+def expected_scale(ws, gauss, flat, rtol):
+    """The smallest noise scale whose expected success is at most rho, for
+    each rho of the 1-d ``flat`` (validated), and the search status.
 
-    The success falls as the scale grows (more noise of either family is
-    the same noise plus independent noise: the adversary cannot gain), from
-    its value without noise to the largest prior share.  Batched over rho;
-    conservative: the scale returned passes `Success` lowered by its error
-    bound, so that its exact success is at most rho.  Returns ``(scale,
-    status)``; 0 where rho is at least the success without noise, inf where
-    rho is at most the largest prior share (unattainable), both decided
-    exactly.
+    The success falls as the scale grows (Mathematics page, section 10),
+    from its value without noise to the largest prior share.  The scale
+    returned passes `Success` lowered by its error bound, so that its exact
+    success is at most rho; 0 where rho is at least the success without
+    noise, inf where rho is at most the largest prior share (unattainable),
+    both decided exactly.  For rho within the error bound (about 1e-14
+    relative) above that share, Laplace noise takes the worst case's scale
+    (the worst case bounds the success), and Gaussian noise gives inf.
     """
-    ws = Worlds(values, counts, prior)
-    gauss = _validate.check_noise(noise)
-    rho = _validate.probability("rho", rho)
-    rtol = _validate.tolerance("rtol", rtol)
-    flat = np.ascontiguousarray(rho, dtype=np.float64).reshape(-1)
-    ev = Success(ws, gauss)
-    out = np.full(flat.shape, np.nan)
     from fractions import Fraction
 
+    ev = Success(ws, gauss)
+    out = np.full(flat.shape, np.nan)
     zero = ev.no_noise()
     out[np.array([Fraction(float(r)) >= zero for r in flat], dtype=bool)] = 0.0
     out[np.isnan(out) & ws.share_at_most(flat, "inf")] = np.inf
@@ -241,13 +237,24 @@ def expected_scale(values, rho, *, noise="laplace", counts=None, prior=None, rto
     status = np.zeros(flat.size, np.int8)
     if todo.size:
         gaps = np.diff(ev.fs)
-        spread = float(ev.fs[-1] - ev.fs[0]) if ev.fs.size > 1 else 1.0
-        lo = np.full(todo.size, max(float(gaps.min()) / 64.0 if gaps.size else 1.0, _TINY))
-        hi = np.full(todo.size, spread if np.isfinite(spread) and spread > 0 else 1.0)
+        with np.errstate(over="ignore"):
+            spread = float(ev.fs[-1] - ev.fs[0])
+        lo = np.full(todo.size, max(float(gaps.min()) / 64.0, _TINY))
+        hi = np.full(todo.size, spread if np.isfinite(spread) else np.finfo(np.float64).max)
         x, st = _search.smallest(lambda i, lam: ev(lam), _search.below(flat[todo], ev.error), lo, hi, rtol=rtol)
         out[todo] = x
         status[todo] = st
-    return out.reshape(np.shape(rho)), status.reshape(np.shape(rho))
+        # within the error bound of the unattainable limit no scale can be
+        # certified by the evaluation; for Laplace noise the worst case
+        # bounds the success from above, and its calibration (which has a
+        # closed-form fallback there) gives a scale that provably meets rho
+        stuck = todo[st == _search.NOT_REACHED]
+        if stuck.size and not gauss:
+            from ._worst_case import smallest_private_scale
+
+            out[stuck] = smallest_private_scale(ws, flat[stuck], rtol)
+            status[stuck] = _search.CONVERGED
+    return out, status
 
 
 def _named(ws, fs, j):

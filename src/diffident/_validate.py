@@ -224,6 +224,18 @@ def integer_index(name, x, n):
     return np.where(a < 0, a + n, a)
 
 
+def choice(name, x, options):
+    """One of the strings ``options``: a TypeError for a non-string, a
+    ValueError naming the choices for another string.
+    """
+    listed = ", ".join(repr(o) for o in options)
+    if not isinstance(x, str):
+        raise TypeError(f"{name} must be a string, one of {listed}; got {x!r}")
+    if x not in options:
+        raise ValueError(f"{name} must be one of {listed}; got {x!r}")
+    return x
+
+
 def check_noise(noise):
     if not isinstance(noise, str):
         raise TypeError(f"noise must be a string, 'laplace' or 'gaussian', got {noise!r}")

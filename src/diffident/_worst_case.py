@@ -289,7 +289,7 @@ def worst_case_risk(values, *, scale, counts=None, prior=None, return_world=Fals
     return _validate.ret(rho, scalar), (int(world) if scalar else world)
 
 
-def tight_scale(values, *, rho, counts=None, prior=None, rtol=0.0):
+def tight_scale(values, *, rho, counts=None, prior=None, rtol=0.0, risk="worst", noise="laplace"):
     """The smallest Laplace scale whose exact worst-case risk is <= rho.
 
     A bracket grown from the paper's closed form, then a safeguarded root
@@ -314,6 +314,16 @@ def tight_scale(values, *, rho, counts=None, prior=None, rtol=0.0):
     rtol : float, optional
         Stop when the bracket is within this relative width.  ``0`` (the
         default) bisects until its two ends are adjacent floats.
+    risk : {"worst", "expected"}, optional
+        The risk to keep at most rho: the worst case of `worst_case_risk`
+        (default), or the adversary's expected success of `expected_risk`
+        (the smallest scale whose success is at most rho, between the
+        success without noise, where the scale is 0, and the largest prior
+        share, where it is inf).
+    noise : {"laplace", "gaussian"}, optional
+        The noise, for ``risk="expected"`` (the scale is then sigma);
+        the worst case is calibrated for Laplace noise (default), as
+        Gaussian noise's worst case is 1 (see `gaussian_sigma_for`).
 
     Returns
     -------
@@ -348,11 +358,36 @@ def tight_scale(values, *, rho, counts=None, prior=None, rtol=0.0):
     >>> toy = [2, 8/3, 3, 10/3, 11/3, 4, 13/3, 14/3]
     >>> round((14/3 - 2) / di.tight_scale(toy, rho=1/3), 9)   # tight epsilon
     2.249596595
+
+    Calibrated to the adversary's expected success instead, the same rho
+    needs less noise (the worst case bounds the success from above):
+
+    >>> lam = di.tight_scale(toy, rho=1/3, risk="expected")
+    >>> round(lam, 6), di.expected_risk(toy, scale=lam) <= 1/3
+    (0.691918, True)
     """
     ws = Worlds(values, counts, prior)
     r = _validate.probability("rho", rho)
     rtol = _validate.tolerance("rtol", rtol)
-    return _validate.ret(smallest_private_scale(ws, r.ravel(), rtol).reshape(r.shape), r.ndim == 0)
+    return _validate.ret(calibrated(ws, r.ravel(), rtol, risk, noise).reshape(r.shape), r.ndim == 0)
+
+
+def calibrated(ws, flat, rtol, risk, noise):
+    """The scale of `tight_scale` for the validated worlds and rho: the
+    worst case's (Laplace noise) or the expected success's (``risk``).
+    """
+    risk = _validate.choice("risk", risk, ("worst", "expected"))
+    gauss = _validate.check_noise(noise)
+    if risk == "worst":
+        if gauss:
+            raise ValueError("noise='gaussian' has a worst-case risk of 1 at every sigma: calibrate its "
+                             "(rho, delta) with gaussian_sigma_for, or its expected success with risk='expected'")
+        return smallest_private_scale(ws, flat, rtol)
+    from ._expected import expected_scale
+
+    lam, status = expected_scale(ws, gauss, flat, rtol)
+    _search.warn_unconverged(status, "tight_scale")
+    return lam
 
 
 def smallest_private_scale(ws, flat, rtol):
@@ -451,7 +486,7 @@ def smallest_scale(risk, rho, rtol):
     return _search.smallest(lambda i, x: risk(x, strict=False)[0], _search.below(rho, risk.error), lo, hi, rtol=rtol)
 
 
-def tight_epsilon(values, *, rho, counts=None, prior=None, rtol=0.0):
+def tight_epsilon(values, *, rho, counts=None, prior=None, rtol=0.0, risk="worst"):
     """Epsilon of the tight calibration: ``ptp(values) / tight_scale(...)``.
 
     The Laplace mechanism's epsilon for the query's sensitive range (the
@@ -471,6 +506,8 @@ def tight_epsilon(values, *, rho, counts=None, prior=None, rtol=0.0):
     rtol : float, optional
         Relative precision of the tight scale, as for `tight_scale`
         (default 0: adjacent floats).
+    risk : {"worst", "expected"}, optional
+        The risk calibrated, as for `tight_scale` (Laplace noise).
 
     Returns
     -------
@@ -502,7 +539,7 @@ def tight_epsilon(values, *, rho, counts=None, prior=None, rtol=0.0):
     ws = Worlds(values, counts, prior)
     r = _validate.probability("rho", rho)
     rtol = _validate.tolerance("rtol", rtol)
-    lam = smallest_private_scale(ws, r.ravel(), rtol).reshape(r.shape)
+    lam = calibrated(ws, r.ravel(), rtol, risk, "laplace").reshape(r.shape)
     fs = ws.groups()[0]
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         # the spread over the scale, halved first: values near +-1e308

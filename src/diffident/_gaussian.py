@@ -596,7 +596,8 @@ def gaussian_sigma_for(values, rho, delta, *, counts=None, prior=None, world=Non
     >>> s = di.gaussian_sigma_for([0.0, 1.0, 2.0], 0.9, 0.05)
     >>> bool(di.gaussian_delta([0.0, 1.0, 2.0], 0.9, s) <= 0.05)
     True
-    >>> float(di.gaussian_sigma_for([0.0, 1.0, 2.0], 1 / 3, 0.05))  # fl(1/3) < 1/3: unattainable
+    >>> # fl(1/3) < 1/3: unattainable
+    >>> float(di.gaussian_sigma_for([0.0, 1.0, 2.0], 1 / 3, 0.05))
     inf
     """
     ws = Worlds(values, counts, prior)

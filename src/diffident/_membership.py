@@ -300,7 +300,8 @@ def membership_tight_scale(query, known, candidates, rho, *, k=1, rtol=0.0):
     >>> s = di.membership_tight_scale("sum", [], c, 0.6, k=2)
     >>> bool(di.membership_risk("sum", [], c, s, k=2) <= 0.6)
     True
-    >>> di.membership_tight_scale("sum", [], c, [0.4, 1.0], k=2)   # the prior, certainty
+    >>> # the prior, certainty
+    >>> di.membership_tight_scale("sum", [], c, [0.4, 1.0], k=2)
     array([inf,  0.])
     """
     mb = _Membership(query, known, candidates, k)

@@ -520,8 +520,8 @@ def dataset_sensitive_range(query, data, candidates, *, k=1, ddof=0, q=0.5, retu
     >>> import diffident as di
     >>> di.dataset_sensitive_range("median", [1, 2, 3, 9], di.Domain(0, 10))
     4.0
-    >>> S, removed = di.dataset_sensitive_range("median", [1, 2, 3, 9], di.Domain(0, 10),
-    ...                                         return_removed=True)
+    >>> S, removed = di.dataset_sensitive_range(
+    ...     "median", [1, 2, 3, 9], di.Domain(0, 10), return_removed=True)
     >>> removed.tolist()
     [1, 2]
     """

@@ -266,9 +266,11 @@ def worst_case_risk(values, scale, *, compute=True):
 
     Examples
     --------
-    >>> import numpy as np, dask.array as da, diffident as di, diffident.dask as ddask
+    >>> import numpy as np, dask.array as da
+    >>> import diffident as di, diffident.dask as ddask
     >>> v = np.sort(np.random.default_rng(0).normal(size=10_000))
-    >>> bool(ddask.worst_case_risk(da.from_array(v, chunks=999), 0.1) == di.worst_case_risk(v, 0.1))
+    >>> bool(ddask.worst_case_risk(da.from_array(v, chunks=999), 0.1)
+    ...      == di.worst_case_risk(v, 0.1))
     True
     """
     dask, da = _dask()

@@ -15,7 +15,10 @@ desktop width. On each page:
 * every request went to a ``file:`` or ``data:`` URL, and none failed;
 * no script raised;
 * no code block scrolls sideways (``scrollWidth <= clientWidth``);
-* every "See Also" entry is a link.
+* every "See Also" entry is a link (and, in the built HTML of every page,
+  leads to an anchor that exists).
+
+The search, from ``file://`` too, finds results.
 
 Skipped, with the reason, when mkdocs (the ``docs`` extra) or Chromium
 (``apt-get install chromium``) is absent; ``DIFFIDENT_REQUIRE_BROWSER=1``

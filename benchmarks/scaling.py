@@ -27,7 +27,7 @@ about 1e-6 at m = 1e7, so it is never simply 1 or 1/m.
 Panel ``worst_case_risk``: the worst-case risk that the library calibrates,
 ``max_j 1 / sum_k exp(-|f_j - f_k| / scale)``.
 
-* ``diffident``: ``diffident.worst_case_risk(values, scale)``. It is exact
+* ``diffident``: ``diffident.worst_case_risk(values, scale=scale)``. It is exact
   and O(m log m), and the time includes the sort.
 * ``scipy``: one ``scipy.special.logsumexp(-np.abs(values[j] - values) / scale)``
   per world j, then ``max_j 1 / exp(.)``. This is O(m^2).
@@ -37,7 +37,7 @@ Panel ``worst_case_risk``: the worst-case risk that the library calibrates,
 Panel ``log_evidence``: the posterior's normaliser for one response R = 37.5,
 ``log sum_k exp(-|R - f_k| / scale)``. All three methods are O(m).
 
-* ``diffident``: ``diffident.log_evidence(values, R, scale)``.
+* ``diffident``: ``diffident.log_evidence(values, response=R, scale=scale)``.
 * ``scipy``: ``scipy.special.logsumexp(-np.abs(R - values) / scale)``.
 * ``dense``: ``np.log(np.sum(np.exp(-(E - E.min())))) - E.min()`` with
   ``E = np.abs(R - values) / scale``,

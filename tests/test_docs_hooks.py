@@ -12,7 +12,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def _hook():
-    spec = importlib.util.spec_from_file_location("maths_links", ROOT / "docs" / "hooks" / "maths_links.py")
+    spec = importlib.util.spec_from_file_location("maths_links", ROOT / "mkdocs_hooks" / "maths_links.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod

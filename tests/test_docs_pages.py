@@ -7,8 +7,9 @@ scratch working directory (holding ``adult.csv`` when the page needs it):
 * ```` ```pycon ```` blocks are doctests: their output is checked (with
   ``ELLIPSIS`` and ``NORMALIZE_WHITESPACE``);
 * ```` ```console ```` blocks: every ``$ diffident ...`` line runs the
-  command line in-process and the lines after it, when given, are its
-  expected output (``...`` matches anything);
+  command line in-process (a line ending in a backslash goes on on the next
+  one) and the lines after it, when given, are its expected output
+  (``...`` matches anything);
 * ```` ```bash ```` blocks: every ``diffident`` command in them runs (exit
   status 0); other commands (``pip``, ``python``, ``mkdocs``, ``asv``) are
   installation or developer steps the CI runs elsewhere.
@@ -81,6 +82,9 @@ def run_console(body, where):
             assert not line.strip(), f"{where}: output without a command: {line!r}"
             continue
         command = line[2:].strip()
+        while command.endswith("\\") and i < len(lines):  # continued on the next line
+            command = command[:-1].rstrip() + " " + lines[i].strip()
+            i += 1
         expected = []
         while i < len(lines) and not lines[i].startswith("$ "):
             expected.append(lines[i])

@@ -12,7 +12,8 @@ window.MathJax = {
 };
 
 document$.subscribe(() => {
-  MathJax.startup.output.clearCache()
+  // The SVG output keeps no font cache to clear (the CommonHTML output does).
+  if (MathJax.startup.output.clearCache) MathJax.startup.output.clearCache()
   MathJax.typesetClear()
   MathJax.texReset()
   MathJax.typesetPromise()

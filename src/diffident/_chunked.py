@@ -267,7 +267,8 @@ def chunked_log_evidence(chunks, *, response, scale, noise="laplace"):
     --------
     >>> import numpy as np, diffident as di
     >>> v = np.random.default_rng(0).normal(size=10_000)
-    >>> a = di.chunked_log_evidence(di.iter_chunks(v, chunk_size=999), response=0.3, scale=0.5)
+    >>> a = di.chunked_log_evidence(di.iter_chunks(v, chunk_size=999), response=0.3,
+    ...                             scale=0.5)
     >>> bool(np.isclose(a, di.log_evidence(v, response=0.3, scale=0.5), rtol=1e-13))
     True
     """
@@ -322,8 +323,10 @@ def chunked_disclosure_risk(chunks, *, response, scale, world_value, world_weigh
     --------
     >>> import numpy as np, diffident as di
     >>> v = np.random.default_rng(0).normal(size=10_000)
-    >>> p = di.chunked_disclosure_risk(di.iter_chunks(v, chunk_size=999), response=0.3, scale=0.5, world_value=v[7])
-    >>> bool(np.isclose(p, di.disclosure_risk(v, response=0.3, scale=0.5, world=7), rtol=1e-13))
+    >>> p = di.chunked_disclosure_risk(di.iter_chunks(v, chunk_size=999),
+    ...                                response=0.3, scale=0.5, world_value=v[7])
+    >>> bool(np.isclose(p, di.disclosure_risk(v, response=0.3, scale=0.5, world=7),
+    ...                 rtol=1e-13))
     True
     """
     fw = float(_validate.finite("world_value", world_value))
@@ -378,7 +381,8 @@ def chunked_worst_case_risk(chunks, *, scale):
     >>> import numpy as np, diffident as di
     >>> v = np.sort(np.random.default_rng(0).normal(size=10_000))
     >>> parts = [v[a:a + 1000] for a in range(0, v.size, 1000)]
-    >>> bool(di.chunked_worst_case_risk(parts, scale=0.1) == di.worst_case_risk(v, scale=0.1))
+    >>> whole = di.worst_case_risk(v, scale=0.1)
+    >>> bool(di.chunked_worst_case_risk(parts, scale=0.1) == whole)
     True
     """
     lam = _validate.scale_or_limit("scale", scale)

@@ -391,7 +391,8 @@ def scale_for_rho(rho, *, m, sensitive_range):
     Examples
     --------
     >>> import diffident as di
-    >>> float(di.scale_for_rho(0.1, m=99, sensitive_range=98 / 48842))  # Adult hours-per-week
+    >>> # Adult hours-per-week
+    >>> float(di.scale_for_rho(0.1, m=99, sensitive_range=98 / 48842))
     0.0008403207231434117
     """
     scalar = _validate.is_scalar(rho, m, sensitive_range)

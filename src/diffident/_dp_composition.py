@@ -239,7 +239,8 @@ def rho_after_composition(epsilons, *, m, axis=-1):
     Examples
     --------
     >>> from diffident import rho_after_composition
-    >>> round(rho_after_composition([0.5, 0.5], m=2), 12)   # = rho_for_epsilon(1, 2)
+    >>> # = rho_for_epsilon(1, 2)
+    >>> round(rho_after_composition([0.5, 0.5], m=2), 12)
     0.73105857863
     """
     eps = _sum_up(_compose_args(epsilons, None)[0], axis)  # compose_sequential's core

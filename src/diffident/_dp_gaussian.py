@@ -675,7 +675,8 @@ def analytic_gaussian_sigma(epsilon, *, delta, sensitivity=1.0):
     >>> from diffident import analytic_gaussian_sigma
     >>> round(analytic_gaussian_sigma(1.0, delta=1e-5), 10)
     3.7306316348
-    >>> analytic_gaussian_sigma([0.5, 1.0, float("inf")], delta=1e-5, sensitivity=2.0).round(6)
+    >>> analytic_gaussian_sigma([0.5, 1.0, float("inf")], delta=1e-5,
+    ...                         sensitivity=2.0).round(6)
     array([14.063653,  7.461263,  0.      ])
     """
     scalar, e, d, s = _calibration_args(epsilon, delta, sensitivity)

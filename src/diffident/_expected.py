@@ -100,13 +100,15 @@ def expected_risk(values, *, scale, noise="laplace", counts=None, prior=None, wo
     0.696735
     >>> round(di.worst_case_risk([0.0, 1.0], scale=1.0), 6)
     0.731059
-    >>> di.expected_risk([0.0, 1.0], scale=[0.0, float("inf")])   # the limits: 1 and 1/m
+    >>> # the limits: 1 and 1/m
+    >>> di.expected_risk([0.0, 1.0], scale=[0.0, float("inf")])
     array([1. , 0.5])
 
     A prior that favours world 0 makes the adversary name it more often,
     and the other world less (on average over the prior, 2/3 and 1/3):
 
-    >>> [round(di.expected_risk([0.0, 1.0], scale=1.0, prior=[2.0, 1.0], world=j), 6) for j in (0, 1)]
+    >>> [round(di.expected_risk([0.0, 1.0], scale=1.0, prior=[2.0, 1.0], world=j),
+    ...        6) for j in (0, 1)]
     [0.785559, 0.571118]
     >>> round(di.expected_risk([0.0, 1.0], scale=1.0, prior=[2.0, 1.0]), 6)
     0.714079

@@ -506,7 +506,8 @@ def gaussian_delta(values, *, rho, sigma, counts=None, prior=None, world=None):
     >>> # two worlds: delta = Phi(d / (2 sigma) + sigma ln((1 - rho) / rho) / d)
     >>> round(di.gaussian_delta([0.0, 1.0], rho=0.9, sigma=1.0, world=0), 10)
     0.0448271051
-    >>> di.gaussian_delta([0.0, 1.0, 2.0], rho=0.9, sigma=1.0, world=[0, 1, 2]).round(6)
+    >>> di.gaussian_delta([0.0, 1.0, 2.0], rho=0.9, sigma=1.0, world=[0, 1,
+    ...                                                               2]).round(6)
     array([0.0413, 0.    , 0.0413])
     """
     ws = Worlds(values, counts, prior)
@@ -596,7 +597,8 @@ def gaussian_sigma_for(values, *, rho, delta, counts=None, prior=None, world=Non
     >>> s = di.gaussian_sigma_for([0.0, 1.0, 2.0], rho=0.9, delta=0.05)
     >>> bool(di.gaussian_delta([0.0, 1.0, 2.0], rho=0.9, sigma=s) <= 0.05)
     True
-    >>> float(di.gaussian_sigma_for([0.0, 1.0, 2.0], rho=1 / 3, delta=0.05))  # fl(1/3) < 1/3: unattainable
+    >>> # fl(1/3) < 1/3: unattainable
+    >>> float(di.gaussian_sigma_for([0.0, 1.0, 2.0], rho=1 / 3, delta=0.05))
     inf
     """
     ws = Worlds(values, counts, prior)

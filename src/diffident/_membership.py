@@ -177,10 +177,12 @@ def membership_risk(query, *, known, candidates, scale, k=1, individual=None, re
     Examples
     --------
     >>> import diffident as di
-    >>> r = di.membership_risk("sum", known=[], candidates=[0, 1, 2, 3, 10], scale=1.0, k=2)
+    >>> r = di.membership_risk("sum", known=[], candidates=[0, 1, 2, 3, 10],
+    ...                        scale=1.0, k=2)
     >>> 2 / 5 < r < 1
     True
-    >>> di.membership_risk("sum", known=[], candidates=[0, 1, 2, 3, 10], scale=[0.0, float("inf")], k=2)
+    >>> di.membership_risk("sum", known=[], candidates=[0, 1, 2, 3, 10],
+    ...                    scale=[0.0, float("inf")], k=2)
     array([1. , 0.4])
     """
     mb = _Membership(query, known, candidates, k)
@@ -300,7 +302,9 @@ def membership_tight_scale(query, *, known, candidates, rho, k=1, rtol=0.0):
     >>> s = di.membership_tight_scale("sum", known=[], candidates=c, rho=0.6, k=2)
     >>> bool(di.membership_risk("sum", known=[], candidates=c, scale=s, k=2) <= 0.6)
     True
-    >>> di.membership_tight_scale("sum", known=[], candidates=c, rho=[0.4, 1.0], k=2)   # the prior, certainty
+    >>> # the prior, certainty
+    >>> di.membership_tight_scale("sum", known=[], candidates=c, rho=[0.4, 1.0],
+    ...                           k=2)
     array([inf,  0.])
     """
     mb = _Membership(query, known, candidates, k)

@@ -195,18 +195,22 @@ def dataset_tight_scale(query, *, data, candidates, rho, k=1, ddof=0, q=0.5, rto
     Examples
     --------
     >>> import diffident as di
-    >>> data = [6, 6, 0, 4, 3, 2, 3, 3]                  # Mathematics page, section 9
+    >>> data = [6, 6, 0, 4, 3, 2, 3, 3]  # Mathematics page, section 9
     >>> dom = di.Domain(0, 7)
-    >>> S, first = di.dataset_sensitive_range("std", data=data, candidates=dom, return_removed=True)
-    >>> first.tolist()                                    # the paper's D' misses the 0
+    >>> S, first = di.dataset_sensitive_range("std", data=data, candidates=dom,
+    ...                                       return_removed=True)
+    >>> first.tolist()  # the paper's D' misses the 0
     [2]
     >>> v, c = di.world_values("std", known=data[:2] + data[3:], candidates=dom)
-    >>> round(di.tight_scale(v, rho=0.5, counts=c), 6)       # enough for that D' alone
+    >>> # enough for that D' alone
+    >>> round(di.tight_scale(v, rho=0.5, counts=c), 6)
     0.156626
-    >>> lam, removed = di.dataset_tight_scale("std", data=data, candidates=dom, rho=0.5, return_removed=True)
-    >>> round(lam, 6), removed, data[removed]           # a D' missing a 6 needs more
+    >>> lam, removed = di.dataset_tight_scale(
+    ...     "std", data=data, candidates=dom, rho=0.5, return_removed=True)
+    >>> round(lam, 6), removed, data[removed]  # a D' missing a 6 needs more
     (0.160756, 0, 6)
-    >>> di.dataset_tight_scale("std", data=data, candidates=dom, rho=[0.3, 0.5, 0.7]).round(6)
+    >>> di.dataset_tight_scale("std", data=data, candidates=dom, rho=[0.3, 0.5,
+    ...                                                               0.7]).round(6)
     array([0.300952, 0.160756, 0.105449])
     """
     qy, k, x, cands, return_removed, max_worlds = dataset_setup(query, data, candidates, k, ddof, q,

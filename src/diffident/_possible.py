@@ -138,10 +138,12 @@ def world_values(query, *, known, candidates, k=1, ddof=0, q=0.5, max_worlds=10*
     Examples
     --------
     >>> import diffident as di
-    >>> v, c = di.world_values("median", known=[1, 3], candidates=[2, 4, 5, 6, 7, 8, 9, 10])
+    >>> v, c = di.world_values("median", known=[1, 3], candidates=[2, 4, 5, 6, 7, 8,
+    ...                                                            9, 10])
     >>> v.tolist(), c.tolist()                 # the paper's toy example
     ([2.0, 3.0], [1, 7])
-    >>> v, c = di.world_values("sum", known=[], candidates=di.Domain(0, 2), k=2)   # multisets
+    >>> # multisets
+    >>> v, c = di.world_values("sum", known=[], candidates=di.Domain(0, 2), k=2)
     >>> v.tolist(), c.tolist()
     ([0.0, 1.0, 2.0, 3.0, 4.0], [1, 1, 2, 1, 1])
     """
@@ -378,7 +380,8 @@ def sensitive_range(query, *, known, candidates, k=1, ddof=0, q=0.5, max_worlds=
     --------
     >>> import diffident as di
     >>> U_minus_known = [2, 4, 5, 6, 7, 8, 9, 10]     # paper sec. 4
-    >>> round(di.sensitive_range("mean", known=[1, 3], candidates=U_minus_known), 12)
+    >>> round(di.sensitive_range("mean", known=[1, 3], candidates=U_minus_known),
+    ...       12)
     2.666666666667
     >>> di.sensitive_range("median", known=[1, 3], candidates=U_minus_known)
     1.0
@@ -434,7 +437,8 @@ def contributions(query, *, known, candidates, ddof=0, q=0.5):
     Examples
     --------
     >>> import diffident as di
-    >>> di.contributions("max", known=[1.0, 5.0], candidates=[0.0, 2.0, 9.0]).tolist()
+    >>> di.contributions("max", known=[1.0, 5.0], candidates=[0.0, 2.0,
+    ...                                                       9.0]).tolist()
     [4.0, 4.0, 4.0]
     """
     qy, k, cands, kn = setup(query, known, candidates, 1, ddof, q)
@@ -528,10 +532,12 @@ def dataset_sensitive_range(query, *, data, candidates, k=1, ddof=0, q=0.5, retu
     Examples
     --------
     >>> import diffident as di
-    >>> di.dataset_sensitive_range("median", data=[1, 2, 3, 9], candidates=di.Domain(0, 10))
+    >>> di.dataset_sensitive_range("median", data=[1, 2, 3, 9],
+    ...                            candidates=di.Domain(0, 10))
     4.0
-    >>> S, removed = di.dataset_sensitive_range("median", data=[1, 2, 3, 9], candidates=di.Domain(0, 10),
-    ...                                         return_removed=True)
+    >>> S, removed = di.dataset_sensitive_range(
+    ...     "median", data=[1, 2, 3, 9], candidates=di.Domain(0, 10),
+    ...     return_removed=True)
     >>> removed.tolist()
     [1, 2]
     """

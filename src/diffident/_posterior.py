@@ -211,7 +211,8 @@ def log_evidence(values, *, response, scale, counts=None, prior=None, noise="lap
     Examples
     --------
     >>> import diffident as di
-    >>> round(di.log_evidence([0.0, 1.0], response=0.0, scale=1.0), 12)   # log(1 + e^-1)
+    >>> # log(1 + e^-1)
+    >>> round(di.log_evidence([0.0, 1.0], response=0.0, scale=1.0), 12)
     0.313261687518
     """
     ws, shape, (R, lam), gauss = _points(values, response, scale, counts, prior, noise)

@@ -111,7 +111,8 @@ class SweepTable(dict):
     Examples
     --------
     >>> import numpy as np, diffident as di
-    >>> t = di.sweep({"x": np.arange(1.0, 11.0)}, queries=["mean"], rho=[0.2, 0.5], domains={"x": (1, 10)})
+    >>> t = di.sweep({"x": np.arange(1.0, 11.0)}, queries=["mean"], rho=[0.2, 0.5],
+    ...              domains={"x": (1, 10)})
     >>> len(t), t["bound_scale"].round(4).tolist()
     (2, [1.1098, 0.4096])
     >>> di.SweepTable({"rho": [0.1, 0.2], "scale": [3.0, 1.5]})
@@ -287,7 +288,8 @@ class SweepTable(dict):
         Examples
         --------
         >>> import io, diffident as di
-        >>> buf = di.SweepTable({"rho": [0.1, 0.2], "scale": [3.0, float("inf")]}).to_json(io.StringIO())
+        >>> table = di.SweepTable({"rho": [0.1, 0.2], "scale": [3.0, float("inf")]})
+        >>> buf = table.to_json(io.StringIO())
         >>> buf.getvalue()
         '[{"rho": 0.1, "scale": 3.0}, {"rho": 0.2, "scale": "inf"}]'
         """
@@ -365,12 +367,14 @@ class SweepTable(dict):
         Examples
         --------
         >>> import numpy as np, diffident as di
-        >>> t = di.sweep({"x": np.arange(1.0, 11.0)}, queries=["mean", "median"], rho=[0.2, 0.5],
+        >>> t = di.sweep({"x": np.arange(1.0, 11.0)}, queries=["mean", "median"],
+        ...              rho=[0.2, 0.5],
         ...              domains={"x": (1, 10)})
         >>> ds = t.to_xarray()
         >>> dict(ds.sizes)
         {'column': 1, 'query': 2, 'n': 1, 'rho': 2, 'calibration': 2}
-        >>> cell = ds["scale"].sel(column="x", query="mean", n=10, rho=0.2, calibration="bound")
+        >>> cell = ds["scale"].sel(column="x", query="mean", n=10, rho=0.2,
+        ...                        calibration="bound")
         >>> bool(cell == t["bound_scale"][0])
         True
         """
@@ -804,7 +808,8 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
     --------
     >>> import numpy as np, diffident as di
     >>> hours = np.random.default_rng(0).integers(1, 100, 2000).astype(float)
-    >>> t = di.sweep({"hours": hours}, queries=["mean"], rho=[0.015, 0.1], domains={"hours": (1, 99)})
+    >>> t = di.sweep({"hours": hours}, queries=["mean"], rho=[0.015, 0.1],
+    ...              domains={"hours": (1, 99)})
     >>> t["m"][0], bool(np.all(t["tight_scale"] < t["bound_scale"]))
     (np.float64(99.0), True)
     >>> t["domain_source"][0]

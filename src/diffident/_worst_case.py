@@ -272,7 +272,8 @@ def worst_case_risk(values, *, scale, counts=None, prior=None, return_world=Fals
     >>> toy = [2, 8/3, 3, 10/3, 11/3, 4, 13/3, 14/3]   # paper sec. 4, means
     >>> round(di.worst_case_risk(toy, scale=2.128628267061142), 6)
     0.229438
-    >>> di.worst_case_risk(toy, scale=[0.0, float("inf")])     # the limits: 1 and 1/m
+    >>> # the limits: 1 and 1/m
+    >>> di.worst_case_risk(toy, scale=[0.0, float("inf")])
     array([1.   , 0.125])
     """
     ws = Worlds(values, counts, prior)

@@ -122,7 +122,8 @@ def log_evidence(values, *, response, scale, noise="laplace", compute=True):
     --------
     >>> import numpy as np, dask.array as da, diffident.dask as ddask
     >>> v = np.random.default_rng(0).normal(size=10_000)
-    >>> a = ddask.log_evidence(da.from_array(v, chunks=1000), response=0.3, scale=0.5)
+    >>> a = ddask.log_evidence(da.from_array(v, chunks=1000), response=0.3,
+    ...                        scale=0.5)
     >>> import diffident as di
     >>> bool(np.isclose(a, di.log_evidence(v, response=0.3, scale=0.5), rtol=1e-13))
     True
@@ -266,9 +267,11 @@ def worst_case_risk(values, *, scale, compute=True):
 
     Examples
     --------
-    >>> import numpy as np, dask.array as da, diffident as di, diffident.dask as ddask
+    >>> import numpy as np, dask.array as da
+    >>> import diffident as di, diffident.dask as ddask
     >>> v = np.sort(np.random.default_rng(0).normal(size=10_000))
-    >>> bool(ddask.worst_case_risk(da.from_array(v, chunks=999), scale=0.1) == di.worst_case_risk(v, scale=0.1))
+    >>> bool(ddask.worst_case_risk(da.from_array(v, chunks=999), scale=0.1)
+    ...      == di.worst_case_risk(v, scale=0.1))
     True
     """
     dask, da = _dask()

@@ -172,7 +172,8 @@ def synthetic_rows(seed=0, *, n=None):
     >>> from diffident.replicate import synthetic_rows
     >>> rows = synthetic_rows(0, n=1000)
     >>> sorted(rows), rows["age"].shape
-    (['age', 'capital-gain', 'capital-loss', 'educational-num', 'hours-per-week'], (1000,))
+    (['age', 'capital-gain', 'capital-loss', 'educational-num',
+      'hours-per-week'], (1000,))
     >>> bool(rows["age"].min() >= 17 and rows["age"].max() <= 90)
     True
     """

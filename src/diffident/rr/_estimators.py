@@ -285,7 +285,8 @@ def kary_estimate(counts, *, epsilon):
     Examples
     --------
     >>> from diffident import rr
-    >>> rr.kary_estimate([500, 250, 250], epsilon=1.0986122886681098).round(9)  # p = 3/5
+    >>> # p = 3/5
+    >>> rr.kary_estimate([500, 250, 250], epsilon=1.0986122886681098).round(9)
     array([750., 125., 125.])
     """
     c = finite("counts", counts)

@@ -141,7 +141,8 @@ def identification_risk(p, *, k, prior, value=1):
     >>> from diffident import rr
     >>> rr.identification_risk(0.5, k=0.5, prior=0.5)    # Warner's coin at 3/4
     0.75
-    >>> round(rr.identification_risk(0.5, k=0.5, prior=0.1), 12)   # 0.3 / (0.3 + 0.9)
+    >>> # 0.3 / (0.3 + 0.9)
+    >>> round(rr.identification_risk(0.5, k=0.5, prior=0.1), 12)
     0.25
     """
     scalar = is_scalar(p, k, prior, value)

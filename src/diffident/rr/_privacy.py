@@ -78,7 +78,8 @@ def epsilon(p, *, k):
     1.098612288668
     >>> rr.epsilon(0.0, k=0.5), rr.epsilon(1.0, k=0.3), rr.epsilon(0.5, k=0.0)
     (inf, 0.0, inf)
-    >>> round(rr.epsilon(1e-300, k=1e-300), 6)     # p k underflows; epsilon does not
+    >>> # p k underflows; epsilon does not
+    >>> round(rr.epsilon(1e-300, k=1e-300), 6)
     1381.551056
     """
     scalar = is_scalar(p, k)

@@ -114,7 +114,8 @@ def kary_sample(x, *, epsilon, d, rng):
     >>> import numpy as np
     >>> from diffident import rr
     >>> rng = np.random.default_rng(0)
-    >>> reports = rr.kary_sample(np.zeros(100_000, dtype=int), epsilon=np.log(3), d=4, rng=rng)
+    >>> reports = rr.kary_sample(np.zeros(100_000, dtype=int), epsilon=np.log(3),
+    ...                          d=4, rng=rng)
     >>> np.bincount(reports, minlength=4).round(-3)   # p = 1/2, others 1/6
     array([50000, 17000, 17000, 17000])
     """

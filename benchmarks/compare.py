@@ -196,7 +196,7 @@ def case_worst_case_many_scales(quick, rng):
 
 
 COLD_CODE = ("import diffident, numpy as np; "
-             "diffident.worst_case_risk(np.arange(10.), 1.0)")
+             "diffident.worst_case_risk(np.arange(10.), scale=1.0)")
 
 
 def case_cold_start(quick, rng):

@@ -20,6 +20,7 @@ import numbers
 
 import numba
 import numpy as np
+import numpy.typing as npt
 
 from . import _validate
 from ._kernels import queries
@@ -100,7 +101,7 @@ class Domain:
 
     __slots__ = ("lo", "hi", "integer")
 
-    def __init__(self, lo, hi, *, integer=True):
+    def __init__(self, lo: float, hi: float, *, integer: bool = True) -> None:
         for name, x in (("lo", lo), ("hi", hi)):
             if isinstance(x, (bool, np.bool_)) or not isinstance(x, (numbers.Real, np.number)):
                 raise TypeError(f"{name} must be a real number, got {x!r}")
@@ -119,7 +120,7 @@ class Domain:
         self.lo, self.hi, self.integer = lo, hi, bool(integer)
 
     @property
-    def size(self):
+    def size(self) -> float:
         """Number of candidate values: hi - lo + 1, or inf for a real interval.
 
         Examples
@@ -132,7 +133,7 @@ class Domain:
         """
         return int(self.hi) - int(self.lo) + 1 if self.integer else math.inf  # exact Python ints
 
-    def values(self):
+    def values(self) -> npt.NDArray[np.float64]:
         """The candidate values lo, ..., hi of an integer domain.
 
         Returns
@@ -162,14 +163,14 @@ class Domain:
                              "rescale the domain")
         return np.arange(self.lo, self.hi + 1.0)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         lo, hi = (int(self.lo), int(self.hi)) if self.integer else (self.lo, self.hi)
         return f"Domain({lo!r}, {hi!r}, integer={self.integer})"
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Domain) and (self.lo, self.hi, self.integer) == (other.lo, other.hi, other.integer)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((self.lo, self.hi, self.integer))
 
 

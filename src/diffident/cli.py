@@ -18,6 +18,7 @@ import math
 import os
 import sys
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -236,7 +237,7 @@ def build_parser():
     return p
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``diffident`` command on ``argv`` (default: the process's arguments); its exit status."""
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)

@@ -156,7 +156,8 @@ def compose_sequential(epsilons: RealArrayLike, *, deltas: RealArrayLike | None 
     >>> compose_sequential([0.5, 0.5], deltas=[1e-6, 1e-6])
     (1.0, 2e-06)
     """
-    return _composed(epsilons, deltas, axis, _sum_up)
+    out: FloatOrArray | tuple[FloatOrArray, FloatOrArray] = _composed(epsilons, deltas, axis, _sum_up)
+    return out
 
 
 @overload
@@ -214,7 +215,8 @@ def compose_parallel(epsilons: RealArrayLike, *, deltas: RealArrayLike | None = 
     >>> compose_parallel([0.1, 0.5], deltas=[1e-5, 1e-7])
     (0.5, 1e-05)
     """
-    return _composed(epsilons, deltas, axis, _largest)
+    out: FloatOrArray | tuple[FloatOrArray, FloatOrArray] = _composed(epsilons, deltas, axis, _largest)
+    return out
 
 
 def rho_after_composition(epsilons: RealArrayLike, *, m: RealArrayLike, axis: int = -1) -> FloatOrArray:

@@ -312,4 +312,5 @@ def multi_tight_scale(values: RealArrayLike, *, rho: RealArrayLike, spread: Real
                                            rtol=rtol)
         _search.warn_unconverged(status, "multi_tight_scale")
     with np.errstate(over="ignore"):  # as risk_at forms them
-        return u.reshape(r.shape)[..., None] * sp
+        scales: FloatArray = u.reshape(r.shape)[..., None] * sp
+    return scales

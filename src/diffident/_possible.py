@@ -152,7 +152,8 @@ def world_values(query: QueryLike, *, known: RealArrayLike, candidates: Candidat
     """
     qy, k, cands, kn = setup(query, known, candidates, k, ddof, q)
     max_worlds = _validate.integer("max_worlds", max_worlds)
-    return world_values_of(qy, k, cands, kn, max_worlds)
+    worlds: tuple[FloatArray, IntArray] = world_values_of(qy, k, cands, kn, max_worlds)
+    return worlds
 
 
 def world_values_of(qy, k, cands, kn, max_worlds):
@@ -449,7 +450,7 @@ def contributions(query: QueryLike, *, known: RealArrayLike, candidates: Candida
     other_min = np.where(idx == order[0], lo2, lo1)
     other_max = np.where(idx == order[-1], hi2, hi1)
     with np.errstate(over="ignore"):  # a range beyond the float range: inf
-        c = np.maximum(f - other_min, other_max - f)
+        c: FloatArray = np.maximum(f - other_min, other_max - f)
     if cands.order is None:
         return c
     out = np.empty(n)
@@ -551,7 +552,8 @@ def dataset_sensitive_range(query: QueryLike, *, data: RealArrayLike, candidates
     """
     qy, k, x, cands, return_removed, max_worlds = dataset_setup(query, data, candidates, k, ddof, q,
                                                                 return_removed, max_worlds)
-    return dataset_sensitive_range_of(qy, k, x, cands, return_removed, max_worlds)
+    out: float | tuple[float, IntArray] = dataset_sensitive_range_of(qy, k, x, cands, return_removed, max_worlds)
+    return out
 
 
 def dataset_sensitive_range_of(qy, k, x, cands, return_removed, max_worlds, order=None):

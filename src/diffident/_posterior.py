@@ -281,7 +281,8 @@ def log_posterior(values: RealArrayLike, *, response: RealArrayLike, scale: Real
     [-0.313262, -1.313262]
     """
     ws, shape, (R, lam), gauss = _points(values, response, scale, counts, prior, noise)
-    return log_posterior_rows(ws, R, lam, gauss).reshape(shape + (ws.n,))
+    rows: FloatArray = log_posterior_rows(ws, R, lam, gauss).reshape(shape + (ws.n,))
+    return rows
 
 
 def log_posterior_rows(ws, R, lam, gauss):
@@ -362,7 +363,8 @@ def posterior(values: RealArrayLike, *, response: RealArrayLike, scale: RealArra
     1.0
     """
     ws, shape, (R, lam), gauss = _points(values, response, scale, counts, prior, noise)
-    return np.exp(log_posterior_rows(ws, R, lam, gauss)).reshape(shape + (ws.n,))
+    rows: FloatArray = np.exp(log_posterior_rows(ws, R, lam, gauss)).reshape(shape + (ws.n,))
+    return rows
 
 
 def disclosure_risk(values: RealArrayLike, *, response: RealArrayLike, scale: RealArrayLike, world: RealArrayLike = 0,

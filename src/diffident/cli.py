@@ -249,7 +249,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            status = args.func(args, sys.stdout)
+            status: int = args.func(args, sys.stdout)
         except BrokenPipeError:  # output piped into a reader that stopped (| head)
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 0

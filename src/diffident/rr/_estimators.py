@@ -319,4 +319,5 @@ def kary_estimate(counts: RealArrayLike, *, epsilon: RealArrayLike) -> FloatArra
     with np.errstate(over="ignore", under="ignore"):
         half = np.exp(-0.5 * e)
         term = np.where(e > 700.0, (a * half) * half, a / np.expm1(e))
-        return np.ldexp(c + term, shift) if shift else c + term
+        out: FloatArray = np.ldexp(c + term, shift) if shift else c + term
+        return out

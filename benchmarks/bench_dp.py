@@ -50,7 +50,7 @@ class AnalyticGaussian:
         self.get_sigma = _dp_accounting()
         self.time_diffident(n_eps, delta)
         if self.get_sigma is not None:
-            self.get_sigma(1.0, delta)
+            self.get_sigma(1.0, delta=delta)
 
     def time_diffident(self, n_eps, delta):
         analytic_gaussian_sigma(self.eps, delta=delta)
@@ -58,7 +58,7 @@ class AnalyticGaussian:
     def time_dp_accounting_loop(self, n_eps, delta):
         if self.get_sigma is None:
             raise NotImplementedError("dp-accounting is not installed")
-        self.get_sigma(self.eps, delta)
+        self.get_sigma(self.eps, delta=delta)
 
     time_dp_accounting_loop.number = 1
     time_dp_accounting_loop.repeat = (1, 3, 20.0)
@@ -68,7 +68,7 @@ class AnalyticGaussian:
             raise NotImplementedError("dp-accounting is not installed")
         sub = self.eps[:: max(1, self.eps.size // 100)]
         ours = analytic_gaussian_sigma(sub, delta=delta)
-        ref = self.get_sigma(sub, delta)
+        ref = self.get_sigma(sub, delta=delta)
         return float(np.max(np.abs(ours / ref - 1.0)))
 
     track_rel_diff_vs_dp_accounting.unit = "relative"
@@ -105,7 +105,7 @@ class ScalarCalls:
     def time_dp_accounting_scalar(self):
         if self.get_sigma is None:
             raise NotImplementedError("dp-accounting is not installed")
-        self.get_sigma(1.0, 1e-6)
+        self.get_sigma(1.0, delta=1e-6)
 
     def time_posterior_bound_scalar(self):
         posterior_bound(1.0, prior=0.1)

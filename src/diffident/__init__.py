@@ -85,5 +85,16 @@ __all__ = [
     "iter_chunks",
     "dp",
     "rr",
+    # the names of diffident.dp, importable from here too (listed, not added
+    # at run time, so that type checkers see them exported)
+    "analytic_gaussian_sigma",
+    "analytic_gaussian_delta",
+    "classic_gaussian_sigma",
+    "ClassicGaussianWarning",
+    "posterior_bound",
+    "epsilon_for_posterior",
+    "compose_sequential",
+    "compose_parallel",
+    "rho_after_composition",
+    "epsilon_per_release",
 ]
-__all__ += dp.__all__  # the names of diffident.dp, importable from here too

@@ -9,12 +9,16 @@ disk, paged in by the operating system).  Results equal the in-memory
 functions'.
 """
 
+from collections.abc import Iterable, Iterator
+from typing import Any
+
 import numba
 import numpy as np
 
 from . import _validate
 from ._grouping import chunk_groups
 from ._kernels import evidence, worstcase
+from ._typing import FloatOrArray, Noise, RealArrayLike
 from ._worlds import (
     check_scaling,
     energy_factor,
@@ -27,7 +31,7 @@ from ._worst_case import RISK_SHIFT, inverse_scales, scale_down_up, spread_expon
 __all__ = ["chunked_log_evidence", "chunked_disclosure_risk", "chunked_worst_case_risk", "iter_chunks"]
 
 
-def iter_chunks(values, *, chunk_size=1 << 20, counts=None):
+def iter_chunks(values: Any, *, chunk_size: int = 1 << 20, counts: Any = None) -> Iterator[tuple[Any, Any]]:
     """Split an array into (values, counts) chunks for the chunked functions.
 
     A ``np.memmap`` works too: its slices are read lazily, so
@@ -221,7 +225,8 @@ def _fold_all(chunks, response, scale, noise, exact=False):
     return shape, st
 
 
-def chunked_log_evidence(chunks, *, response, scale, noise="laplace"):
+def chunked_log_evidence(chunks: Iterable[Any], *, response: RealArrayLike, scale: RealArrayLike,
+                         noise: Noise = "laplace") -> FloatOrArray:
     """`log_evidence` over world values given in chunks.
 
     The chunks are read once, in order, each folded into per-response
@@ -277,7 +282,8 @@ def chunked_log_evidence(chunks, *, response, scale, noise="laplace"):
     return _validate.ret(logev.reshape(shape), len(shape) == 0)
 
 
-def chunked_disclosure_risk(chunks, *, response, scale, world_value, world_weight=1.0, noise="laplace"):
+def chunked_disclosure_risk(chunks: Iterable[Any], *, response: RealArrayLike, scale: RealArrayLike, world_value: float,
+                            world_weight: float = 1.0, noise: Noise = "laplace") -> FloatOrArray:
     """`disclosure_risk` out of core: the posterior of one world, given by its value.
 
     The world values come in chunks, as for `chunked_log_evidence`; the
@@ -336,7 +342,7 @@ def chunked_disclosure_risk(chunks, *, response, scale, world_value, world_weigh
     return _validate.ret(out.reshape(shape), len(shape) == 0)
 
 
-def chunked_worst_case_risk(chunks, *, scale):
+def chunked_worst_case_risk(chunks: Iterable[Any], *, scale: RealArrayLike) -> FloatOrArray:
     """`worst_case_risk` over sorted world values given in chunks.
 
     The sweep's left carry runs forwards through the chunks and its right

@@ -29,9 +29,12 @@ computed in log space in double-double arithmetic (`diffident._dd`, about
   float next to the inverse is certified by `diffident._search.boundary`.
 """
 
+from typing import overload
+
 import numpy as np
 
 from . import _dd, _search, _validate
+from ._typing import FloatOrArray, RealArrayLike
 
 __all__ = ["epsilon_for_rho", "scale_for_rho", "rho_for_epsilon", "risk_bound", "min_rho", "effective_worlds"]
 
@@ -271,7 +274,15 @@ def _certified(check, first, x0, increasing, what):
     return np.where(status == _search.NOT_REACHED, np.inf if increasing else 0.0, x)
 
 
-def epsilon_for_rho(rho, *, m):
+@overload
+def epsilon_for_rho(rho: float, *, m: float) -> float: ...
+
+
+@overload
+def epsilon_for_rho(rho: RealArrayLike, *, m: RealArrayLike) -> FloatOrArray: ...
+
+
+def epsilon_for_rho(rho: RealArrayLike, *, m: RealArrayLike) -> FloatOrArray:
     """The paper's epsilon for a risk bound rho over m possible worlds.
 
     ``epsilon = ln((m - 1) rho / (1 - rho))`` (Mathematics page, eq. 3.3:
@@ -350,7 +361,15 @@ def _feasible(r, mm):
     return cand
 
 
-def scale_for_rho(rho, *, m, sensitive_range):
+@overload
+def scale_for_rho(rho: float, *, m: float, sensitive_range: float) -> float: ...
+
+
+@overload
+def scale_for_rho(rho: RealArrayLike, *, m: RealArrayLike, sensitive_range: RealArrayLike) -> FloatOrArray: ...
+
+
+def scale_for_rho(rho: RealArrayLike, *, m: RealArrayLike, sensitive_range: RealArrayLike) -> FloatOrArray:
     """The paper's Laplace scale for a risk bound rho (Mathematics page, eq. 3.2).
 
     ``scale = S / ln((m - 1) rho / (1 - rho))`` guarantees
@@ -426,7 +445,15 @@ def laplace_scale(r, mm, s):
     return lam.reshape(shape)
 
 
-def rho_for_epsilon(epsilon, *, m):
+@overload
+def rho_for_epsilon(epsilon: float, *, m: float) -> float: ...
+
+
+@overload
+def rho_for_epsilon(epsilon: RealArrayLike, *, m: RealArrayLike) -> FloatOrArray: ...
+
+
+def rho_for_epsilon(epsilon: RealArrayLike, *, m: RealArrayLike) -> FloatOrArray:
     """The risk bound that an epsilon-DP Laplace release guarantees.
 
     ``rho = 1 / (1 + (m - 1) exp(-epsilon))`` (Mathematics page, eq. 3.3):
@@ -471,7 +498,15 @@ def rho_for_epsilon(epsilon, *, m):
     return _validate.ret(_rho_of_eps(e, _validate.worlds("m", m)), scalar)
 
 
-def risk_bound(scale, *, m, sensitive_range):
+@overload
+def risk_bound(scale: float, *, m: float, sensitive_range: float) -> float: ...
+
+
+@overload
+def risk_bound(scale: RealArrayLike, *, m: RealArrayLike, sensitive_range: RealArrayLike) -> FloatOrArray: ...
+
+
+def risk_bound(scale: RealArrayLike, *, m: RealArrayLike, sensitive_range: RealArrayLike) -> FloatOrArray:
     """The paper's upper bound on the identification risk of a Laplace release.
 
     ``1 / (1 + (m - 1) exp(-S / scale))`` (Mathematics page, eq. 3.1): no
@@ -524,7 +559,15 @@ def laplace_risk(lam, mm, s):
     return _risk(lam, mm, s, lh, ll).reshape(shape)
 
 
-def min_rho(m):
+@overload
+def min_rho(m: float) -> float: ...
+
+
+@overload
+def min_rho(m: RealArrayLike) -> FloatOrArray: ...
+
+
+def min_rho(m: RealArrayLike) -> FloatOrArray:
     """The lowest reachable risk, 1/m (a random guess among m worlds).
 
     No release, however noisy, pushes the adversary's posterior of the true
@@ -565,7 +608,7 @@ def min_rho(m):
     return _validate.ret(1.0 / _validate.worlds("m", m), scalar)
 
 
-def effective_worlds(prior, *, axis=-1):
+def effective_worlds(prior: RealArrayLike, *, axis: int = -1) -> FloatOrArray:
     """The number of worlds that a non-uniform prior is worth.
 
     ``1 / max_j pi_j`` for the normalised prior (Mathematics page, eq. 3.4).

@@ -5,9 +5,12 @@ Composed epsilons and deltas are sums rounded upward, never below the
 exact sum.
 """
 
+from typing import overload
+
 import numpy as np
 
 from . import _closed_form, _dd, _search
+from ._typing import FloatOrArray, RealArrayLike
 from ._validate import is_scalar, privacy_epsilon, probability, releases, ret, worlds
 
 
@@ -78,7 +81,17 @@ def _largest(x, axis):
     return np.max(x, axis=axis, initial=0.0)
 
 
-def compose_sequential(epsilons, *, deltas=None, axis=-1):
+@overload
+def compose_sequential(epsilons: RealArrayLike, *, deltas: None = None, axis: int = -1) -> FloatOrArray: ...
+
+
+@overload
+def compose_sequential(epsilons: RealArrayLike, *, deltas: RealArrayLike, axis: int = -1) -> tuple[FloatOrArray,
+                                                                                           FloatOrArray]: ...
+
+
+def compose_sequential(epsilons: RealArrayLike, *, deltas: RealArrayLike | None = None,
+                       axis: int = -1) -> FloatOrArray | tuple[FloatOrArray, FloatOrArray]:
     """Basic sequential composition: (sum epsilon_i, sum delta_i)-DP.
 
     Releasing several mechanisms on the same data, with parameters
@@ -143,10 +156,21 @@ def compose_sequential(epsilons, *, deltas=None, axis=-1):
     >>> compose_sequential([0.5, 0.5], deltas=[1e-6, 1e-6])
     (1.0, 2e-06)
     """
-    return _composed(epsilons, deltas, axis, _sum_up)
+    out: FloatOrArray | tuple[FloatOrArray, FloatOrArray] = _composed(epsilons, deltas, axis, _sum_up)
+    return out
 
 
-def compose_parallel(epsilons, *, deltas=None, axis=-1):
+@overload
+def compose_parallel(epsilons: RealArrayLike, *, deltas: None = None, axis: int = -1) -> FloatOrArray: ...
+
+
+@overload
+def compose_parallel(epsilons: RealArrayLike, *, deltas: RealArrayLike, axis: int = -1) -> tuple[FloatOrArray,
+                                                                                         FloatOrArray]: ...
+
+
+def compose_parallel(epsilons: RealArrayLike, *, deltas: RealArrayLike | None = None,
+                     axis: int = -1) -> FloatOrArray | tuple[FloatOrArray, FloatOrArray]:
     """Parallel composition: (max epsilon_i, max delta_i)-DP.
 
     Mechanisms applied to disjoint parts of the data (each person in one
@@ -191,10 +215,11 @@ def compose_parallel(epsilons, *, deltas=None, axis=-1):
     >>> compose_parallel([0.1, 0.5], deltas=[1e-5, 1e-7])
     (0.5, 1e-05)
     """
-    return _composed(epsilons, deltas, axis, _largest)
+    out: FloatOrArray | tuple[FloatOrArray, FloatOrArray] = _composed(epsilons, deltas, axis, _largest)
+    return out
 
 
-def rho_after_composition(epsilons, *, m, axis=-1):
+def rho_after_composition(epsilons: RealArrayLike, *, m: RealArrayLike, axis: int = -1) -> FloatOrArray:
     """The paper's risk bound after several epsilon-DP releases of the same data.
 
     ``rho = 1 / (1 + (m - 1) exp(-sum epsilon_i))``: `rho_for_epsilon` at
@@ -269,7 +294,15 @@ def _times_le(k, e, total):
     return (t - p) - err >= 0.0
 
 
-def epsilon_per_release(rho, *, m, k):
+@overload
+def epsilon_per_release(rho: float, *, m: float, k: int) -> float: ...
+
+
+@overload
+def epsilon_per_release(rho: RealArrayLike, *, m: RealArrayLike, k: RealArrayLike) -> FloatOrArray: ...
+
+
+def epsilon_per_release(rho: RealArrayLike, *, m: RealArrayLike, k: RealArrayLike) -> FloatOrArray:
     """The epsilon for each of k releases so that the composed risk stays <= rho.
 
     Each of k releases of the same data may use ``epsilon_for_rho(rho,

@@ -11,11 +11,13 @@ estimate, certified by `diffident._search.boundary`);
 
 import math
 import warnings
+from typing import overload
 
 import numpy as np
 from scipy.special import erfcx, log_ndtr, ndtri
 
 from . import _dd, _search
+from ._typing import FloatOrArray, RealArrayLike
 from ._validate import is_scalar, non_negative, privacy_delta, privacy_epsilon, ret, scale_or_limit
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
@@ -513,7 +515,17 @@ def _calibration_args(epsilon, delta, sensitivity):
     return scalar, e, d, s
 
 
-def analytic_gaussian_delta(sigma, *, epsilon, sensitivity=1.0):
+@overload
+def analytic_gaussian_delta(sigma: float, *, epsilon: float, sensitivity: float = 1.0) -> float: ...
+
+
+@overload
+def analytic_gaussian_delta(sigma: RealArrayLike, *, epsilon: RealArrayLike,
+                            sensitivity: RealArrayLike = 1.0) -> FloatOrArray: ...
+
+
+def analytic_gaussian_delta(sigma: RealArrayLike, *, epsilon: RealArrayLike,
+                            sensitivity: RealArrayLike = 1.0) -> FloatOrArray:
     """The exact delta of the Gaussian mechanism at noise sigma.
 
     The smallest delta for which adding N(0, sigma^2) noise to a query of
@@ -591,7 +603,17 @@ def analytic_gaussian_delta(sigma, *, epsilon, sensitivity=1.0):
     return ret(_gauss_delta(sg, e, s), scalar)
 
 
-def analytic_gaussian_sigma(epsilon, *, delta, sensitivity=1.0):
+@overload
+def analytic_gaussian_sigma(epsilon: float, *, delta: float, sensitivity: float = 1.0) -> float: ...
+
+
+@overload
+def analytic_gaussian_sigma(epsilon: RealArrayLike, *, delta: RealArrayLike,
+                            sensitivity: RealArrayLike = 1.0) -> FloatOrArray: ...
+
+
+def analytic_gaussian_sigma(epsilon: RealArrayLike, *, delta: RealArrayLike,
+                            sensitivity: RealArrayLike = 1.0) -> FloatOrArray:
     """The analytic Gaussian mechanism: the smallest sigma for (epsilon, delta)-DP.
 
     Balle and Wang (ICML 2018, Algorithm 1 / Theorem 8): the smallest sigma
@@ -700,7 +722,17 @@ def analytic_gaussian_sigma(epsilon, *, delta, sensitivity=1.0):
     return ret(out.reshape(shape), scalar)
 
 
-def classic_gaussian_sigma(epsilon, *, delta, sensitivity=1.0):
+@overload
+def classic_gaussian_sigma(epsilon: float, *, delta: float, sensitivity: float = 1.0) -> float: ...
+
+
+@overload
+def classic_gaussian_sigma(epsilon: RealArrayLike, *, delta: RealArrayLike,
+                           sensitivity: RealArrayLike = 1.0) -> FloatOrArray: ...
+
+
+def classic_gaussian_sigma(epsilon: RealArrayLike, *, delta: RealArrayLike,
+                           sensitivity: RealArrayLike = 1.0) -> FloatOrArray:
     """The classic Gaussian calibration ``S sqrt(2 ln(1.25/delta)) / epsilon``.
 
     Dwork and Roth (2014), Theorem A.1.  It gives (epsilon, delta)-DP only

@@ -5,9 +5,12 @@ Both are evaluated in double-double arithmetic like the paper's closed
 forms (`diffident._closed_form`), which are the case P = 1/m.
 """
 
+from typing import overload
+
 import numpy as np
 
 from . import _closed_form, _dd
+from ._typing import FloatOrArray, RealArrayLike
 from ._validate import is_scalar, privacy_epsilon, probability, ret
 
 
@@ -39,7 +42,15 @@ def _posterior_bound(e, p, lh, ll):
     return np.where(p == 0.0, 0.0, out)
 
 
-def posterior_bound(epsilon, *, prior):
+@overload
+def posterior_bound(epsilon: float, *, prior: float) -> float: ...
+
+
+@overload
+def posterior_bound(epsilon: RealArrayLike, *, prior: RealArrayLike) -> FloatOrArray: ...
+
+
+def posterior_bound(epsilon: RealArrayLike, *, prior: RealArrayLike) -> FloatOrArray:
     """The Bayesian reading of epsilon-DP: the largest posterior after a release.
 
     An adversary who must tell two worlds apart and gives the true one prior
@@ -97,7 +108,15 @@ def posterior_bound(epsilon, *, prior):
     return ret(_posterior_bound(e, p, lh, ll).reshape(shape), scalar)
 
 
-def epsilon_for_posterior(posterior, *, prior):
+@overload
+def epsilon_for_posterior(posterior: float, *, prior: float) -> float: ...
+
+
+@overload
+def epsilon_for_posterior(posterior: RealArrayLike, *, prior: RealArrayLike) -> FloatOrArray: ...
+
+
+def epsilon_for_posterior(posterior: RealArrayLike, *, prior: RealArrayLike) -> FloatOrArray:
     """The largest epsilon that keeps an adversary's posterior at or below q.
 
     The epsilon at which `posterior_bound` equals the given posterior q for

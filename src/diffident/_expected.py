@@ -8,17 +8,34 @@ true world (drawn from the prior) and the noise.  It lies between the
 largest prior share and the worst case.
 """
 
+from typing import overload
+
 import numpy as np
 
 from . import _search, _validate
 from ._kernels import expected as kern
+from ._typing import FloatOrArray, RealArrayLike
 from ._worlds import Worlds
 from ._worst_case import spread_exponent
 
 __all__ = ["expected_risk"]
 
 
-def expected_risk(values, *, scale, noise="laplace", counts=None, prior=None, world=None):
+@overload
+def expected_risk(values: RealArrayLike, *, scale: float, noise: str = "laplace",
+                  counts: RealArrayLike | None = None, prior: RealArrayLike | None = None,
+                  world: int | None = None) -> float: ...
+
+
+@overload
+def expected_risk(values: RealArrayLike, *, scale: RealArrayLike, noise: str = "laplace",
+                  counts: RealArrayLike | None = None, prior: RealArrayLike | None = None,
+                  world: int | None = None) -> FloatOrArray: ...
+
+
+def expected_risk(values: RealArrayLike, *, scale: RealArrayLike, noise: str = "laplace",
+                  counts: RealArrayLike | None = None, prior: RealArrayLike | None = None,
+                  world: int | None = None) -> FloatOrArray:
     """The probability that the best adversary names the true world.
 
     The adversary knows the possible worlds and their prior, sees the

@@ -19,6 +19,7 @@ CDF), so that the sigma it returns keeps the exact delta within the
 target.
 """
 
+
 import math
 from fractions import Fraction
 
@@ -29,6 +30,7 @@ from . import _search, _validate
 from ._grouping import group_sums, runs
 from ._kernels import gaussian
 from ._kernels import sort as radix
+from ._typing import FloatOrArray, RealArrayLike
 from ._worlds import Worlds
 
 __all__ = ["gaussian_delta", "gaussian_sigma_for"]
@@ -441,7 +443,9 @@ def _representatives(model):
     return live[np.sort(first)]
 
 
-def gaussian_delta(values, *, rho, sigma, counts=None, prior=None, world=None):
+def gaussian_delta(values: RealArrayLike, *, rho: RealArrayLike, sigma: RealArrayLike,
+                   counts: RealArrayLike | None = None,
+                   prior: RealArrayLike | None = None, world: int | None = None) -> FloatOrArray:
     """(rho, delta)-identifiability of a Gaussian release: the delta at sigma.
 
     delta is the probability, over R ~ N(f_j, sigma^2), that the posterior of
@@ -530,7 +534,10 @@ def gaussian_delta(values, *, rho, sigma, counts=None, prior=None, world=None):
     return _validate.ret(d.reshape(T, reps.size).max(axis=1).reshape(shape), len(shape) == 0)
 
 
-def gaussian_sigma_for(values, *, rho, delta, counts=None, prior=None, world=None, rtol=1e-9):
+def gaussian_sigma_for(values: RealArrayLike, *, rho: RealArrayLike, delta: RealArrayLike,
+                       counts: RealArrayLike | None = None,
+                       prior: RealArrayLike | None = None, world: int | None = None,
+                       rtol: float = 1e-9) -> FloatOrArray:
     """The smallest Gaussian sigma meeting a (rho, delta) target.
 
     The answer keeps ``gaussian_delta(values, rho=rho, sigma=sigma) <= delta`` for the

@@ -15,6 +15,7 @@ monotone there: the worst response is a world value, and the two-sided sweep
 (Mathematics page, eq. 4.2) gives both sums at every world value in O(u).
 """
 
+
 import math
 from fractions import Fraction
 
@@ -25,6 +26,7 @@ from ._kernels import subsets
 from ._kernels.evidence import sweep_sums, sweep_work
 from ._possible import sum_grid
 from ._posterior import log_evidence_of, log_posterior_rows
+from ._typing import CandidatesLike, FloatOrArray, QueryLike, RealArrayLike
 from ._world_sets import Candidates, Known, Query, check_k, check_magnitudes
 from ._worlds import Worlds, energy_factor
 from ._worst_case import spread_exponent, sweep_error
@@ -119,7 +121,9 @@ class _Membership:
         return np.minimum(out, 1.0)
 
 
-def membership_risk(query, *, known, candidates, scale, k=1, individual=None, response=None):
+def membership_risk(query: QueryLike, *, known: RealArrayLike, candidates: CandidatesLike, scale: RealArrayLike,
+                    k: int = 1,
+                    individual: RealArrayLike | None = None, response: RealArrayLike | None = None) -> FloatOrArray:
     """The adversary's posterior that a candidate is one of the k unknown people.
 
     After a Laplace release of a sum or a mean: at given responses, or (by
@@ -252,7 +256,9 @@ def _no_noise_needed(mb, rho):
     return out
 
 
-def membership_tight_scale(query, *, known, candidates, rho, k=1, rtol=0.0):
+def membership_tight_scale(query: QueryLike, *, known: RealArrayLike, candidates: CandidatesLike, rho: RealArrayLike,
+                           k: int = 1,
+                           rtol: float = 0.0) -> FloatOrArray:
     """The smallest Laplace scale that keeps every membership posterior <= rho.
 
     Every candidate's worst-case membership posterior (`membership_risk`)

@@ -1,10 +1,14 @@
 """Independent Laplace releases seen by one adversary (Mathematics page, section 7)."""
 
+
+from typing import Literal, overload
+
 import numba
 import numpy as np
 
 from . import _search, _validate
 from ._kernels import multi
+from ._typing import FloatArray, FloatOrArray, IntOrArray, RealArrayLike
 from ._worlds import Worlds
 from ._worst_case import Risk, below_normal_again, inverse_scales, spread_exponent
 
@@ -117,7 +121,23 @@ class _Releases:
         return self.ws.groups(need_rep=True)[3][arg] if self.q == 1 else arg
 
 
-def multi_worst_case_risk(values, *, scale, counts=None, prior=None, return_world=False):
+@overload
+def multi_worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts: RealArrayLike | None = None,
+                          prior: RealArrayLike | None = None
+                          ,
+                          return_world: Literal[False] = False) -> FloatOrArray: ...
+
+
+@overload
+def multi_worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts: RealArrayLike | None = None,
+                          prior: RealArrayLike | None = None
+                          ,
+                          return_world: Literal[True]) -> tuple[FloatOrArray, IntOrArray]: ...
+
+
+def multi_worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts: RealArrayLike | None = None,
+                          prior: RealArrayLike | None = None, return_world: bool = False
+                          ) -> FloatOrArray | tuple[FloatOrArray, IntOrArray]:
     """The exact worst-case risk of q independent Laplace releases seen together.
 
     One adversary sees Laplace releases of q different queries on the same
@@ -195,7 +215,9 @@ def multi_worst_case_risk(values, *, scale, counts=None, prior=None, return_worl
     return (risk, arg) if return_world else risk
 
 
-def multi_tight_scale(values, *, rho, spread=None, counts=None, prior=None, rtol=0.0):
+def multi_tight_scale(values: RealArrayLike, *, rho: RealArrayLike, spread: RealArrayLike | None = None,
+                      counts: RealArrayLike | None = None, prior: RealArrayLike | None = None,
+                      rtol: float = 0.0) -> FloatArray:
     """The smallest proportional scales that keep the multi-release risk <= rho.
 
     The scales are ``u * spread_t`` for a common factor u (by default each
@@ -290,4 +312,5 @@ def multi_tight_scale(values, *, rho, spread=None, counts=None, prior=None, rtol
                                            rtol=rtol)
         _search.warn_unconverged(status, "multi_tight_scale")
     with np.errstate(over="ignore"):  # as risk_at forms them
-        return u.reshape(r.shape)[..., None] * sp
+        scales: FloatArray = u.reshape(r.shape)[..., None] * sp
+    return scales

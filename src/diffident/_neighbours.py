@@ -59,7 +59,9 @@ held to rho lowered by the largest error bound the evaluation of any
 removal's worlds can have (`_set_error`).
 """
 
+
 import math
+from typing import Literal, overload
 
 import numba
 import numpy as np
@@ -73,6 +75,7 @@ from ._possible import (
     value_multisets,
     world_values_of,
 )
+from ._typing import CandidatesLike, FloatOrArray, IntOrArray, QueryLike, RealArrayLike
 from ._world_sets import Known, count_text
 from ._worlds import Worlds
 from ._worst_case import (
@@ -97,8 +100,29 @@ _UNIT = 2.0 ** -53
 _ORDER_STATS = (queries.MEDIAN, queries.QUANTILE, queries.MIN, queries.MAX, queries.COUNT)
 
 
-def dataset_tight_scale(query, *, data, candidates, rho, k=1, ddof=0, q=0.5, rtol=0.0, max_worlds=10**8,
-                        return_removed=False):
+@overload
+def dataset_tight_scale(query: QueryLike, *, data: RealArrayLike, candidates: CandidatesLike, rho: RealArrayLike,
+                        k: int = 1,
+                        ddof: int = 0, q: float = 0.5,
+                        rtol: float = 0.0, max_worlds: int = 10**8
+                        ,
+                        return_removed: Literal[False] = False) -> FloatOrArray: ...
+
+
+@overload
+def dataset_tight_scale(query: QueryLike, *, data: RealArrayLike, candidates: CandidatesLike, rho: RealArrayLike,
+                        k: int = 1,
+                        ddof: int = 0, q: float = 0.5,
+                        rtol: float = 0.0, max_worlds: int = 10**8
+                        ,
+                        return_removed: Literal[True]) -> tuple[FloatOrArray, IntOrArray]: ...
+
+
+def dataset_tight_scale(query: QueryLike, *, data: RealArrayLike, candidates: CandidatesLike, rho: RealArrayLike,
+                        k: int = 1,
+                        ddof: int = 0, q: float = 0.5,
+                        rtol: float = 0.0, max_worlds: int = 10**8, return_removed: bool = False
+                        ) -> FloatOrArray | tuple[FloatOrArray, IntOrArray]:
     """The smallest Laplace scale whose exact worst case meets rho for every D'.
 
     The adversary may be missing any k individuals of the data (the paper's
@@ -341,7 +365,7 @@ class Problem:
         elif self.k == 1 and qy.named and qy.code in (queries.VAR, queries.STD):
             self.sets = [[i] for i in range(nrem)]  # distinct removed values, distinct moments
         else:  # evaluate every removal, group equal world sets
-            seen: dict = {}
+            seen: dict[tuple[bytes, bytes], int] = {}
             self.sets = []
             for i in range(nrem):
                 fs, c = self.grouped(i)

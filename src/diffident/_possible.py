@@ -10,13 +10,16 @@ and the largest spread over every choice of D' from a data set
 Mathematics page, section 6; any other query is evaluated on every world.
 """
 
+
 import itertools
 import math
+from typing import Literal, overload
 
 import numpy as np
 
 from . import _dd, _grouping, _validate
 from ._kernels import queries
+from ._typing import CandidatesLike, FloatArray, IntArray, QueryLike, RealArrayLike
 from ._world_sets import (
     Candidates,
     Domain,
@@ -64,7 +67,9 @@ def _enumerate(qy, k, cands, kn, max_worlds, reduce=None):
     return _grouping.group_counts(np.concatenate(parts_v), np.concatenate(parts_c))
 
 
-def world_values(query, *, known, candidates, k=1, ddof=0, q=0.5, max_worlds=10**8):
+def world_values(query: QueryLike, *, known: RealArrayLike, candidates: CandidatesLike, k: int = 1, ddof: int = 0,
+                 q: float = 0.5,
+                 max_worlds: int = 10**8) -> tuple[FloatArray, IntArray]:
     """The query's distinct values over every possible world, with counts.
 
     The worlds are ``known + S`` for every choice S of k unknown individuals
@@ -149,7 +154,8 @@ def world_values(query, *, known, candidates, k=1, ddof=0, q=0.5, max_worlds=10*
     """
     qy, k, cands, kn = setup(query, known, candidates, k, ddof, q)
     max_worlds = _validate.integer("max_worlds", max_worlds)
-    return world_values_of(qy, k, cands, kn, max_worlds)
+    worlds: tuple[FloatArray, IntArray] = world_values_of(qy, k, cands, kn, max_worlds)
+    return worlds
 
 
 def world_values_of(qy, k, cands, kn, max_worlds):
@@ -322,7 +328,9 @@ def _min_var_rows(k, cands, kn):
     return np.array(rows)
 
 
-def sensitive_range(query, *, known, candidates, k=1, ddof=0, q=0.5, max_worlds=10**8):
+def sensitive_range(query: QueryLike, *, known: RealArrayLike, candidates: CandidatesLike, k: int = 1, ddof: int = 0,
+                    q: float = 0.5,
+                    max_worlds: int = 10**8) -> float:
     """The sensitive range S(f) of a query for a fixed known part.
 
     S(f) is the largest difference of the query between two possible worlds
@@ -394,7 +402,8 @@ def sensitive_range(query, *, known, candidates, k=1, ddof=0, q=0.5, max_worlds=
     return float(hi - lo)
 
 
-def contributions(query, *, known, candidates, ddof=0, q=0.5):
+def contributions(query: QueryLike, *, known: RealArrayLike, candidates: CandidatesLike, ddof: int = 0,
+                  q: float = 0.5) -> FloatArray:
     """Each candidate's contribution C_f(i) with one unknown individual.
 
     The contribution of candidate i (paper sec. 3.4) is the largest
@@ -455,7 +464,7 @@ def contributions(query, *, known, candidates, ddof=0, q=0.5):
     other_min = np.where(idx == order[0], lo2, lo1)
     other_max = np.where(idx == order[-1], hi2, hi1)
     with np.errstate(over="ignore"):  # a range beyond the float range: inf
-        c = np.maximum(f - other_min, other_max - f)
+        c: FloatArray = np.maximum(f - other_min, other_max - f)
     if cands.order is None:
         return c
     out = np.empty(n)
@@ -463,8 +472,24 @@ def contributions(query, *, known, candidates, ddof=0, q=0.5):
     return out
 
 
-def dataset_sensitive_range(query, *, data, candidates, k=1, ddof=0, q=0.5, return_removed=False,
-                            max_worlds=10**8):
+@overload
+def dataset_sensitive_range(query: QueryLike, *, data: RealArrayLike, candidates: CandidatesLike, k: int = 1,
+                            ddof: int = 0, q: float = 0.5, max_worlds: int = 10**8
+                            ,
+                            return_removed: Literal[False] = False) -> float: ...
+
+
+@overload
+def dataset_sensitive_range(query: QueryLike, *, data: RealArrayLike, candidates: CandidatesLike, k: int = 1,
+                            ddof: int = 0, q: float = 0.5, max_worlds: int = 10**8
+                            ,
+                            return_removed: Literal[True]) -> tuple[float, IntArray]: ...
+
+
+def dataset_sensitive_range(query: QueryLike, *, data: RealArrayLike, candidates: CandidatesLike, k: int = 1,
+                            ddof: int = 0, q: float = 0.5,
+                            return_removed: bool = False, max_worlds: int = 10**8
+                            ) -> float | tuple[float, IntArray]:
     """The sensitive range over every known part D' = data minus k individuals.
 
     The paper's "for all D' = D - i*" (sec. 5): the adversary may be missing
@@ -543,7 +568,8 @@ def dataset_sensitive_range(query, *, data, candidates, k=1, ddof=0, q=0.5, retu
     """
     qy, k, x, cands, return_removed, max_worlds = dataset_setup(query, data, candidates, k, ddof, q,
                                                                 return_removed, max_worlds)
-    return dataset_sensitive_range_of(qy, k, x, cands, return_removed, max_worlds)
+    out: float | tuple[float, IntArray] = dataset_sensitive_range_of(qy, k, x, cands, return_removed, max_worlds)
+    return out
 
 
 def dataset_sensitive_range_of(qy, k, x, cands, return_removed, max_worlds, order=None):

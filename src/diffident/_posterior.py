@@ -2,12 +2,14 @@
 (Mathematics page, section 2), computed in log space relative to a shift.
 """
 
+
 import numba
 import numpy as np
 
 from . import _validate
 from ._kernels import evidence
 from ._kernels import sort as radix
+from ._typing import FloatArray, FloatOrArray, Noise, RealArrayLike
 from ._worlds import Worlds, check_scaling, energy_factor, scaling_exponent, too_small
 
 __all__ = ["log_evidence", "log_posterior", "posterior", "disclosure_risk"]
@@ -151,7 +153,9 @@ def _evaluate_sweep(ws, R, lam_u, inverse, fw, pw, with_risk, logev, risk):
         risk[order] = out_r
 
 
-def log_evidence(values, *, response, scale, counts=None, prior=None, noise="laplace"):
+def log_evidence(values: RealArrayLike, *, response: RealArrayLike, scale: RealArrayLike,
+                 counts: RealArrayLike | None = None,
+                 prior: RealArrayLike | None = None, noise: Noise = "laplace") -> FloatOrArray:
     """Log of the posterior's normaliser, ``log sum_k c_k pi_k L_k(R)``.
 
     With Laplace noise ``L_k(R) = exp(-|R - f_k| / scale)``, with Gaussian
@@ -224,7 +228,9 @@ def log_evidence_of(ws, R, lam, gauss):
     return _evaluate(ws, R, lam, None, gauss)[0]
 
 
-def log_posterior(values, *, response, scale, counts=None, prior=None, noise="laplace"):
+def log_posterior(values: RealArrayLike, *, response: RealArrayLike, scale: RealArrayLike,
+                  counts: RealArrayLike | None = None,
+                  prior: RealArrayLike | None = None, noise: Noise = "laplace") -> FloatArray:
     """Log posterior of each world given the response(s) (Mathematics page, eq. 2.1).
 
     Entry ``j`` is ``log(pi_j L_j(R) / sum_k c_k pi_k L_k(R))``: the
@@ -276,7 +282,8 @@ def log_posterior(values, *, response, scale, counts=None, prior=None, noise="la
     [-0.313262, -1.313262]
     """
     ws, shape, (R, lam), gauss = _points(values, response, scale, counts, prior, noise)
-    return log_posterior_rows(ws, R, lam, gauss).reshape(shape + (ws.n,))
+    rows: FloatArray = log_posterior_rows(ws, R, lam, gauss).reshape(shape + (ws.n,))
+    return rows
 
 
 def log_posterior_rows(ws, R, lam, gauss):
@@ -300,7 +307,9 @@ def log_posterior_rows(ws, R, lam, gauss):
     return out
 
 
-def posterior(values, *, response, scale, counts=None, prior=None, noise="laplace"):
+def posterior(values: RealArrayLike, *, response: RealArrayLike, scale: RealArrayLike,
+              counts: RealArrayLike | None = None,
+              prior: RealArrayLike | None = None, noise: Noise = "laplace") -> FloatArray:
     """Posterior probability of each world: ``exp(log_posterior(...))``.
 
     Entry ``j`` is the posterior of *one* world of entry j's group, so
@@ -355,10 +364,13 @@ def posterior(values, *, response, scale, counts=None, prior=None, noise="laplac
     1.0
     """
     ws, shape, (R, lam), gauss = _points(values, response, scale, counts, prior, noise)
-    return np.exp(log_posterior_rows(ws, R, lam, gauss)).reshape(shape + (ws.n,))
+    rows: FloatArray = np.exp(log_posterior_rows(ws, R, lam, gauss)).reshape(shape + (ws.n,))
+    return rows
 
 
-def disclosure_risk(values, *, response, scale, world=0, counts=None, prior=None, noise="laplace"):
+def disclosure_risk(values: RealArrayLike, *, response: RealArrayLike, scale: RealArrayLike, world: RealArrayLike = 0,
+                    counts: RealArrayLike | None = None, prior: RealArrayLike | None = None,
+                    noise: Noise = "laplace") -> FloatOrArray:
     """Posterior probability of one world: the paper's identification risk.
 
     ``Gamma = pi_w L_w(R) / sum_k c_k pi_k L_k(R)`` for the world ``w`` taken

@@ -14,9 +14,11 @@ import csv
 import math
 import os
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any, NoReturn, TypeVar
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from . import _validate
 from ._closed_form import laplace_epsilon, laplace_scale
@@ -38,6 +40,9 @@ STATUSES = ("calibrated", "unattainable", "no noise needed", "zero sensitive ran
 #: Strings a CSV cell may hold for a missing value (as pandas reads them by default, in part).
 MISSING_TOKENS = frozenset({"", "NA", "N/A", "n/a", "NaN", "nan", "NULL", "null", "None", "<NA>"})
 
+
+# a file path, or an open text buffer (anything with ``write``): returned as given
+PathOrBuffer = TypeVar("PathOrBuffer")
 
 class InferredDomainWarning(UserWarning):
     """A column's domain was taken from the column's own minimum and maximum.
@@ -72,7 +77,7 @@ class SkippedColumnWarning(UserWarning):
     """
 
 
-class SweepTable(dict):
+class SweepTable(dict[str, NDArray[Any]]):
     """The tidy result of `sweep`: one row per grid point.
 
     A read-only dict of column name to a 1-d NumPy array (``column``,
@@ -122,7 +127,7 @@ class SweepTable(dict):
     (2, 2)
     """
 
-    def __init__(self, columns):
+    def __init__(self, columns: Mapping[str, ArrayLike]) -> None:
         if not isinstance(columns, Mapping):
             raise TypeError(f"columns must be a mapping of name to 1-d array, got {type(columns).__name__}")
         cols = {k: np.asarray(v) for k, v in columns.items()}
@@ -135,7 +140,7 @@ class SweepTable(dict):
         super().__init__(cols)
         self._cols = cols
 
-    def _read_only(self, *args, **kwargs):
+    def _read_only(self, *args: Any, **kwargs: Any) -> NoReturn:
         """Refuse to change the table: a SweepTable is read-only.
 
         ``clear``, ``pop``, ``popitem``, ``setdefault``, ``update`` and
@@ -169,15 +174,15 @@ class SweepTable(dict):
     __setitem__ = __delitem__ = __ior__ = _read_only
     clear = pop = popitem = setdefault = update = _read_only
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type["SweepTable"], tuple[dict[str, NDArray[Any]]]]:
         # (rebuilt from its columns: pickle would otherwise fill the dict item by item)
         return (type(self), (dict(self._cols),))
 
-    def __len__(self):
+    def __len__(self) -> int:
         return next(iter(self._cols.values())).shape[0] if self._cols else 0
 
     @property
-    def rows(self):
+    def rows(self) -> int:
         """Number of rows, the same as ``len(table)``.
 
         Examples
@@ -188,7 +193,7 @@ class SweepTable(dict):
         """
         return len(self)
 
-    def to_pandas(self):
+    def to_pandas(self) -> Any:
         """The table as a pandas DataFrame, one column per key, in order.
 
         Returns
@@ -214,7 +219,7 @@ class SweepTable(dict):
             raise ImportError("to_pandas needs pandas: python -m pip install pandas") from None
         return pd.DataFrame(dict(self._cols))
 
-    def to_csv(self, path):
+    def to_csv(self, path: PathOrBuffer) -> PathOrBuffer:
         """Write the table as CSV (floats with 17 significant digits).
 
         A header row of the column names, then one row per grid point; floats
@@ -262,7 +267,7 @@ class SweepTable(dict):
         for i in range(len(self)):
             w.writerow([_fmt(c[i]) for c in cols])
 
-    def to_json(self, path):
+    def to_json(self, path: PathOrBuffer) -> PathOrBuffer:
         """Write the table as JSON: a list of records, one per row.
 
         Floats are written with enough digits to read back the same float;
@@ -301,7 +306,7 @@ class SweepTable(dict):
             json.dump(records, fh, allow_nan=False)
         return path
 
-    def to_parquet(self, path):
+    def to_parquet(self, path: PathOrBuffer) -> PathOrBuffer:
         """Write the table as Parquet (through pandas and pyarrow).
 
         Parameters
@@ -335,7 +340,7 @@ class SweepTable(dict):
             path.seek(0)
         return path
 
-    def to_xarray(self):
+    def to_xarray(self) -> Any:
         """The table as an xarray Dataset with named dimensions.
 
         The dimensions are ``column``, ``query``, ``n``, ``rho`` and
@@ -405,7 +410,7 @@ class SweepTable(dict):
                                 domain_source=("column", per_column["domain_source"]
                                                .reindex(order["column"]).to_numpy()))
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         """An HTML table of the first and last rows, for notebooks."""
         import html
 
@@ -423,7 +428,7 @@ class SweepTable(dict):
         return (f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
                 f"<p>SweepTable, {n} rows</p>")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"SweepTable({len(self)} rows: {', '.join(self._cols)})"
 
 
@@ -670,9 +675,11 @@ def _domain(name, col, domains):
     return d
 
 
-def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_rho=50, sizes=None,
-          domains=None, calibrations=("bound", "tight"), ddof=1, seed=0, rtol=1e-12, progress=False,
-          column_seed=None, dropna=False, infer_domains=None, q=0.5):
+def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: Sequence[str] = ("mean", "median", "std"),
+          rho: ArrayLike | None = None, n_rho: int = 50, sizes: Sequence[int] | None = None,
+          domains: Mapping[str, Any] | None = None, calibrations: Sequence[str] = ("bound", "tight"), ddof: int = 1,
+          seed: int = 0, rtol: float = 1e-12, progress: bool = False, column_seed: int | None = None,
+          dropna: bool = False, infer_domains: bool | None = None, q: float = 0.5) -> SweepTable:
     """Risk and calibration over a grid: rho x queries x columns x sizes.
 
     For every column and dataset size the data set D is fixed; for every
@@ -843,7 +850,7 @@ def sweep(data, *, columns=None, queries=("mean", "median", "std"), rho=None, n_
             cnum = ci if column_seed is None else int(column_seed)
             plan.append((name, n, np.random.default_rng([int(seed), cnum, si])))
     bar = Progress(len(plan) * len(queries), "sweep", "cells", progress)
-    out: dict[str, list] = {k: [] for k in FIELDS}
+    out: dict[str, list[Any]] = {k: [] for k in FIELDS}
     domain_of = resolve_domains(cols, names, domains, infer_domains)
     for name, n, rng in plan:
         col = cols[name]

@@ -8,6 +8,7 @@ grid sweep that feeds a bad cell says which cell.
 import numbers
 
 import numpy as np
+import numpy.typing as npt
 
 
 def where(a, bad):
@@ -256,7 +257,7 @@ def is_scalar(*args):
     return all(ndim(a) == 0 for a in args)
 
 
-def ret(a, scalar):
+def ret(a: npt.NDArray[np.float64], scalar: bool) -> float | npt.NDArray[np.float64]:
     """A Python float for all-scalar input, else the float64 array."""
     if scalar:
         return float(a)
@@ -321,6 +322,6 @@ def generator(rng):
     return rng
 
 
-def ret_int(a, scalar):
+def ret_int(a: npt.NDArray[np.int64], scalar: bool) -> int | npt.NDArray[np.int64]:
     """A Python int for all-scalar input, else the integer array."""
     return int(a) if scalar else a

@@ -22,9 +22,14 @@ import numbers
 
 import numba
 import numpy as np
+import numpy.typing as npt
 
 from . import _validate
 from ._kernels import queries
+
+#: The numbers a Domain's ends and step may be: floats (and ints), or exact
+#: decimals and fractions.
+Real = float | decimal.Decimal | fractions.Fraction
 
 __all__ = ["Domain", "Query", "Candidates", "Known", "check_k", "check_magnitudes", "count_text", "setup",
            "evaluate_callable"]
@@ -133,7 +138,7 @@ class Domain:
 
     __slots__ = ("lo", "hi", "integer", "step", "_n", "_grid")
 
-    def __init__(self, lo, hi, *, integer=True, step=None):
+    def __init__(self, lo: Real, hi: Real, *, integer: bool = True, step: Real | None = None) -> None:
         for name, x in (("lo", lo), ("hi", hi)):
             _check_real(name, x)
             try:
@@ -179,7 +184,7 @@ class Domain:
             self._grid = (lo_q, step_q)
 
     @property
-    def size(self):
+    def size(self) -> float:
         """Number of candidate values: the grid's points, or inf for a real interval.
 
         Examples
@@ -194,7 +199,7 @@ class Domain:
         """
         return math.inf if self._n is None else self._n
 
-    def values(self):
+    def values(self) -> npt.NDArray[np.float64]:
         """The candidate values lo, lo + step, ..., hi of an integer or stepped domain.
 
         Returns
@@ -225,7 +230,7 @@ class Domain:
         if self._n > _MAX_LISTED:
             raise ValueError(f"{self!r} has {self._n} values, too many to list (at most {_MAX_LISTED}); "
                              "rescale the domain")
-        return self._points(np.arange(self._n, dtype=np.int64))
+        return np.asarray(self._points(np.arange(self._n, dtype=np.int64)), dtype=np.float64)
 
     def _points(self, i):
         """The grid points of indices ``i`` (int64 array): lo + i step rounded once."""
@@ -262,16 +267,16 @@ class Domain:
         i = np.clip(np.round((np.where(inside, x, self.lo) - self.lo) / self.step), 0, self._n - 1).astype(np.int64)
         return inside & (self._points(i) == x)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if self._grid is not None:
             return f"Domain({self.lo!r}, {self.hi!r}, step={self.step!r})"
         lo, hi = (int(self.lo), int(self.hi)) if self.integer else (self.lo, self.hi)
         return f"Domain({lo!r}, {hi!r}, integer={self.integer})"
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Domain) and self._key() == other._key()
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self._key())
 
     def _key(self):

@@ -3,12 +3,15 @@
 (section 5).
 """
 
+from typing import Literal, overload
+
 import numba
 import numpy as np
 
 from . import _search, _validate
 from ._closed_form import laplace_scale
 from ._kernels import worstcase
+from ._typing import FloatOrArray, IntOrArray, RealArrayLike
 from ._worlds import Worlds, energy_factor
 
 __all__ = ["worst_case_risk", "tight_scale", "tight_epsilon"]
@@ -211,7 +214,27 @@ class Risk:
         return np.where(unknown, 1.0, r), arg
 
 
-def worst_case_risk(values, *, scale, counts=None, prior=None, return_world=False):
+@overload
+def worst_case_risk(values: RealArrayLike, *, scale: float, counts: RealArrayLike | None = None,
+                    prior: RealArrayLike | None = None,
+                    return_world: Literal[False] = False) -> float: ...
+
+
+@overload
+def worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts: RealArrayLike | None = None,
+                    prior: RealArrayLike | None = None,
+                    return_world: Literal[False] = False) -> FloatOrArray: ...
+
+
+@overload
+def worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts: RealArrayLike | None = None,
+                    prior: RealArrayLike | None = None,
+                    return_world: Literal[True]) -> tuple[FloatOrArray, IntOrArray]: ...
+
+
+def worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts: RealArrayLike | None = None,
+                    prior: RealArrayLike | None = None, return_world: bool = False
+                    ) -> FloatOrArray | tuple[FloatOrArray, IntOrArray]:
     """The exact worst-case identification risk of a Laplace release.
 
     ``rho*(scale) = max_j pi_j / sum_k c_k pi_k exp(-|f_j - f_k| / scale)``:
@@ -290,7 +313,21 @@ def worst_case_risk(values, *, scale, counts=None, prior=None, return_world=Fals
     return _validate.ret(rho, scalar), (int(world) if scalar else world)
 
 
-def tight_scale(values, *, rho, counts=None, prior=None, rtol=0.0, risk="worst", noise="laplace"):
+@overload
+def tight_scale(values: RealArrayLike, *, rho: float, counts: RealArrayLike | None = None,
+                prior: RealArrayLike | None = None,
+                rtol: float = 0.0, risk: str = "worst", noise: str = "laplace") -> float: ...
+
+
+@overload
+def tight_scale(values: RealArrayLike, *, rho: RealArrayLike, counts: RealArrayLike | None = None,
+                prior: RealArrayLike | None = None,
+                rtol: float = 0.0, risk: str = "worst", noise: str = "laplace") -> FloatOrArray: ...
+
+
+def tight_scale(values: RealArrayLike, *, rho: RealArrayLike, counts: RealArrayLike | None = None,
+                prior: RealArrayLike | None = None,
+                rtol: float = 0.0, risk: str = "worst", noise: str = "laplace") -> FloatOrArray:
     """The smallest Laplace scale whose exact worst-case risk is <= rho.
 
     A bracket grown from the paper's closed form, then a safeguarded root
@@ -487,7 +524,19 @@ def smallest_scale(risk, rho, rtol):
     return _search.smallest(lambda i, x: risk(x, strict=False)[0], _search.below(rho, risk.error), lo, hi, rtol=rtol)
 
 
-def tight_epsilon(values, *, rho, counts=None, prior=None, rtol=0.0, risk="worst"):
+@overload
+def tight_epsilon(values: RealArrayLike, *, rho: float, counts: RealArrayLike | None = None,
+                  prior: RealArrayLike | None = None,
+                  rtol: float = 0.0, risk: str = "worst") -> float: ...
+
+
+@overload
+def tight_epsilon(values: RealArrayLike, *, rho: RealArrayLike, counts: RealArrayLike | None = None,
+                  prior: RealArrayLike | None = None, rtol: float = 0.0, risk: str = "worst") -> FloatOrArray: ...
+
+
+def tight_epsilon(values: RealArrayLike, *, rho: RealArrayLike, counts: RealArrayLike | None = None,
+                  prior: RealArrayLike | None = None, rtol: float = 0.0, risk: str = "worst") -> FloatOrArray:
     """Epsilon of the tight calibration: ``ptp(values) / tight_scale(...)``.
 
     The Laplace mechanism's epsilon for the query's sensitive range (the

@@ -19,6 +19,7 @@ import math
 import os
 import sys
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -275,7 +276,7 @@ def build_parser():
     return p
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``diffident`` command on ``argv`` (default: the process's arguments); its exit status."""
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -291,7 +292,7 @@ def main(argv=None):
             (contextlib.nullcontext() if quiet else _progress.compile_notice()):
         warnings.simplefilter("always")
         try:
-            status = args.func(args, sys.stdout)
+            status: int = args.func(args, sys.stdout)
         except BrokenPipeError:  # output piped into a reader that stopped (| head)
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 0

@@ -15,6 +15,8 @@ Results equal the in-memory functions' (to the rounding of a different
 summation order for the log-evidence; bit for bit for the worst case).
 """
 
+from typing import Any
+
 import numpy as np
 
 from . import _validate
@@ -28,6 +30,8 @@ from ._chunked import (
 )
 from ._grouping import chunk_groups
 from ._kernels import evidence, worstcase
+from ._sweep import SweepTable
+from ._typing import Noise, RealArrayLike
 from ._worst_case import inverse_scales, spread_exponent
 
 __all__ = ["log_evidence", "worst_case_risk", "sweep"]
@@ -70,7 +74,8 @@ def _merge(a, b, R, lam, gauss):
     return st.stack()
 
 
-def log_evidence(values, *, response, scale, noise="laplace", compute=True):
+def log_evidence(values: Any, *, response: RealArrayLike, scale: RealArrayLike, noise: Noise = "laplace",
+                 compute: bool = True) -> Any:
     """`diffident.log_evidence` over a 1-d ``dask.array`` of world values.
 
     Each block is folded into per-response triples by one task, and the
@@ -222,7 +227,7 @@ def _backward(block, start, right, scaling, plan, i):
     return best, (Bs, False)
 
 
-def worst_case_risk(values, *, scale, compute=True):
+def worst_case_risk(values: Any, *, scale: RealArrayLike, compute: bool = True) -> Any:
     """`diffident.worst_case_risk` over a *sorted* 1-d ``dask.array`` of world values.
 
     Each block must be sorted and the blocks in order.  The sweep's left
@@ -308,7 +313,7 @@ def _reduce_best(bests, shape):
     return _validate.ret(out.reshape(shape), len(shape) == 0)
 
 
-def sweep(data, *, client=None, **kwargs):
+def sweep(data: Any, *, client: Any = None, **kwargs: Any) -> SweepTable:
     """`diffident.sweep` with one Dask task per column.
 
     The columns are swept in parallel on the current Dask scheduler, or on

@@ -168,7 +168,7 @@ def toy(checks):
     for name, vals, cnt, s in (("mean", mv, mc, s_mean), ("median", dv, dc, s_median)):
         cal = _calibrate(vals, cnt, grid, m, s)
         bound = di.risk_bound(cal.paper_scale, m=m, sensitive_range=s)
-        eps_paper = di.epsilon_for_rho(grid, m=m)
+        eps_paper = np.asarray(di.epsilon_for_rho(grid, m=m))
         points += [ToyPoint(name, r, 100.0 * r, m, s, cal.paper_scale[i], eps_paper[i], bound[i],
                             cal.worst_case_at_paper[i], cal.tight_epsilon[i], cal.tight_scale[i],
                             cal.worst_case_at_tight[i]) for i, r in enumerate(grid)]

@@ -4,8 +4,10 @@ under Warner's coin and the counts of the categories under k-ary
 randomized response, with the differences that cancel formed exactly.
 """
 
+
 import numpy as np
 
+from .._typing import FloatArray, FloatOrArray, RealArrayLike
 from .._validate import (
     finite,
     in_range,
@@ -38,7 +40,7 @@ def _estimate(q, p, k):
     return np.where(q == p, ratio_of_products((p, k), (1.0 - p,)), out)
 
 
-def estimate(q, *, p, k):
+def estimate(q: RealArrayLike, *, p: RealArrayLike, k: RealArrayLike) -> FloatOrArray:
     """Unbiased estimate of the share of ones from the reported share q.
 
     ``(q - p (1 - k)) / (1 - p)``: the reported share has expectation
@@ -93,7 +95,7 @@ def estimate(q, *, p, k):
     return ret(_estimate(qq, pp, kk), scalar)
 
 
-def variance(q, *, p, k, n):
+def variance(q: RealArrayLike, *, p: RealArrayLike, k: RealArrayLike, n: RealArrayLike) -> FloatOrArray:
     """Variance of `estimate` from n reports: ``q (1 - q) / ((1 - p)^2 n)``.
 
     With q the report probability ``P(report 1)`` this is the exact
@@ -156,7 +158,7 @@ def variance(q, *, p, k, n):
 # ------------------------------------------------------------------- Warner and k-ary
 
 
-def warner_estimate(n_yes, *, n, p):
+def warner_estimate(n_yes: RealArrayLike, *, n: RealArrayLike, p: RealArrayLike) -> FloatOrArray:
     """Unbiased estimate of the number of ones under Warner's coin.
 
     ``(n_yes - n (1 - p)) / (2 p - 1)``: the expected number of "yes"
@@ -236,7 +238,7 @@ def _sum_last_axis(c):
     return hi[..., 0], lo
 
 
-def kary_estimate(counts, *, epsilon):
+def kary_estimate(counts: RealArrayLike, *, epsilon: RealArrayLike) -> FloatArray:
     """Unbiased estimates of the number of respondents in each category.
 
     With ``n = sum(counts)``, truth probability p and ``q = (1 - p)/(d - 1)``
@@ -318,4 +320,5 @@ def kary_estimate(counts, *, epsilon):
     with np.errstate(over="ignore", under="ignore"):
         half = np.exp(-0.5 * e)
         term = np.where(e > 700.0, (a * half) * half, a / np.expm1(e))
-        return np.ldexp(c + term, shift) if shift else c + term
+        out: FloatArray = np.ldexp(c + term, shift) if shift else c + term
+        return out

@@ -3,8 +3,10 @@ after a report, the identification risk and the rho of the two-parameter
 scheme, each posterior from its own joint probabilities.
 """
 
+
 import numpy as np
 
+from .._typing import FloatOrArray, RealArrayLike
 from .._validate import bits, is_scalar, probability, ret
 from ._exact import shares_of_products
 
@@ -24,7 +26,7 @@ def _posterior_table(p, k, prior):
     return {(1, 1): x1, (1, 0): x0, (0, 1): y1, (0, 0): y0}
 
 
-def posterior(p, *, k, prior, report=1):
+def posterior(p: RealArrayLike, *, k: RealArrayLike, prior: RealArrayLike, report: RealArrayLike = 1) -> FloatOrArray:
     """The adversary's posterior that ``x = 1`` after a report (Bayes' rule).
 
     Report 1: ``(1 - p k) P1 / ((1 - p) P1 + p (1 - k))`` (Mathematics page,
@@ -84,7 +86,8 @@ def posterior(p, *, k, prior, report=1):
     return ret(np.where(r == 1, post[1, 1], post[0, 1]), scalar)
 
 
-def identification_risk(p, *, k, prior, value=1):
+def identification_risk(p: RealArrayLike, *, k: RealArrayLike, prior: RealArrayLike,
+                        value: RealArrayLike = 1) -> FloatOrArray:
     """The adversary's largest posterior that the respondent's bit equals ``value``.
 
     The largest is taken over the reports the scheme can produce.  The
@@ -156,7 +159,7 @@ def identification_risk(p, *, k, prior, value=1):
     return ret(out, scalar)
 
 
-def rho(p, *, k, prior):
+def rho(p: RealArrayLike, *, k: RealArrayLike, prior: RealArrayLike) -> FloatOrArray:
     """The rho that the two-parameter scheme guarantees for a prior.
 
     It is the adversary's largest posterior of the *true* bit, over both

@@ -4,9 +4,11 @@ k-ary randomized response's truth probability for an epsilon (rounded
 toward privacy) and epsilon for a truth probability.
 """
 
+
 import numpy as np
 
 from .. import _dd
+from .._typing import FloatOrArray, RealArrayLike
 from .._validate import categories, in_range, is_scalar, privacy_epsilon, probability, ret, where
 from ._exact import scaled_product
 
@@ -30,7 +32,7 @@ def _epsilon(p, k):
     return np.where(p == 1.0, 0.0, out)
 
 
-def epsilon(p, *, k):
+def epsilon(p: RealArrayLike, *, k: RealArrayLike) -> FloatOrArray:
     """The exact local-DP epsilon of the two-parameter scheme.
 
     ``max(ln((1 - p k)/(p (1 - k))), ln((1 - p + p k)/(p k)))``, the largest
@@ -87,7 +89,7 @@ def epsilon(p, *, k):
     return ret(_epsilon(pp, kk), scalar)
 
 
-def epsilon_bound(p, *, k):
+def epsilon_bound(p: RealArrayLike, *, k: RealArrayLike) -> FloatOrArray:
     """A simple upper bound on `epsilon`: ``-ln(p min(k, 1 - k))``.
 
     For ``k <= 1/2`` this is ``-ln(p k)`` (Mathematics page, section 7).
@@ -136,7 +138,7 @@ def epsilon_bound(p, *, k):
 # ------------------------------------------------------------------- Warner and k-ary
 
 
-def warner_p(epsilon):
+def warner_p(epsilon: RealArrayLike) -> FloatOrArray:
     """Truth probability of Warner's coin for epsilon-LDP: ``e^eps / (e^eps + 1)``.
 
     Parameters
@@ -169,7 +171,7 @@ def warner_p(epsilon):
     return ret(_private_p(e, np.full(e.shape, 2.0)), scalar)
 
 
-def warner_epsilon(p):
+def warner_epsilon(p: RealArrayLike) -> FloatOrArray:
     """The epsilon of Warner's coin with truth probability p: ``ln(p/(1-p))``.
 
     Parameters
@@ -203,7 +205,7 @@ def warner_epsilon(p):
     return ret(out, scalar)
 
 
-def kary_p(epsilon, *, d):
+def kary_p(epsilon: RealArrayLike, *, d: RealArrayLike) -> FloatOrArray:
     """The truth probability of k-ary randomized response for epsilon-LDP.
 
     ``e^eps / (e^eps + d - 1)``: report the true category with this
@@ -319,7 +321,7 @@ def _kary_epsilon(p, d):
     return np.where(p == 1.0, np.inf, out)
 
 
-def kary_epsilon(p, *, d):
+def kary_epsilon(p: RealArrayLike, *, d: RealArrayLike) -> FloatOrArray:
     """The epsilon of k-ary randomized response: ``ln(p (d - 1) / (1 - p))``.
 
     Parameters

@@ -2,8 +2,10 @@
 for bits and k-ary randomized response for categories.
 """
 
+
 import numpy as np
 
+from .._typing import IntOrArray, RealArrayLike
 from .._validate import (
     bits,
     categories,
@@ -24,7 +26,7 @@ def _likelihoods(p, k):
     return (1.0 - p) + p * (1.0 - k), p * (1.0 - k)
 
 
-def sample(x, *, p, k, rng):
+def sample(x: RealArrayLike, *, p: RealArrayLike, k: RealArrayLike, rng: np.random.Generator) -> IntOrArray:
     """Draw the reports of the two-parameter scheme for the bits x.
 
     Each report is 1 with probability ``1 - p k`` if its bit is 1 and
@@ -77,7 +79,7 @@ def sample(x, *, p, k, rng):
     return ret_int(out, scalar)
 
 
-def kary_sample(x, *, epsilon, d, rng):
+def kary_sample(x: RealArrayLike, *, epsilon: RealArrayLike, d: RealArrayLike, rng: np.random.Generator) -> IntOrArray:
     """Draw the reports of k-ary randomized response for categories x.
 
     Each report is the true category with probability `kary_p`

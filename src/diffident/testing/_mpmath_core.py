@@ -8,6 +8,8 @@ by bisection and the closed forms.  Import it through
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from mpmath import mp, mpf
 
@@ -56,7 +58,7 @@ def merged_groups(f, c, p):
     """
     keep = (c > 0) & (p > 0)  # (c * p > 0, without overflow warnings for 1e200 x 1e200)
     f, c, p = f[keep], c[keep], p[keep]
-    out: list = []
+    out: list[Any] = []
     if f.size == 0:
         return out
     key = np.stack([f, p], axis=1)

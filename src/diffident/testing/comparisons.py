@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -50,7 +51,7 @@ class Reference:
     """
 
     kind: str
-    func: Callable
+    func: Callable[..., Any]
     _: KW_ONLY
     rtol: float = 1e-12
     atol: float = 0.0
@@ -90,10 +91,10 @@ class Comparison:
     many cases the tests draw.
     """
 
-    function: Callable
-    references: tuple
-    inputs: Callable
-    call: Callable | None = None
+    function: Callable[..., Any]
+    references: tuple[Reference, ...]
+    inputs: Callable[[int], dict[str, Any]]
+    call: Callable[..., Any] | None = None
     seeds: int = 4
     name: str = field(default="")
 

@@ -78,7 +78,7 @@ def machine_info():
         affinity = None
     layer: str
     try:
-        layer = numba.threading_layer()
+        layer = numba.threading_layer()  # type: ignore[attr-defined]  # not in numba's exports
     except ValueError:  # no parallel region has run yet
         layer = "n/a"
     return dict(cpu=cpu, cpu_count=os.cpu_count(), cpu_affinity=affinity,

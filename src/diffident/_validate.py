@@ -238,11 +238,54 @@ def choice(name, x, options):
 
 
 def check_noise(noise):
+    """A continuous noise's name: whether it is Gaussian (else Laplace)."""
     if not isinstance(noise, str):
         raise TypeError(f"noise must be a string, 'laplace' or 'gaussian', got {noise!r}")
     if noise not in ("laplace", "gaussian"):
         raise ValueError(f"noise must be 'laplace' or 'gaussian', got {noise!r}")
     return noise == "gaussian"
+
+
+#: The noises of real releases: continuous, and on the integers (a lattice).
+NOISES = ("laplace", "gaussian", "discrete_laplace", "discrete_gaussian")
+
+
+def noise_family(noise):
+    """Any of `NOISES`: ``(gauss, discrete)``, whether its energy is the
+    Gaussian's (else the Laplace's) and whether it lives on a lattice.
+    """
+    choice("noise", noise, NOISES)
+    return noise.endswith("gaussian"), noise.startswith("discrete")
+
+
+def granularity(x):
+    """The lattice spacing of integer noise: one finite number > 0."""
+    g = scalar("granularity", x)
+    if not 0.0 < g < np.inf:
+        raise ValueError(f"granularity must be a finite number > 0, got {g!r}")
+    return g
+
+
+#: How far from a lattice point a value may be (relative to the larger of
+#: the value and the spacing): the rounding of a decimal such as 0.3 on a
+#: lattice of 0.1, not a value between two points.
+LATTICE_RTOL = 2.0 ** -40
+
+
+def lattice(name, x, g):
+    """The integer coordinates ``k`` (float64, exact integers) of values on
+    the lattice of multiples of ``g``: ``x = k g`` within `LATTICE_RTOL`; a
+    ValueError naming the argument and the first value off the lattice.
+    """
+    a = np.asarray(x, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        k = np.round(a / g)
+        off = np.abs(a - k * g) > LATTICE_RTOL * np.maximum(np.abs(a), g)
+    if np.any(off | ~np.isfinite(k)):
+        first = float(a.reshape(-1)[np.flatnonzero((off | ~np.isfinite(k)).reshape(-1))[0]])
+        raise ValueError(f"{name} must lie on the lattice of multiples of granularity {g!r} (integer noise); "
+                         f"got {first!r}")
+    return k
 
 
 def is_scalar(*args):

@@ -43,6 +43,12 @@ Cases (targets from the performance issue):
 * ``sweep``: five Adult columns x mean, median, std x 1000 rho, bound and
   tight (the tight scale over every D' = D - i): < 5 s (baseline: scipy's
   brentq per grid point, extrapolated).
+* ``expected_risk``, 1e7 unsorted values, one scale: < 0.5 s including the
+  sort (baseline: the same algorithm in NumPy, ``np.unique`` and ``expm1``
+  of the half-gaps, the algorithmic ratio 1); with a prior: < 0.8 s
+  (baseline: ``np.sort`` alone, for information).
+* ``tight_scale(risk="expected")``, 100 values of rho over 1e5 worlds:
+  < 0.5 s, and no returned scale whose expected success exceeds its rho.
 * ``every_neighbour``: ``dataset_tight_scale`` of capital-gain's std (123
   removals of 1e5 worlds each) at 1000 rho, for information (baseline:
   ``tight_scale`` on every removal's worlds, extrapolated from three).
@@ -384,10 +390,54 @@ def case_multi_release(quick, rng):
                 speedup=t_base / t_di, target="(info)", passed=True, check=check)
 
 
+def case_expected_risk(quick, rng):
+    m = 10**6 if quick else 10**7
+    values = rng.standard_normal(m) * 10.0
+    scale = 0.5
+
+    def numpy_same_algorithm():
+        u = np.unique(values)
+        return (1.0 + np.sum(-np.expm1(-np.diff(u) / (2.0 * scale)))) / values.size
+
+    target = 0.5 if not quick else 0.05
+    t_di, ours = best_time(lambda: di.expected_risk(values, scale=scale), repeat=5)
+    t_np, ref = best_time(numpy_same_algorithm, repeat=3)
+    return dict(case=f"expected_risk m={fmt_n(m)} unsorted, incl. sort",
+                t_diffident=t_di, t_baseline=t_np, baseline="same algorithm in NumPy",
+                speedup=t_np / t_di, target=f"< {target:g} s", passed=t_di < target,
+                check=rel_diff(ours, ref))
+
+
+def case_expected_risk_prior(quick, rng):
+    m = 10**6 if quick else 10**7
+    values = rng.standard_normal(m) * 10.0
+    prior = rng.uniform(0.5, 2.0, m)
+    target = 0.8 if not quick else 0.08
+    t_di, _ = best_time(lambda: di.expected_risk(values, scale=0.5, prior=prior), repeat=5)
+    t_sort, _ = best_time(lambda: np.sort(values), repeat=3)
+    return dict(case=f"expected_risk m={fmt_n(m)} with a prior, incl. sort",
+                t_diffident=t_di, t_baseline=t_sort, baseline="np.sort alone (info)",
+                speedup=t_sort / t_di, target=f"< {target:g} s", passed=t_di < target, check=None)
+
+
+def case_tight_scale_expected(quick, rng):
+    m = 10**4 if quick else 10**5
+    values = rng.standard_normal(m) * 10.0
+    rho = np.geomspace(2.0 / m, 0.5, 100)
+    target = 0.5 if not quick else 0.05
+    t_di, ours = best_time(lambda: di.tight_scale(values, rho=rho, risk="expected"), repeat=5)
+    violations = int(np.count_nonzero(di.expected_risk(values, scale=ours) > rho))
+    return dict(case=f"tight_scale risk=expected 100 rho, m={fmt_n(m)}",
+                t_diffident=t_di, t_baseline=float("nan"), baseline="(none)",
+                speedup=float("nan"), target=f"< {target:g} s", passed=(t_di < target) and violations == 0,
+                check=None, violations=violations)
+
+
 CASES = [case_log_evidence, case_many_responses, case_worst_case_risk_large,
          case_worst_case_risk_dense, case_worst_case_many_scales, case_tight_scale, case_cold_start,
          case_dataset_sensitive_range, case_sensitive_range_closed_form, case_enumeration,
-         case_sweep, case_every_neighbour, case_gaussian_delta, case_multi_release]
+         case_sweep, case_every_neighbour, case_gaussian_delta, case_multi_release,
+         case_expected_risk, case_expected_risk_prior, case_tight_scale_expected]
 
 
 def case_analytic_gaussian(quick, rng, n_eps=1000, delta=1e-6):

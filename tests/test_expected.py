@@ -59,11 +59,11 @@ def _case(seed):
 def test_against_piecewise_integration(seed, noise):
     v, counts, prior, scale = _case(seed)
     got = di.expected_risk(v, scale=scale, noise=noise, counts=counts, prior=prior)
-    want = float(R.expected_success(v, scale, noise, counts=counts, prior=prior))
+    want = float(R.expected_success(v, scale=scale, noise=noise, counts=counts, prior=prior))
     assert got == pytest.approx(want, rel=1e-10)
     for j in range(v.size):
         got = di.expected_risk(v, scale=scale, noise=noise, counts=counts, prior=prior, world=j)
-        want = float(R.expected_success(v, scale, noise, counts=counts, prior=prior, world=j))
+        want = float(R.expected_success(v, scale=scale, noise=noise, counts=counts, prior=prior, world=j))
         assert got == pytest.approx(want, rel=1e-10, abs=1e-300)
 
 
@@ -150,7 +150,7 @@ def test_values_near_the_float_limits():
     want = (1 + 2 * -math.expm1(-0.85)) / 3
     assert got == pytest.approx(want, rel=1e-14)
     assert di.expected_risk(v, scale=1e308, noise="gaussian", prior=[1e300, 1.0, 1e-300]) == pytest.approx(
-        float(R.expected_success(v, 1e308, "gaussian", prior=[1e300, 1.0, 1e-300])), rel=1e-10)
+        float(R.expected_success(v, scale=1e308, noise="gaussian", prior=[1e300, 1.0, 1e-300])), rel=1e-10)
 
 
 def test_tiny_scale_and_huge_weights():
@@ -222,7 +222,7 @@ def test_calibration_meets_rho_exactly_per_the_reference(noise):
     einf = di.expected_risk(v, scale=np.inf, counts=counts, prior=prior)
     for rho in np.linspace(einf, e0, 6)[1:-1]:
         lam = di.tight_scale(v, rho=rho, risk="expected", noise=noise, counts=counts, prior=prior)
-        assert float(R.expected_success(v, lam, noise, counts=counts, prior=prior)) <= rho
+        assert float(R.expected_success(v, scale=lam, noise=noise, counts=counts, prior=prior)) <= rho
 
 
 def test_calibration_limits_are_decided_exactly():

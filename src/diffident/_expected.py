@@ -255,12 +255,9 @@ def expected_scale(ws, gauss, flat, rtol):
     todo = np.flatnonzero(np.isnan(out))
     status = np.zeros(flat.size, np.int8)
     if todo.size:
-        gaps = np.diff(ev.fs)
-        with np.errstate(over="ignore"):
-            spread = float(ev.fs[-1] - ev.fs[0])
-        lo = np.full(todo.size, max(float(gaps.min()) / 64.0, _TINY))
-        hi = np.full(todo.size, spread if np.isfinite(spread) else np.finfo(np.float64).max)
-        x, st = _search.smallest(lambda i, lam: ev(lam), _search.below(flat[todo], ev.error), lo, hi, rtol=rtol)
+        target = _search.below(flat[todo], ev.error)
+        lo, hi = _brackets(ev, target)
+        x, st = _search.smallest(lambda i, lam: ev(lam), target, lo, hi, rtol=rtol)
         out[todo] = x
         status[todo] = st
         # within the error bound of the unattainable limit no scale can be
@@ -274,6 +271,28 @@ def expected_scale(ws, gauss, flat, rtol):
             out[stuck] = smallest_private_scale(ws, flat[stuck], rtol)
             status[stuck] = _search.CONVERGED
     return out, status
+
+
+def _brackets(ev, target):
+    """Starting brackets for the search, from one batched evaluation on a
+    geometric grid of scales (one pass over the values per grid scale,
+    shared by every target): the success falls with the scale, so each
+    target lies between the last grid scale above it and the first below.
+    Guesses only: the search evaluates both ends and grows them if needed.
+    """
+    gaps = np.diff(ev.fs)
+    with np.errstate(over="ignore"):
+        spread = float(ev.fs[-1] - ev.fs[0])
+    big = np.finfo(np.float64).max
+    lo0 = max(float(gaps.min()) / 64.0, _TINY)
+    hi0 = min(spread * 1e8, big) if np.isfinite(spread) else big
+    grid = np.geomspace(lo0, max(hi0, 2.0 * lo0), 48)
+    succ = ev(grid)
+    # the first grid scale whose success meets each target
+    first = np.searchsorted(-succ, -target, side="left")
+    lo = grid[np.clip(first - 1, 0, grid.size - 1)]
+    hi = grid[np.clip(first, 0, grid.size - 1)]
+    return np.minimum(lo, hi), hi
 
 
 def _named(ws, fs, j):

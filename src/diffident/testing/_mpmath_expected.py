@@ -36,7 +36,7 @@ def _crossings(v1, l1, v2, l2, b, gauss):
     return [x] if v1 <= x <= v2 else []
 
 
-def expected_success(values, scale, noise="laplace", counts=None, prior=None, world=None):
+def expected_success(values, *, scale, noise="laplace", counts=None, prior=None, world=None):
     """P(the MAP adversary names the true world), or P(it names world j | j), at DPS digits.
 
     Worlds of one value: the adversary names one of those of the largest

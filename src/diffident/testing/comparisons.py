@@ -214,6 +214,16 @@ def _worst_case_case(seed):
     return case
 
 
+def _expected_case(seed):
+    rng = _rng(seed, 21)
+    case = _worlds(rng, m_hi=8)  # (the reference integrates O(m^2) pieces)
+    case["scale"] = float(np.ptp(case["values"]) + 1.0) * 10.0 ** rng.uniform(-1.5, 0.5)
+    case["noise"] = "gaussian" if seed % 2 else "laplace"
+    if seed % 3 == 2:
+        case["world"] = int(rng.integers(0, case["values"].size))
+    return case
+
+
 def _tight_scale_case(seed):
     rng = _rng(seed, 5)
     m = int(rng.integers(3, 10))
@@ -424,6 +434,7 @@ _ENTRIES = [
         _mpmath("worst_case_risk", pick=_FIRST),
         _mpmath("sweep_worst_case_risk", kind="mpmath_sweep"),
     ), _worst_case_case),
+    Comparison(di.expected_risk, (_mpmath("expected_success", 1e-10, 1e-300),), _expected_case),
     Comparison(di.tight_scale, (
         _scipy(dense.brentq_tight_scale),
         _mpmath("tight_scale", iterations=120),

@@ -152,6 +152,10 @@ def test_table4_csv_equals_engine_calls(embedded):
             assert float(r["sensitive_range"]) == pytest.approx(
                 di.dataset_sensitive_range("std", data=synth[col], candidates=di.Domain(lo, hi), ddof=1), rel=1e-11)
         lam_p = float(r["paper_scale"])
+        # the adversary's expected success there: at most the worst case, at least the prior's 1/m
+        expected = float(r["expected_success_at_paper_scale"])
+        assert expected == di.expected_risk(vals, scale=lam_p, counts=cnt)
+        assert 1 / cnt.sum() <= expected <= float(r["worst_case_risk_at_paper_scale"])
         if math.isfinite(lam_p):  # the paper's bound is conservative: the exact risk is below rho
             assert float(r["worst_case_risk_at_paper_scale"]) <= rho
             assert float(r["tight_scale"]) <= lam_p

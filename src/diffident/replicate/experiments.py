@@ -66,16 +66,20 @@ class _Calibration(NamedTuple):
 
     paper_scale: np.ndarray
     worst_case_at_paper: np.ndarray
+    expected_at_paper: np.ndarray
     tight_scale: np.ndarray
     tight_epsilon: np.ndarray
     worst_case_at_tight: np.ndarray
 
 
 def _calibrate(values, counts, rho, m, s):
-    """The paper's scale (for m worlds and range s), the tight one and their worst cases."""
+    """The paper's scale (for m worlds and range s), the tight one and their
+    worst cases; and the adversary's expected success at the paper's scale.
+    """
     lam = di.scale_for_rho(rho, m=m, sensitive_range=s)
     tight = di.tight_scale(values, rho=rho, counts=counts)
-    return _Calibration(lam, di.worst_case_risk(values, scale=lam, counts=counts), tight,
+    return _Calibration(lam, di.worst_case_risk(values, scale=lam, counts=counts),
+                        di.expected_risk(values, scale=lam, counts=counts), tight,
                         di.tight_epsilon(values, rho=rho, counts=counts),
                         di.worst_case_risk(values, scale=tight, counts=counts))
 
@@ -360,6 +364,7 @@ def _table4_tight(f, col, known, dom, rows_label):
             finite = math.isfinite(lam_p[i]) and t_lam[i] > 0
             rows.append(Table4TightRow(col, query, rows_label, f["removed"], rho, m, s_here,
                                        float(di.epsilon_for_rho(rho, m=m)), lam_p[i], cal.worst_case_at_paper[i],
+                                       cal.expected_at_paper[i],
                                        cal.tight_epsilon[i], t_lam[i], cal.worst_case_at_tight[i],
                                        lam_p[i] / t_lam[i] if finite else math.nan))
     return rows

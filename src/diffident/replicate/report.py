@@ -411,15 +411,19 @@ def _table4(res, tables):
         add(_md_table(hdr, body))
         add("")
     add("**Beyond the paper: tight scales.** The worlds D' + {v}, v in lo..hi, for the D' that attains S "
-        "(the removed individual in `removed_index`); the exact worst-case risk at the paper's scale, and the "
-        "tight scale (`tight_scale`) that meets rho exactly.")
+        "(the removed individual in `removed_index`); the exact worst-case risk at the paper's scale, the "
+        "adversary's expected success there (`expected_risk`: how often the best adversary names the true "
+        "world, on average; the worst case is its single most revealing response), and the tight scale "
+        "(`tight_scale`) that meets rho exactly.")
     add("")
     tight = [(r.attribute, r.query, r.rho, fmt(r.paper_scale, 6), fmt(r.worst_case_risk_at_paper_scale, 6),
-              fmt(r.tight_scale, 6), fmt(r.worst_case_risk_at_tight_scale, 6),
+              fmt(r.expected_success_at_paper_scale, 6), fmt(r.tight_scale, 6),
+              fmt(r.worst_case_risk_at_tight_scale, 6),
               fmt(r.paper_scale_over_tight_scale, 4) if math.isfinite(r.paper_scale_over_tight_scale) else "-")
              for r in t4["tight"]]
-    add(_md_table(["attribute", "query", "rho", "paper scale", "exact risk at paper scale", "tight scale",
-                   "exact risk at tight scale", "paper / tight"], tight))
+    add(_md_table(["attribute", "query", "rho", "paper scale", "exact risk at paper scale",
+                   "expected success at paper scale", "tight scale", "exact risk at tight scale", "paper / tight"],
+                  tight))
     add("")
     L += _data(tables["table4"], tables["table4_tight"])
     add("### The standard-deviation column (not reproducible)")

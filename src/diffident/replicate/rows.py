@@ -191,6 +191,9 @@ class Table4TightRow(NamedTuple):
         The paper's Laplace scale for rho.
     worst_case_risk_at_paper_scale : float
         The exact worst-case risk at the paper's scale.
+    expected_success_at_paper_scale : float
+        The best adversary's expected success at the paper's scale (the
+        probability that it names the true world, `expected_risk`).
     tight_epsilon, tight_scale, worst_case_risk_at_tight_scale : float
         The tight calibration for rho and its exact worst-case risk, as in
         `ToyPoint`.
@@ -209,6 +212,7 @@ class Table4TightRow(NamedTuple):
     paper_epsilon: float
     paper_scale: float
     worst_case_risk_at_paper_scale: float
+    expected_success_at_paper_scale: float
     tight_epsilon: float
     tight_scale: float
     worst_case_risk_at_tight_scale: float

@@ -76,6 +76,17 @@ def _mass(lo, hi, gauss):
     return _half(-lo, gauss) + _half(hi, gauss)
 
 
+@inlined_kernel
+def _neumaier(total, comp, x):
+    """Add x to ``total``, its rounding error to ``comp`` (Neumaier's compensation)."""
+    t = total + x
+    if abs(total) >= abs(x):
+        comp += (total - t) + x
+    else:
+        comp += (x - t) + total
+    return t, comp
+
+
 @kernel
 def uniform_success(fs, lams, gauss, out):
     """``sum_i P_i(Voronoi cell i)`` for every scale in ``lams``.
@@ -93,12 +104,7 @@ def uniform_success(fs, lams, gauss, out):
         comp = 0.0
         for i in range(u - 1):
             x = 2.0 * _half(_t(0.5 * fs[i + 1] - 0.5 * fs[i], lam, gauss), gauss)
-            t = total + x
-            if abs(total) >= abs(x):
-                comp += (total - t) + x
-            else:
-                comp += (x - t) + total
-            total = t
+            total, comp = _neumaier(total, comp, x)
         out[s] = total + comp
 
 
@@ -181,13 +187,7 @@ def envelope_masses(fs, la, a, lams, gauss, target, idx, z, out, out_target):
             m = _mass(_t(z[j] - fs[i], lam, gauss), _t(z[j + 1] - fs[i], lam, gauss), gauss)
             if i == target:
                 mt = m
-            x = a[i] * m
-            t = total + x
-            if abs(total) >= abs(x):
-                comp += (total - t) + x
-            else:
-                comp += (x - t) + total
-            total = t
+            total, comp = _neumaier(total, comp, a[i] * m)
         out[s] = total + comp
         out_target[s] = mt
 

@@ -58,62 +58,76 @@ def _div_up(a, b):
 def _exact_sign(a, b, c, t):
     """The sign of ``a b c - t^2``, exactly, for mantissa-sized floats (in
     [1/4, 4]: no term of the expansion under- or overflows): six exact
-    terms summed with `diffident._dd.pairwise_sum`, and where its error
-    bound leaves the sign open (the product equal to ``t^2`` or within
-    the bound of it) by ``math.fsum``.
+    terms, distilled by passes of error-free sums (Knuth's TwoSum from the
+    smallest up, which keep the sum exact) until the largest outweighs the
+    others; ``math.fsum`` decides what a few passes leave open.
     """
     p1, p2 = _dd.two_prod(a, b)
     q1, q2 = _dd.two_prod(p1, c)
     q3, q4 = _dd.two_prod(p2, c)
     d1, d2 = _dd.two_prod(t, t)
-    rows = np.stack([q1, q2, q3, q4, -d1, -d2], axis=-1)
-    h, rem, bound = _dd.pairwise_sum(rows)
-    sign = np.sign(h)
-    open_ = np.flatnonzero(~(np.abs(h) - np.abs(rem) > bound))
-    if open_.size:
-        flat = sign.reshape(-1)
-        flat[open_] = _dd.exact_sign(rows.reshape(-1, 6)[open_])
-        sign = flat.reshape(sign.shape)
-    return sign
+    terms = [q4, q3, q2, -d2, -d1, q1]
+    sign = np.zeros(np.shape(q1))
+    todo = np.ones(np.shape(q1), dtype=bool)
+    for _ in range(4):
+        for i in range(len(terms) - 1):
+            terms[i + 1], terms[i] = _dd.two_sum(terms[i], terms[i + 1])
+        top = terms[-1]
+        rest = sum(np.abs(x) for x in terms[:-1]) * (1.0 + 2.0**-48)  # the float sum of 5 terms, bounded
+        done = todo & (np.abs(top) > rest)
+        sign = np.where(done, np.sign(top), sign)
+        zero = todo & (top == 0.0) & (rest == 0.0)
+        todo &= ~(done | zero)
+        if not todo.any():
+            return sign
+    idx = np.flatnonzero(todo)
+    rows = np.stack([np.broadcast_to(x, sign.shape).reshape(-1)[idx] for x in terms], axis=-1)
+    flat = sign.reshape(-1)
+    flat[idx] = _dd.exact_sign(rows)
+    return flat.reshape(sign.shape)
 
 
-def _least_up(start, passes):
-    """The smallest float ``c >= start`` with ``passes(c)`` (a monotone
-    test), stepping up one float at a time from a start a few floats below
-    it.
+def _least(c, passes):
+    """The smallest float with ``passes`` (a test monotone in its float
+    argument, exact), from an estimate ``c`` within a float or two of it:
+    each step tests the neighbour below where ``c`` passes (and moves
+    there while it passes too) or the one above where it fails.
     """
-    c = start
+    ok = passes(c)
+    active = np.ones(np.shape(c), dtype=bool)
     for _ in range(16):
-        low = ~passes(c)
-        if not low.any():
+        cand = np.where(ok, np.nextafter(c, 0.0), np.nextafter(c, np.inf))
+        ok_cand = passes(cand)
+        down = active & ok & ok_cand
+        up = active & ~ok
+        c = np.where(down | up, cand, c)
+        ok = np.where(up, ok_cand, ok)
+        active = down | (up & ~ok_cand)
+        if not active.any():
             return c
-        c = np.where(low, np.nextafter(c, np.inf), c)
-    raise AssertionError("the start was not within 16 floats of the result")  # pragma: no cover
-
-
-def _below(x, n):
-    """``x`` moved ``n`` floats toward 0."""
-    for _ in range(n):
-        x = np.nextafter(x, 0.0)
-    return x
+    raise AssertionError("the estimate was not within 16 floats of the result")  # pragma: no cover
 
 
 def _zcdp_up(s, sigma):
     """``s^2 / (2 sigma^2)`` rounded upward, for finite ``s, sigma > 0``:
     the smallest float ``c`` with ``c sigma (2 sigma) >= s^2`` on the
-    mantissas, from an estimate within 3 ulps.
+    mantissas, from a double-double estimate.
     """
     ms, es = np.frexp(s)
     mg, eg = np.frexp(sigma)
-    start = _below(0.5 * (ms / mg) ** 2, 4)
-    c = _least_up(start, lambda c: _exact_sign(c, mg, 2.0 * mg, ms) >= 0.0)
+    q = ms / mg  # the quotient to about 2^-104, (q, ql), and its half square
+    p, err = _dd.two_prod(q, mg)
+    ql = ((ms - p) - err) / mg
+    sq, sql = _dd.two_prod(q, q)
+    c = _least(0.5 * (sq + (sql + 2.0 * q * ql)), lambda c: _exact_sign(c, mg, 2.0 * mg, ms) >= 0.0)
     return _scaled_up(c, 2 * (es - eg))
 
 
 def _sigma_up(s, r):
     """``s / sqrt(2 r)`` rounded upward, for finite ``s, r > 0``: with ``2 r
     = m 2^e``, ``e`` even and ``m`` in [1/2, 2), the smallest float ``c``
-    with ``c c m >= ms^2`` on the mantissas, from an estimate within 2 ulps.
+    with ``c c m >= ms^2`` on the mantissas, from an estimate within 2 ulps
+    (two correctly rounded operations).
     """
     ms, es = np.frexp(s)
     m, e = np.frexp(r)
@@ -121,8 +135,7 @@ def _sigma_up(s, r):
     odd = (e % 2) != 0
     m = np.where(odd, 2.0 * m, m)
     e = np.where(odd, e - 1, e)
-    start = _below(ms / np.sqrt(m), 4)
-    c = _least_up(start, lambda c: _exact_sign(c, c, m, ms) >= 0.0)
+    c = _least(ms / np.sqrt(m), lambda c: _exact_sign(c, c, m, ms) >= 0.0)
     return _scaled_up(c, es - e // 2)
 
 

@@ -57,10 +57,11 @@ def _div_up(a, b):
 
 def _exact_sign(a, b, c, t):
     """The sign of ``a b c - t^2``, exactly, for mantissa-sized floats (in
-    [1/4, 4]: no term of the expansion under- or overflows): six exact
-    terms, distilled by passes of error-free sums (Knuth's TwoSum from the
-    smallest up, which keep the sum exact) until the largest outweighs the
-    others; ``math.fsum`` decides what a few passes leave open.
+    [1/8, 4] here: no term of the expansion under- or overflows, and
+    Dekker's splitting holds): six exact terms, distilled by passes of
+    error-free sums (Knuth's TwoSum from the smallest up, which keep the
+    sum exact) until the largest outweighs the others; ``math.fsum``
+    decides what a few passes leave open.
     """
     p1, p2 = _dd.two_prod(a, b)
     q1, q2 = _dd.two_prod(p1, c)

@@ -16,7 +16,8 @@ scratch working directory (holding ``adult.csv`` when the page needs it):
 
 A page declares what it needs in an HTML comment, invisible on the site:
 ``<!-- needs: adult -->`` (the UCI Adult file, from ``DIFFIDENT_ADULT_CSV``),
-``<!-- needs: dask -->``, ``<!-- needs: matplotlib -->``, ``<!-- needs: xarray -->``.
+``<!-- needs: dask -->``, ``<!-- needs: matplotlib -->``, ``<!-- needs: xarray -->``,
+``<!-- needs: opendp -->``.
 """
 
 import contextlib
@@ -123,7 +124,7 @@ def test_pages_found():
 def test_page_examples(page, tmp_path, monkeypatch):
     text = (DOCS / page).read_text()
     needs = {w.strip() for m in NEEDS.finditer(text) for w in m["what"].split(",")}
-    unknown = needs - {"adult", "dask", "matplotlib", "xarray"}
+    unknown = needs - {"adult", "dask", "matplotlib", "xarray", "opendp"}
     assert not unknown, f"{page}: unknown needs {unknown}"
     if "dask" in needs:
         pytest.importorskip("dask.array", reason=f"{page} needs dask (the `dask` extra)")
@@ -131,6 +132,8 @@ def test_page_examples(page, tmp_path, monkeypatch):
     if "matplotlib" in needs:
         pytest.importorskip("matplotlib", reason=f"{page} needs matplotlib (the `plot` extra)")
         monkeypatch.setenv("MPLBACKEND", "Agg")
+    if "opendp" in needs:
+        pytest.importorskip("opendp", reason=f"{page} needs opendp (in the `test` extra)")
     if "xarray" in needs:
         pytest.importorskip("xarray", reason=f"{page} needs xarray (in the `test` extra)")
     if "adult" in needs:

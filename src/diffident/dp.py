@@ -2,7 +2,9 @@
 (Mathematics page, section 7).
 
 The analytic and the classic Gaussian mechanism, the Bayesian reading of
-epsilon-DP for an adversary with prior P, and composition.  All functions
+epsilon-DP for an adversary with prior P, composition, and the parameters
+of integer noise (discrete Laplace and discrete Gaussian) as OpenDP,
+Tumult and the Census state them.  All functions
 broadcast NumPy-style and return a Python float for all-scalar input.
 Import the namespace (``from diffident import dp``); every name is also
 importable from ``diffident`` itself.
@@ -22,6 +24,11 @@ and `rho_after_composition` rounds upward too.  Every search goes through
 Edge values are documented, never errors, so that grid sweeps run through:
 ``epsilon = inf`` means no noise (sigma 0, posterior bound 1), sensitivity
 0 needs no noise, and an unattainable posterior or risk gives epsilon 0.
+The integer-noise conversions are the exception: they describe noise a
+mechanism adds, so a scale, sigma, epsilon, zcdp_rho or sensitivity of 0
+or inf and a geometric p outside (0, 1) are errors.  Their guarantees
+(epsilon, zcdp_rho) and calibrations (scale, sigma) are rounded to the
+private side too.
 """
 
 from ._dp_composition import compose_parallel, compose_sequential, epsilon_per_release, rho_after_composition
@@ -30,6 +37,14 @@ from ._dp_gaussian import (
     analytic_gaussian_delta,
     analytic_gaussian_sigma,
     classic_gaussian_sigma,
+)
+from ._dp_integer import (
+    discrete_gaussian_sigma,
+    discrete_gaussian_zcdp,
+    discrete_laplace_epsilon,
+    discrete_laplace_scale,
+    geometric_p,
+    geometric_scale,
 )
 from ._dp_posterior import epsilon_for_posterior, posterior_bound
 
@@ -44,6 +59,12 @@ __all__ = [
     "compose_parallel",
     "rho_after_composition",
     "epsilon_per_release",
+    "discrete_laplace_epsilon",
+    "discrete_laplace_scale",
+    "geometric_scale",
+    "geometric_p",
+    "discrete_gaussian_zcdp",
+    "discrete_gaussian_sigma",
 ]
 
 # The code lives in the private modules; each name is documented, doctested

@@ -1,0 +1,96 @@
+"""Integer noise (discrete Laplace, discrete Gaussian) in the posterior
+family, the worst case and Gaussian (rho, delta) (Mathematics page,
+section 11): the continuous formula at lattice responses, brute-force sums
+of the normalised pmfs at 50 digits, the lattice checks and the check
+values.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from mpmath import mp, mpf
+
+import diffident as di
+from diffident.testing import mpmath_reference as ref
+
+DISCRETE = ["discrete_laplace", "discrete_gaussian"]
+CONTINUOUS = {"discrete_laplace": "laplace", "discrete_gaussian": "gaussian"}
+
+
+def _random_case(rng, noise):
+    g = float(rng.choice([1.0, 0.5, 0.1, 3.0, 0.25]))
+    m = int(rng.integers(2, 7))
+    values = np.round(rng.normal(0, 6, m)) * g
+    response = np.round(rng.normal(0, 8, 3)) * g
+    scale = float(rng.choice([0.3, 1.0, 2.5, 7.0])) * g
+    counts = rng.integers(1, 4, m).astype(float)
+    prior = rng.uniform(0.2, 2.0, m)
+    return g, values, response, scale, counts, prior
+
+
+def _brute_posterior(values, R, scale, counts, prior, noise, g):
+    """c_j pi_j P(Z = (R - f_j)/g) / sum_k c_k pi_k P(Z = (R - f_k)/g) at 50 digits."""
+    with mp.workdps(50):
+        terms = [mpf(c) * mpf(p) * ref.integer_pmf(round((R - f) / g), scale / g, noise)
+                 for f, c, p in zip(values, counts, prior, strict=True)]
+        total = mp.fsum(terms)
+        norm = ref.integer_normaliser(scale / g, noise)
+        return [t / mpf(c) / total for t, c in zip(terms, counts, strict=True)], total * norm
+
+
+@pytest.mark.parametrize("noise", DISCRETE)
+def test_posterior_family_equals_continuous_and_brute_force(noise):
+    rng = np.random.default_rng(14)
+    for _ in range(12):
+        g, values, response, scale, counts, prior = _random_case(rng, noise)
+        kw = dict(response=response, scale=scale, counts=counts, prior=prior)
+        post = di.posterior(values, noise=noise, granularity=g, **kw)
+        # the continuous formula with the same energies, to the last bit
+        assert np.array_equal(post, di.posterior(values, noise=CONTINUOUS[noise], **kw))
+        logev = di.log_evidence(values, noise=noise, granularity=g, **kw)
+        logpost = di.log_posterior(values, noise=noise, granularity=g, **kw)
+        for i, R in enumerate(response):
+            want, ev = _brute_posterior(values, float(R), scale, counts, prior, noise, g)
+            for j in range(len(values)):
+                assert post[i, j] == pytest.approx(float(want[j]), rel=1e-13, abs=1e-300)
+                risk = di.disclosure_risk(values, response=float(R), scale=scale, world=j, counts=counts,
+                                          prior=prior, noise=noise, granularity=g)
+                assert risk == pytest.approx(float(want[j]), rel=1e-13, abs=1e-300)
+                if want[j] > 1e-300:
+                    assert logpost[i, j] == pytest.approx(float(mp.log(want[j])), rel=1e-13, abs=1e-13)
+            # the evidence is the normalised pmf's sum times the normaliser (no constant)
+            assert logev[i] == pytest.approx(float(mp.log(ev)), rel=1e-13, abs=1e-13)
+
+
+def test_check_value_every_lattice_response():
+    # two worlds {0, 1}, discrete Laplace b = 1: the larger posterior is
+    # 1 / (1 + e^-1) at every lattice response
+    R = np.arange(-20.0, 21.0)
+    p = di.posterior([0.0, 1.0], response=R, scale=1.0, noise="discrete_laplace")
+    assert np.allclose(p.max(axis=1), 1 / (1 + math.exp(-1)), rtol=1e-15, atol=0)
+    assert round(float(p.max()), 6) == 0.731059
+
+
+def test_granularity_scales_with_values():
+    # the same lattice in other units: values and scale times g
+    for noise in DISCRETE:
+        a = di.posterior([0, 3, 7], response=[-2.0, 5.0], scale=2.0, noise=noise)
+        b = di.posterior([0, 0.3, 0.7], response=[-0.2, 0.5], scale=0.2, noise=noise, granularity=0.1)
+        assert np.allclose(a, b, rtol=1e-14, atol=0)
+
+
+def test_lattice_and_granularity_errors():
+    with pytest.raises(ValueError, match=r"values must lie on the lattice.*got 0\.25"):
+        di.posterior([0.0, 0.25], response=0.0, scale=1.0, noise="discrete_laplace", granularity=0.1)
+    with pytest.raises(ValueError, match=r"response must lie on the lattice.*got 0\.5"):
+        di.disclosure_risk([0.0, 1.0], response=0.5, scale=1.0, noise="discrete_gaussian")
+    with pytest.raises(ValueError, match="granularity applies to integer noise"):
+        di.log_evidence([0.0, 1.0], response=0.0, scale=1.0, noise="laplace", granularity=0.5)
+    with pytest.raises(ValueError, match="granularity must be a finite number > 0"):
+        di.log_posterior([0.0, 1.0], response=0.0, scale=1.0, noise="discrete_laplace", granularity=0.0)
+    with pytest.raises(ValueError, match="noise must be one of"):
+        di.posterior([0.0, 1.0], response=0.0, scale=1.0, noise="discrete")  # type: ignore[arg-type]
+    # decimals within rounding of the lattice are on it
+    p = di.posterior([0.0, 0.3], response=0.7, scale=0.2, noise="discrete_laplace", granularity=0.1)
+    assert p.shape == (2,)

@@ -94,3 +94,58 @@ def test_lattice_and_granularity_errors():
     # decimals within rounding of the lattice are on it
     p = di.posterior([0.0, 0.3], response=0.7, scale=0.2, noise="discrete_laplace", granularity=0.1)
     assert p.shape == (2,)
+
+
+def _brute_lattice_worst(values, scale, noise, g, counts=None, prior=None, span=60):
+    """The largest posterior over a wide window of lattice responses at 50 digits."""
+    c = np.ones(len(values)) if counts is None else np.asarray(counts, float)
+    p = np.ones(len(values)) if prior is None else np.asarray(prior, float)
+    best = mpf(0)
+    lo, hi = min(values) / g - span, max(values) / g + span
+    with mp.workdps(50):
+        for k in range(int(lo), int(hi) + 1):
+            R = mpf(k) * mpf(g)
+            terms = [mpf(ci) * mpf(pi) * ref.integer_pmf(round(float((R - mpf(f)) / mpf(g))), scale / g, noise)
+                     for f, ci, pi in zip(values, c, p, strict=True)]
+            total = mp.fsum(terms)
+            best = max(best, max(t / mpf(ci) / total for t, ci in zip(terms, c, strict=True) if ci > 0))
+    return best
+
+
+def test_worst_case_discrete_laplace():
+    # the check value: {0, 1}, b = 1
+    assert di.worst_case_risk([0, 1], scale=1.0, noise="discrete_laplace") == pytest.approx(
+        1 / (1 + math.exp(-1)), rel=1e-15)
+    assert round(di.worst_case_risk([0, 1], scale=1.0, noise="discrete_laplace"), 6) == 0.731059
+    rng = np.random.default_rng(3)
+    for _ in range(6):
+        g = float(rng.choice([1.0, 0.5, 2.0]))
+        values = np.round(rng.normal(0, 4, 5)) * g
+        counts = rng.integers(1, 3, 5).astype(float)
+        prior = rng.uniform(0.5, 2.0, 5)
+        scale = float(rng.choice([0.5, 1.0, 3.0])) * g
+        got = di.worst_case_risk(values, scale=scale, counts=counts, prior=prior, noise="discrete_laplace",
+                                 granularity=g)
+        assert got == di.worst_case_risk(values, scale=scale, counts=counts, prior=prior)
+        want = _brute_lattice_worst(values, scale, "discrete_laplace", g, counts, prior)
+        assert got == pytest.approx(float(want), rel=1e-13)
+    with pytest.raises(ValueError, match="values must lie on the lattice"):
+        di.worst_case_risk([0, 1.5], scale=1.0, noise="discrete_laplace")
+
+
+def test_worst_case_gaussian_energies():
+    for noise in ("gaussian", "discrete_gaussian"):
+        # distinct values: the posterior of the largest tends to 1
+        rho, world = di.worst_case_risk([0, 1, 3], scale=[0.0, 0.7, 50.0, np.inf], noise=noise, return_world=True)
+        assert rho.tolist() == [1.0, 1.0, 1.0, pytest.approx(1 / 3, rel=1e-15)]
+        assert world[1] == 2 and world[2] == 2
+        # the lattice responses come close to 1 far out (the brute force over a window)
+        assert 1 - _brute_lattice_worst([0, 1], 1.0, "discrete_gaussian", 1.0, span=80) < 1e-30
+        # one distinct value: the prior share, as for Laplace
+        assert di.worst_case_risk([2, 2], scale=1.0, noise=noise, prior=[1, 3]) == pytest.approx(0.75)
+        # a lone smallest value is enough
+        assert di.worst_case_risk([0, 1, 1], scale=1.0, noise=noise) == 1.0
+        with pytest.raises(ValueError, match="held by several worlds"):
+            di.worst_case_risk([0, 0, 1, 2], counts=[1, 1, 1, 2], scale=1.0, noise=noise)
+    with pytest.raises(ValueError, match="granularity applies to integer noise"):
+        di.worst_case_risk([0, 1], scale=1.0, noise="gaussian", granularity=0.5)

@@ -149,3 +149,86 @@ def test_worst_case_gaussian_energies():
             di.worst_case_risk([0, 0, 1, 2], counts=[1, 1, 1, 2], scale=1.0, noise=noise)
     with pytest.raises(ValueError, match="granularity applies to integer noise"):
         di.worst_case_risk([0, 1], scale=1.0, noise="gaussian", granularity=0.5)
+
+
+def _brute_delta(values, rho, sigma, j, g, counts=None, prior=None):
+    """delta_j = sum of P(Z = k) over the lattice points R = f_j + g k where
+    the posterior of world j exceeds rho, at 50 digits (every k within 45
+    sigma of f_j and 3 steps more)."""
+    c = np.ones(len(values)) if counts is None else np.asarray(counts, float)
+    p = np.ones(len(values)) if prior is None else np.asarray(prior, float)
+    s = sigma / g
+    K = int(45 * s) + 3
+    with mp.workdps(50):
+        norm = ref.integer_normaliser(s, "discrete_gaussian")
+        ks = [round((f - values[j]) / g) for f in values]  # lattice offsets of the worlds from f_j
+        total = mpf(0)
+        for k in range(-K, K + 1):
+            e = [mp.exp(-mpf(k - kk) ** 2 / (2 * mpf(s) ** 2)) for kk in ks]
+            post = mpf(p[j]) * e[j] / mp.fsum(mpf(ci) * mpf(pi) * ei for ci, pi, ei in zip(c, p, e, strict=True))
+            if post > mpf(rho):
+                total += mp.exp(-mpf(k) ** 2 / (2 * mpf(s) ** 2)) / norm
+        return total
+
+
+def test_discrete_gaussian_delta_against_brute_force():
+    rng = np.random.default_rng(1412)
+    for _ in range(14):
+        g = float(rng.choice([1.0, 0.5, 2.0]))
+        m = int(rng.integers(2, 5))
+        values = np.round(rng.normal(0, 3, m)) * g
+        counts = rng.integers(1, 3, m).astype(float)
+        prior = rng.uniform(0.5, 2.0, m)
+        sigma = float(rng.choice([0.3, 0.8, 1.7, 4.0])) * g
+        rho = float(rng.uniform(0.3, 0.95))
+        kw = dict(rho=rho, sigma=sigma, counts=counts, prior=prior, noise="discrete_gaussian", granularity=g)
+        want = [_brute_delta(values, rho, sigma, j, g, counts, prior) for j in range(m)]
+        for j in range(m):
+            got = di.gaussian_delta(values, world=j, **kw)
+            assert got == pytest.approx(float(want[j]), rel=1e-12, abs=1e-300)
+        assert di.gaussian_delta(values, **kw) == pytest.approx(float(max(want)), rel=1e-12, abs=1e-300)
+
+
+def test_discrete_gaussian_check_values():
+    # two worlds at distance 1, sigma = 1: the adversary's advantage at
+    # rho = 1/2 is P(Z = 0) = 1 / N(1), against 2 Phi(1/2) - 1
+    adv = 2 * di.gaussian_delta([0, 1], rho=0.5, sigma=1.0, world=0, noise="discrete_gaussian") - 1
+    assert adv == pytest.approx(float(1 / ref.integer_normaliser(1.0, "discrete_gaussian")), rel=1e-14)
+    assert round(adv, 6) == 0.398942
+    assert round(2 * di.gaussian_delta([0, 1], rho=0.5, sigma=1.0, world=0) - 1, 6) == 0.382925
+
+    # the DP profile (hockey-stick divergence) at eps = 1 through delta:
+    # {P(w_0 | R) > e^eps / (1 + e^eps)} = {k <= -1}; its shift by one step
+    # (under the neighbour's noise) is {k <= -2}, the set at eps = 2
+    def rho(e):
+        return math.exp(e) / (1 + math.exp(e))
+
+    d1 = di.gaussian_delta([0, 1], rho=rho(1.0), sigma=1.0, world=0, noise="discrete_gaussian")
+    d2 = di.gaussian_delta([0, 1], rho=rho(2.0), sigma=1.0, world=0, noise="discrete_gaussian")
+    assert d1 - math.e * d2 == pytest.approx(0.1413513394, abs=1e-10)
+    # the same sums from the interval masses directly
+    assert d1 == pytest.approx(float(ref.integer_interval_mass(-np.inf, -1, 1.0, "discrete_gaussian")), rel=1e-14)
+    assert d2 == pytest.approx(float(ref.integer_interval_mass(-np.inf, -2, 1.0, "discrete_gaussian")), rel=1e-14)
+
+
+def test_discrete_gaussian_sigma_for():
+    rng = np.random.default_rng(77)
+    for _ in range(5):
+        g = float(rng.choice([1.0, 0.5]))
+        values = np.round(rng.normal(0, 3, 3)) * g
+        rho = float(rng.uniform(0.5, 0.95))
+        delta = float(rng.choice([0.01, 0.05, 0.2]))
+        kw = dict(rho=rho, noise="discrete_gaussian", granularity=g)
+        sig = di.gaussian_sigma_for(values, delta=delta, rtol=1e-12, **kw)
+        assert 0 < sig < np.inf
+        # the sigma passes the evaluator, and the exact lattice sums
+        assert di.gaussian_delta(values, sigma=sig, **kw) <= delta
+        assert max(_brute_delta(values, rho, sig, j, g) for j in range(3)) <= delta
+        # and a little less noise does not (the search's bracket)
+        assert di.gaussian_delta(values, sigma=sig * (1 - 1e-6), **kw) > delta
+    with pytest.raises(ValueError, match="values must lie on the lattice"):
+        di.gaussian_sigma_for([0, 0.3], rho=0.9, delta=0.1, noise="discrete_gaussian")
+    with pytest.raises(ValueError, match="'gaussian' or 'discrete_gaussian'"):
+        di.gaussian_delta([0, 1], rho=0.9, sigma=1.0, noise="discrete_laplace")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="granularity applies to integer noise"):
+        di.gaussian_delta([0, 1], rho=0.9, sigma=1.0, granularity=2.0)

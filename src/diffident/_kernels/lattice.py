@@ -192,3 +192,13 @@ def interval_masses(a, b, s, gauss, out):
     else:
         for i in range(a.shape[0]):
             out[i] = dl_mass(a[i], b[i], s)
+
+
+@kernel
+def interval_masses_scales(a, b, s, gauss, out):
+    """out[i] = P(a[i] <= Z <= b[i]) at the scale s[i] (lattice units)."""
+    for i in range(a.shape[0]):
+        if gauss:
+            out[i] = dg_mass(a[i], b[i], s[i], dg_norm(s[i]))
+        else:
+            out[i] = dl_mass(a[i], b[i], s[i])

@@ -232,3 +232,22 @@ def test_discrete_gaussian_sigma_for():
         di.gaussian_delta([0, 1], rho=0.9, sigma=1.0, noise="discrete_laplace")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="granularity applies to integer noise"):
         di.gaussian_delta([0, 1], rho=0.9, sigma=1.0, granularity=2.0)
+
+
+@pytest.mark.parametrize("noise", DISCRETE)
+def test_posterior_extremes(noise):
+    # values 1e300 apart (integers, on the lattice), scales from 1e-300 to 1e300
+    R = np.array([0.0, 1e300, -1e300])
+    for scale in (1e-300, 1.0, 1e300):
+        p = di.posterior([0, 1e300], response=R, scale=scale, noise=noise)
+        assert np.array_equal(p, di.posterior([0, 1e300], response=R, scale=scale, noise=CONTINUOUS[noise]))
+    assert di.posterior([0, 1e300], response=R, scale=1.0, noise=noise).tolist() == [[1, 0], [0, 1], [1, 0]]
+    # at a scale of 1e300 the energies are 1 (Laplace) or 1/2 (Gaussian) apart
+    e = 1.0 if noise == "discrete_laplace" else 0.5
+    got = di.disclosure_risk([0, 1e300], response=0.0, scale=1e300, noise=noise)
+    assert got == pytest.approx(1 / (1 + math.exp(-e)), rel=1e-15)
+    # a subnormal granularity: its lattice holds the subnormals
+    g = 5e-324
+    got = di.disclosure_risk([0.0, 3 * g], response=g, scale=2 * g, noise=noise, granularity=g)
+    want = di.disclosure_risk([0.0, 3.0], response=1.0, scale=2.0, noise=noise)
+    assert got == pytest.approx(want, rel=1e-15)

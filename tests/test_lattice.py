@@ -137,3 +137,32 @@ def test_euler_maclaurin_side_by_side():
         assert em == pytest.approx(direct, rel=2e-13)
         _close(float(interval_mass(a, b, scale=s, noise="discrete_gaussian")),
                ref.integer_interval_mass(a, b, s, "discrete_gaussian"))
+
+
+@pytest.mark.parametrize("noise", NOISES)
+def test_extremes(noise):
+    gauss = noise == "discrete_gaussian"
+    # a subnormal scale: all the mass at 0, no division by zero
+    got = interval_mass(np.array([0.0, 1.0, -1e300, 1e300, -5.0]), np.array([0.0, 1.0, 1e300, np.inf, 5.0]),
+                        scale=5e-324, noise=noise)
+    assert got.tolist() == [1.0, 0.0, 1.0, 0.0, 1.0]
+    # ends 1e300 apart and beyond 2^53 (no stalled loop)
+    got = interval_mass(np.array([1e300, -np.inf, 0.0, 2.0**60]), np.array([np.inf, -1e300, 2.0**53, 2.0**60 + 4096]),
+                        scale=1e6, noise=noise)
+    # P(Z >= 0) = (1 + P(Z = 0)) / 2; for the discrete Gaussian at s = 1e6,
+    # N = s sqrt(2 pi) to within exp(-2 pi^2 10^12) (Poisson summation)
+    half = (0.5 * (1 + 1 / (1e6 * math.sqrt(2 * math.pi))) if gauss
+            else float(ref.integer_interval_mass(0.0, np.inf, 1e6, noise)))
+    assert got[:2].tolist() == [0.0, 0.0] and got[3] == 0.0
+    assert got[2] == pytest.approx(half, rel=1e-13)
+    # a scale of 1e300: the tail beyond one scale, e^-1 / 2 or 1 - Phi(1)
+    got = interval_mass(1e300, np.inf, scale=1e300, noise=noise)
+    assert got == pytest.approx(0.15865525393145707 if gauss else math.exp(-1) / 2, rel=1e-13)
+    # per-element scales give the masses of one scale each
+    a = np.array([-3.0, 0.0, 5.0])
+    b = np.array([2.0, np.inf, 9.0])
+    s = np.array([0.7, 300.0, 2e4])
+    out = np.empty(3)
+    _k.interval_masses_scales(a, b, s, gauss, out)
+    for i in range(3):
+        assert out[i] == interval_mass(a[i], b[i], scale=s[i], noise=noise)

@@ -29,8 +29,10 @@ from scipy.special import erf, erfcx, ndtr
 from . import _search, _validate
 from ._grouping import group_sums, runs
 from ._kernels import gaussian
+from ._kernels import lattice as _lattice
 from ._kernels import sort as radix
-from ._typing import FloatOrArray, RealArrayLike
+from ._posterior import lattice_noise
+from ._typing import FloatOrArray, GaussianNoise, RealArrayLike
 from ._worlds import Worlds
 
 __all__ = ["gaussian_delta", "gaussian_sigma_for"]
@@ -360,9 +362,32 @@ def _mass(a, b, upper):
     return out
 
 
-def _deltas(model, world, rho, sigma, upper=False):
+def _lattice_mass(a, b, s, upper):
+    """The discrete Gaussian mass (Mathematics page, eq. 11.3) of the lattice
+    points k with k / s in [a, b] (z units, s = sigma / granularity); with
+    ``upper`` an upper bound: the ends widened by 4 ulps of k = z s (the
+    rounding of that product) and the mass by 2^-36 (the kernel's error,
+    below 1e-12).
+    """
+    with np.errstate(invalid="ignore"):  # (inf * s)
+        ta, tb = a * s, b * s
+    if upper:
+        ta = ta - 4.0 * _EPS * np.abs(ta)
+        tb = tb + 4.0 * _EPS * np.abs(tb)
+    ka = np.ascontiguousarray(np.ceil(ta))
+    kb = np.ascontiguousarray(np.floor(tb))
+    out = np.empty(ka.size)
+    _lattice.interval_masses_scales(ka, kb, np.ascontiguousarray(s, dtype=np.float64), True, out)
+    if upper:
+        out = np.minimum(out * (1.0 + 2.0**-36), 1.0)
+    return out
+
+
+def _deltas(model, world, rho, sigma, upper=False, g=None):
     """delta (or with ``upper`` an upper bound on it) for each target
     (world index, rho, sigma), all 1-d of one length; and the search status.
+    With a granularity ``g``, of discrete Gaussian noise on its lattice:
+    the same interval of responses, its lattice points summed.
     """
     n = world.size
     out = np.zeros(n)
@@ -428,11 +453,28 @@ def _deltas(model, world, rho, sigma, upper=False):
         status[act[who[st == _search.MAXITER]]] = _search.MAXITER
     has = np.isfinite(xin) | (np.isinf(a) & np.isinf(b))
     res = np.zeros(T)
-    res[has] = _mass(np.where(np.isnan(a[has]), -np.inf, a[has]), np.where(np.isnan(b[has]), np.inf, b[has]), upper)
+    ah, bh = np.where(np.isnan(a[has]), -np.inf, a[has]), np.where(np.isnan(b[has]), np.inf, b[has])
+    if g is None:
+        res[has] = _mass(ah, bh, upper)
+    else:
+        res[has] = _lattice_mass(ah, bh, sigma[act][has] / g, upper)
     if upper and narrow.any():  # a negative part, if any, between two adjacent floats
-        res[narrow] = _mass(nl[narrow], nh[narrow], True)
+        res[narrow] = (_mass(nl[narrow], nh[narrow], True) if g is None
+                       else _lattice_mass(nl[narrow], nh[narrow], sigma[act][narrow] / g, True))
     out[act] = res
     return out, status
+
+
+def _lattice_of(ws, noise, granularity):
+    """The granularity of discrete Gaussian noise (its values checked on the
+    lattice), or None for Gaussian noise.
+    """
+    gauss, g = lattice_noise(noise, granularity)
+    if not gauss:
+        raise ValueError(f"noise must be 'gaussian' or 'discrete_gaussian', got {noise!r}")
+    if g is not None:
+        _validate.lattice("values", ws.f, g)
+    return g
 
 
 def _representatives(model):
@@ -445,7 +487,8 @@ def _representatives(model):
 
 def gaussian_delta(values: RealArrayLike, *, rho: RealArrayLike, sigma: RealArrayLike,
                    counts: RealArrayLike | None = None,
-                   prior: RealArrayLike | None = None, world: int | None = None) -> FloatOrArray:
+                   prior: RealArrayLike | None = None, world: int | None = None,
+                   noise: GaussianNoise = "gaussian", granularity: float = 1.0) -> FloatOrArray:
     """(rho, delta)-identifiability of a Gaussian release: the delta at sigma.
 
     delta is the probability, over R ~ N(f_j, sigma^2), that the posterior of
@@ -469,6 +512,14 @@ def gaussian_delta(values: RealArrayLike, *, rho: RealArrayLike, sigma: RealArra
     world : int or array_like of int, optional
         The true world(s), indices into ``values`` (broadcast with rho and
         sigma); by default the maximum over every world.
+    noise : {"gaussian", "discrete_gaussian"}, optional
+        The noise (default Gaussian).  Discrete Gaussian noise of parameter
+        sigma on the lattice of multiples of ``granularity`` (Mathematics
+        page, section 11): delta sums the lattice points of the same
+        interval of responses.
+    granularity : float, optional
+        The lattice spacing of discrete Gaussian noise (default 1); the
+        values must be multiples of it.  Only the default with "gaussian".
 
     Returns
     -------
@@ -513,23 +564,28 @@ def gaussian_delta(values: RealArrayLike, *, rho: RealArrayLike, sigma: RealArra
     >>> di.gaussian_delta([0.0, 1.0, 2.0], rho=0.9, sigma=1.0, world=[0, 1,
     ...                                                               2]).round(6)
     array([0.0413, 0.    , 0.0413])
+    >>> # discrete Gaussian noise: P(Z <= 0) = (1 + 1 / N(1)) / 2
+    >>> round(di.gaussian_delta([0, 1], rho=0.5, sigma=1.0, world=0,
+    ...                         noise="discrete_gaussian"), 6)
+    0.699471
     """
     ws = Worlds(values, counts, prior)
     r = _validate.in_range("rho", rho, 0.0, 1.0)
     s = _validate.positive_scale("sigma", sigma)
+    g = _lattice_of(ws, noise, granularity)
     model = _Model(ws, counts, prior)
     if world is not None:
         w = _validate.integer_index("world", world, ws.n)
         shape = np.broadcast_shapes(r.shape, s.shape, w.shape)
         rb, sb, wb = (np.broadcast_to(a, shape).ravel() for a in (r, s, w))
-        d, st = _deltas(model, wb, rb, sb)
+        d, st = _deltas(model, wb, rb, sb, g=g)
         _search.warn_unconverged(st, "gaussian_delta")
         return _validate.ret(d.reshape(shape), len(shape) == 0)
     shape = np.broadcast_shapes(r.shape, s.shape)
     rb, sb = (np.broadcast_to(a, shape).ravel() for a in (r, s))
     reps = _representatives(model)
     T = rb.size
-    d, st = _deltas(model, np.tile(reps, T), np.repeat(rb, reps.size), np.repeat(sb, reps.size))
+    d, st = _deltas(model, np.tile(reps, T), np.repeat(rb, reps.size), np.repeat(sb, reps.size), g=g)
     _search.warn_unconverged(st, "gaussian_delta")
     return _validate.ret(d.reshape(T, reps.size).max(axis=1).reshape(shape), len(shape) == 0)
 
@@ -537,7 +593,8 @@ def gaussian_delta(values: RealArrayLike, *, rho: RealArrayLike, sigma: RealArra
 def gaussian_sigma_for(values: RealArrayLike, *, rho: RealArrayLike, delta: RealArrayLike,
                        counts: RealArrayLike | None = None,
                        prior: RealArrayLike | None = None, world: int | None = None,
-                       rtol: float = 1e-9) -> FloatOrArray:
+                       rtol: float = 1e-9, noise: GaussianNoise = "gaussian",
+                       granularity: float = 1.0) -> FloatOrArray:
     """The smallest Gaussian sigma meeting a (rho, delta) target.
 
     The answer keeps ``gaussian_delta(values, rho=rho, sigma=sigma) <= delta`` for the
@@ -566,6 +623,14 @@ def gaussian_sigma_for(values: RealArrayLike, *, rho: RealArrayLike, delta: Real
     rtol : float, optional
         Relative width of the final bracket (default 1e-9; 0: adjacent
         floats).
+    noise : {"gaussian", "discrete_gaussian"}, optional
+        The noise (default Gaussian).  Discrete Gaussian noise of parameter
+        sigma on the lattice of multiples of ``granularity`` (Mathematics
+        page, section 11): delta sums the lattice points of the same
+        interval of responses.
+    granularity : float, optional
+        The lattice spacing of discrete Gaussian noise (default 1); the
+        values must be multiples of it.  Only the default with "gaussian".
 
     Returns
     -------
@@ -612,6 +677,7 @@ def gaussian_sigma_for(values: RealArrayLike, *, rho: RealArrayLike, delta: Real
     r = _validate.in_range("rho", rho, 0.0, 1.0)
     dl = _validate.in_range("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True)
     rtol = _validate.tolerance("rtol", rtol)
+    g = _lattice_of(ws, noise, granularity)
     model = _Model(ws, counts, prior)
     if world is not None:  # checked here too: edge targets never reach the search
         w = np.unique(_validate.integer_index("world", world, ws.n))
@@ -644,7 +710,8 @@ def gaussian_sigma_for(values: RealArrayLike, *, rho: RealArrayLike, delta: Real
 
         def dmax(i, sig):
             t = todo[i]
-            d, st = _deltas(model, np.tile(worlds, t.size), np.repeat(rb[t], nw), np.repeat(sig, nw), upper=True)
+            d, st = _deltas(model, np.tile(worlds, t.size), np.repeat(rb[t], nw), np.repeat(sig, nw), upper=True,
+                            g=g)
             _search.warn_unconverged(st, "gaussian_sigma_for")
             return d.reshape(t.size, nw).max(axis=1)
 

@@ -9,7 +9,7 @@ import numpy as np
 from . import _validate
 from ._kernels import evidence
 from ._kernels import sort as radix
-from ._typing import FloatArray, FloatOrArray, Noise, RealArrayLike
+from ._typing import AnyNoise, FloatArray, FloatOrArray, RealArrayLike
 from ._worlds import Worlds, check_scaling, energy_factor, scaling_exponent, too_small
 
 __all__ = ["log_evidence", "log_posterior", "posterior", "disclosure_risk"]
@@ -25,10 +25,31 @@ _PARALLEL_MIN = 1 << 15  # worlds x points below which threads do not pay
 _NO_WORLD = object()
 
 
-def _points(values, response, scale, counts, prior, noise, world=_NO_WORLD):
-    gauss = _validate.check_noise(noise)
+def lattice_noise(noise, granularity):
+    """``(gauss, g)`` of any noise: whether its energy is Gaussian, and the
+    lattice spacing of an integer noise (None for a continuous one, whose
+    granularity must be left at its default 1).
+    """
+    gauss, discrete = _validate.noise_family(noise)
+    g = _validate.granularity(granularity)
+    if not discrete:
+        if g != 1.0:
+            raise ValueError(f"granularity applies to integer noise ('discrete_laplace', 'discrete_gaussian') "
+                             f"only; got granularity={granularity!r} with noise={noise!r}")
+        return gauss, None
+    return gauss, g
+
+
+def _points(values, response, scale, counts, prior, noise, world=_NO_WORLD, granularity=1.0):
+    gauss, g = lattice_noise(noise, granularity)
     ws = Worlds(values, counts, prior, check_finite=False)
     R = _validate.finite("response", response)
+    if g is not None:
+        # posteriors at lattice responses are the continuous formula's
+        # (the normaliser is one for every world): only the lattice is checked
+        ws.check_finite()
+        _validate.lattice("values", ws.f, g)
+        _validate.lattice("response", R, g)
     lam = _validate.positive_scale("scale", scale)
     arrays = [R, lam]
     if world is not _NO_WORLD:
@@ -155,7 +176,8 @@ def _evaluate_sweep(ws, R, lam_u, inverse, fw, pw, with_risk, logev, risk):
 
 def log_evidence(values: RealArrayLike, *, response: RealArrayLike, scale: RealArrayLike,
                  counts: RealArrayLike | None = None,
-                 prior: RealArrayLike | None = None, noise: Noise = "laplace") -> FloatOrArray:
+                 prior: RealArrayLike | None = None, noise: AnyNoise = "laplace",
+                 granularity: float = 1.0) -> FloatOrArray:
     """Log of the posterior's normaliser, ``log sum_k c_k pi_k L_k(R)``.
 
     With Laplace noise ``L_k(R) = exp(-|R - f_k| / scale)``, with Gaussian
@@ -180,8 +202,15 @@ def log_evidence(values: RealArrayLike, *, response: RealArrayLike, scale: RealA
     prior : array_like, shape (m,), optional
         Unnormalised prior weight of each world (>= 0), per world: each of
         the ``counts[k]`` worlds of entry k has weight ``prior[k]``.
-    noise : {"laplace", "gaussian"}, optional
-        The noise distribution (default Laplace).
+    noise : {"laplace", "gaussian", "discrete_laplace", "discrete_gaussian"}, optional
+        The noise distribution (default Laplace).  The integer noises add
+        ``granularity`` times an integer (Mathematics page, section 11);
+        at a response on their lattice the posterior is the continuous
+        formula's with the same ``scale``.
+    granularity : float, optional
+        The lattice spacing of integer noise (default 1): values and
+        responses must be multiples of it.  Only the default is allowed
+        with continuous noise.
 
     Returns
     -------
@@ -195,7 +224,10 @@ def log_evidence(values: RealArrayLike, *, response: RealArrayLike, scale: RealA
         For empty, multi-dimensional, NaN or infinite values or responses,
         scales that are not positive and finite, bad counts or prior
         (negative, not whole counts, wrong length, all zero), responses and
-        scales that do not broadcast, or an unknown noise.
+        scales that do not broadcast, or an unknown noise; with integer
+        noise, values or responses off the lattice, a granularity that is
+        not finite and > 0; with continuous noise, a granularity other
+        than 1.
     TypeError
         If an argument is not real numbers (a string, a bool, complex values).
 
@@ -219,7 +251,8 @@ def log_evidence(values: RealArrayLike, *, response: RealArrayLike, scale: RealA
     >>> round(di.log_evidence([0.0, 1.0], response=0.0, scale=1.0), 12)
     0.313261687518
     """
-    ws, shape, (R, lam), gauss = _points(values, response, scale, counts, prior, noise)
+    ws, shape, (R, lam), gauss = _points(values, response, scale, counts, prior, noise,
+                                           granularity=granularity)
     return _validate.ret(log_evidence_of(ws, R, lam, gauss).reshape(shape), len(shape) == 0)
 
 
@@ -230,7 +263,8 @@ def log_evidence_of(ws, R, lam, gauss):
 
 def log_posterior(values: RealArrayLike, *, response: RealArrayLike, scale: RealArrayLike,
                   counts: RealArrayLike | None = None,
-                  prior: RealArrayLike | None = None, noise: Noise = "laplace") -> FloatArray:
+                  prior: RealArrayLike | None = None, noise: AnyNoise = "laplace",
+                  granularity: float = 1.0) -> FloatArray:
     """Log posterior of each world given the response(s) (Mathematics page, eq. 2.1).
 
     Entry ``j`` is ``log(pi_j L_j(R) / sum_k c_k pi_k L_k(R))``: the
@@ -251,8 +285,15 @@ def log_posterior(values: RealArrayLike, *, response: RealArrayLike, scale: Real
         Multiplicity of each entry of ``values``: whole numbers >= 0.
     prior : array_like, shape (m,), optional
         Unnormalised prior weight of each world (>= 0), per world.
-    noise : {"laplace", "gaussian"}, optional
-        The noise distribution (default Laplace).
+    noise : {"laplace", "gaussian", "discrete_laplace", "discrete_gaussian"}, optional
+        The noise distribution (default Laplace).  The integer noises add
+        ``granularity`` times an integer (Mathematics page, section 11);
+        at a response on their lattice the posterior is the continuous
+        formula's with the same ``scale``.
+    granularity : float, optional
+        The lattice spacing of integer noise (default 1): values and
+        responses must be multiples of it.  Only the default is allowed
+        with continuous noise.
 
     Returns
     -------
@@ -281,7 +322,8 @@ def log_posterior(values: RealArrayLike, *, response: RealArrayLike, scale: Real
     >>> [round(float(x), 6) for x in lp]
     [-0.313262, -1.313262]
     """
-    ws, shape, (R, lam), gauss = _points(values, response, scale, counts, prior, noise)
+    ws, shape, (R, lam), gauss = _points(values, response, scale, counts, prior, noise,
+                                           granularity=granularity)
     rows: FloatArray = log_posterior_rows(ws, R, lam, gauss).reshape(shape + (ws.n,))
     return rows
 
@@ -309,7 +351,8 @@ def log_posterior_rows(ws, R, lam, gauss):
 
 def posterior(values: RealArrayLike, *, response: RealArrayLike, scale: RealArrayLike,
               counts: RealArrayLike | None = None,
-              prior: RealArrayLike | None = None, noise: Noise = "laplace") -> FloatArray:
+              prior: RealArrayLike | None = None, noise: AnyNoise = "laplace",
+              granularity: float = 1.0) -> FloatArray:
     """Posterior probability of each world: ``exp(log_posterior(...))``.
 
     Entry ``j`` is the posterior of *one* world of entry j's group, so
@@ -328,8 +371,15 @@ def posterior(values: RealArrayLike, *, response: RealArrayLike, scale: RealArra
         Multiplicity of each entry of ``values``: whole numbers >= 0.
     prior : array_like, shape (m,), optional
         Unnormalised prior weight of each world (>= 0), per world.
-    noise : {"laplace", "gaussian"}, optional
-        The noise distribution (default Laplace).
+    noise : {"laplace", "gaussian", "discrete_laplace", "discrete_gaussian"}, optional
+        The noise distribution (default Laplace).  The integer noises add
+        ``granularity`` times an integer (Mathematics page, section 11);
+        at a response on their lattice the posterior is the continuous
+        formula's with the same ``scale``.
+    granularity : float, optional
+        The lattice spacing of integer noise (default 1): values and
+        responses must be multiples of it.  Only the default is allowed
+        with continuous noise.
 
     Returns
     -------
@@ -363,14 +413,15 @@ def posterior(values: RealArrayLike, *, response: RealArrayLike, scale: RealArra
     >>> round(float(p.sum()), 12)
     1.0
     """
-    ws, shape, (R, lam), gauss = _points(values, response, scale, counts, prior, noise)
+    ws, shape, (R, lam), gauss = _points(values, response, scale, counts, prior, noise,
+                                           granularity=granularity)
     rows: FloatArray = np.exp(log_posterior_rows(ws, R, lam, gauss)).reshape(shape + (ws.n,))
     return rows
 
 
 def disclosure_risk(values: RealArrayLike, *, response: RealArrayLike, scale: RealArrayLike, world: RealArrayLike = 0,
                     counts: RealArrayLike | None = None, prior: RealArrayLike | None = None,
-                    noise: Noise = "laplace") -> FloatOrArray:
+                    noise: AnyNoise = "laplace", granularity: float = 1.0) -> FloatOrArray:
     """Posterior probability of one world: the paper's identification risk.
 
     ``Gamma = pi_w L_w(R) / sum_k c_k pi_k L_k(R)`` for the world ``w`` taken
@@ -393,8 +444,15 @@ def disclosure_risk(values: RealArrayLike, *, response: RealArrayLike, scale: Re
         Multiplicity of each entry of ``values``: whole numbers >= 0.
     prior : array_like, shape (m,), optional
         Unnormalised prior weight of each world (>= 0), per world.
-    noise : {"laplace", "gaussian"}, optional
-        The noise distribution (default Laplace).
+    noise : {"laplace", "gaussian", "discrete_laplace", "discrete_gaussian"}, optional
+        The noise distribution (default Laplace).  The integer noises add
+        ``granularity`` times an integer (Mathematics page, section 11);
+        at a response on their lattice the posterior is the continuous
+        formula's with the same ``scale``.
+    granularity : float, optional
+        The lattice spacing of integer noise (default 1): values and
+        responses must be multiples of it.  Only the default is allowed
+        with continuous noise.
 
     Returns
     -------
@@ -422,7 +480,12 @@ def disclosure_risk(values: RealArrayLike, *, response: RealArrayLike, scale: Re
     >>> toy = [2, 8/3, 3, 10/3, 11/3, 4, 13/3, 14/3]   # paper sec. 4
     >>> round(di.disclosure_risk(toy, response=2.0, scale=2.128628267061142), 6)
     0.229438
+    >>> # integer noise: the continuous formula at lattice responses
+    >>> round(di.disclosure_risk([0, 1], response=-3.0, scale=1.0,
+    ...                          noise="discrete_laplace"), 6)
+    0.731059
     """
-    ws, shape, (R, lam, w), gauss = _points(values, response, scale, counts, prior, noise, world=world)
+    ws, shape, (R, lam, w), gauss = _points(values, response, scale, counts, prior, noise, world=world,
+                                              granularity=granularity)
     _, risk = _evaluate(ws, R, lam, w, gauss)
     return _validate.ret(risk.reshape(shape), len(shape) == 0)

@@ -11,7 +11,8 @@ import numpy as np
 from . import _search, _validate
 from ._closed_form import laplace_scale
 from ._kernels import worstcase
-from ._typing import FloatOrArray, IntOrArray, RealArrayLike
+from ._posterior import lattice_noise
+from ._typing import AnyNoise, FloatOrArray, IntOrArray, RealArrayLike
 from ._worlds import Worlds, energy_factor
 
 __all__ = ["worst_case_risk", "tight_scale", "tight_epsilon"]
@@ -216,24 +217,25 @@ class Risk:
 
 @overload
 def worst_case_risk(values: RealArrayLike, *, scale: float, counts: RealArrayLike | None = None,
-                    prior: RealArrayLike | None = None,
-                    return_world: Literal[False] = False) -> float: ...
+                    prior: RealArrayLike | None = None, noise: AnyNoise = "laplace",
+                    granularity: float = 1.0, return_world: Literal[False] = False) -> float: ...
 
 
 @overload
 def worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts: RealArrayLike | None = None,
-                    prior: RealArrayLike | None = None,
-                    return_world: Literal[False] = False) -> FloatOrArray: ...
+                    prior: RealArrayLike | None = None, noise: AnyNoise = "laplace",
+                    granularity: float = 1.0, return_world: Literal[False] = False) -> FloatOrArray: ...
 
 
 @overload
 def worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts: RealArrayLike | None = None,
-                    prior: RealArrayLike | None = None,
-                    return_world: Literal[True]) -> tuple[FloatOrArray, IntOrArray]: ...
+                    prior: RealArrayLike | None = None, noise: AnyNoise = "laplace",
+                    granularity: float = 1.0, return_world: Literal[True]) -> tuple[FloatOrArray, IntOrArray]: ...
 
 
 def worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts: RealArrayLike | None = None,
-                    prior: RealArrayLike | None = None, return_world: bool = False
+                    prior: RealArrayLike | None = None, noise: AnyNoise = "laplace",
+                    granularity: float = 1.0, return_world: bool = False
                     ) -> FloatOrArray | tuple[FloatOrArray, IntOrArray]:
     """The exact worst-case identification risk of a Laplace release.
 
@@ -254,9 +256,24 @@ def worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts: Real
         Multiplicity of each entry: whole numbers >= 0.
     prior : array_like, shape (m,), optional
         Unnormalised per-world prior weights (>= 0).
+    noise : {"laplace", "discrete_laplace", "gaussian", "discrete_gaussian"}, optional
+        The noise (default Laplace).  Discrete Laplace noise (Mathematics
+        page, section 11) has the same worst case: it is reached at a
+        world's value, a lattice response.  With Gaussian energies, discrete
+        or not, the posterior of a world holding the largest (or smallest)
+        value alone tends to 1 as the response moves out, so the worst case
+        over every response is 1 for any scale in (0, inf): returned
+        exactly (see `gaussian_delta` for a measure that is not 1).  The
+        limits 0 and inf and a single distinct value are as for Laplace
+        noise; an extreme value shared by several worlds is a ValueError
+        (its supremum is not computed).
+    granularity : float, optional
+        The lattice spacing of integer noise (default 1); the values must
+        be multiples of it.  Only the default with continuous noise.
     return_world : bool, optional
         Also return the index into ``values`` of a world attaining the
-        maximum (default False).
+        maximum (default False); with Gaussian energies, the world whose
+        posterior tends to 1.
 
     Returns
     -------
@@ -270,7 +287,9 @@ def worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts: Real
     ValueError
         For empty, multi-dimensional, NaN or infinite values, negative or NaN
         scales, bad counts or prior (negative, not whole counts, wrong
-        length, all zero).
+        length, all zero), an unknown noise, values off the lattice of an
+        integer noise or a bad granularity, or Gaussian energies whose
+        largest and smallest values are each shared by several worlds.
     TypeError
         If an argument is not real numbers (a string, a bool, complex values),
         or ``return_world`` is not a bool.
@@ -298,19 +317,59 @@ def worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts: Real
     >>> # the limits: 1 and 1/m
     >>> di.worst_case_risk(toy, scale=[0.0, float("inf")])
     array([1.   , 0.125])
+    >>> # integer noise: discrete Laplace as Laplace; Gaussian energies reach 1
+    >>> round(di.worst_case_risk([0, 1], scale=1.0, noise="discrete_laplace"), 6)
+    0.731059
+    >>> di.worst_case_risk([0, 1], scale=1.0, noise="discrete_gaussian")
+    1.0
     """
     ws = Worlds(values, counts, prior)
     lam = _validate.scale_or_limit("scale", scale)
     return_world = _validate.flag("return_world", return_world)
+    gauss, g = lattice_noise(noise, granularity)
+    if g is not None:
+        _validate.lattice("values", ws.f, g)
+    lone = _lone_extreme(ws, counts, prior) if gauss else None
     risk = Risk(ws, need_rep=return_world)
     rho, arg = risk(lam)
     rho = rho.reshape(lam.shape)
     scalar = lam.ndim == 0
-    if not return_world:
+    world = None
+    if return_world:
+        assert risk.rep is not None  # (asked for with need_rep)
+        world = risk.rep[arg].reshape(lam.shape)
+    if lone is not None:
+        # Gaussian energies: 1 at every scale strictly between the limits
+        inside = (lam > 0) & (lam < np.inf)
+        rho = np.where(inside, 1.0, rho)
+        if world is not None:
+            world = np.where(inside, lone, world)
+    if world is None:
         return _validate.ret(rho, scalar)
-    assert risk.rep is not None  # (asked for with need_rep)
-    world = risk.rep[arg].reshape(lam.shape)
     return _validate.ret(rho, scalar), (int(world) if scalar else world)
+
+
+def _lone_extreme(ws, counts, prior):
+    """With Gaussian energies: the index of a world that alone holds the
+    largest or the smallest value (its posterior tends to 1 as the response
+    goes out); None when every world of positive weight has one value (the
+    posterior is then the prior share at every response); a ValueError
+    when both extreme values are shared (a supremum not computed).
+    """
+    f = ws.f
+    c = np.ones(f.size) if counts is None else np.asarray(ws._raw_counts)
+    p = np.ones(f.size) if prior is None else np.asarray(ws._raw_prior)
+    live = (c > 0) & (p > 0)
+    lo, hi = f[live].min(), f[live].max()
+    if lo == hi:
+        return None
+    for end in (hi, lo):
+        at = np.flatnonzero(live & (f == end))
+        if at.size == 1 and c[at[0]] == 1:
+            return int(at[0])
+    raise ValueError("worst_case_risk with Gaussian energies: the largest and the smallest value "
+                     f"({hi!r}, {lo!r}) are each held by several worlds, and the supremum over "
+                     "responses is then not computed; use gaussian_delta")
 
 
 @overload

@@ -41,6 +41,9 @@ The engine core (sections 2-5): ``log_evidence``, ``log_posterior``,
 * ``expected_success``: the MAP adversary's success probability, the
   integral of max_k pi_k p(R | f_k) over R taken piecewise between every
   value and every pairwise crossing of the curves;
+* ``integer_interval_mass``, ``integer_pmf`` and ``integer_normaliser``:
+  the discrete Laplace and discrete Gaussian (section 11) by plain sums at
+  50 digits;
 * ``removal_ranges_exact``: dataset-level sensitive ranges per removed
   individual in exact rational arithmetic (``fractions.Fraction``), for the
   ties of ``return_removed``.
@@ -56,12 +59,14 @@ Run it as a script for a self-check against the check values of the Mathematics 
 
 from mpmath import mp, mpf
 
-from . import _mpmath_beyond, _mpmath_core, _mpmath_expected
+from . import _mpmath_beyond, _mpmath_core, _mpmath_expected, _mpmath_integer
 from ._mpmath_beyond import *  # noqa: F403  (the names of __all__ below)
 from ._mpmath_core import *  # noqa: F403
 from ._mpmath_expected import *  # noqa: F403
+from ._mpmath_integer import *  # noqa: F403
 
-__all__ = ["mp", "mpf", *_mpmath_core.__all__, *_mpmath_beyond.__all__, *_mpmath_expected.__all__]
+__all__ = ["mp", "mpf", *_mpmath_core.__all__, *_mpmath_beyond.__all__, *_mpmath_expected.__all__,
+           *_mpmath_integer.__all__]
 
 
 def _self_check():

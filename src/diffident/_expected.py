@@ -24,18 +24,18 @@ __all__ = ["expected_risk"]
 @overload
 def expected_risk(values: RealArrayLike, *, scale: float, noise: str = "laplace",
                   counts: RealArrayLike | None = None, prior: RealArrayLike | None = None,
-                  world: int | None = None) -> float: ...
+                  world: int | None = None, granularity: float = 1.0) -> float: ...
 
 
 @overload
 def expected_risk(values: RealArrayLike, *, scale: RealArrayLike, noise: str = "laplace",
                   counts: RealArrayLike | None = None, prior: RealArrayLike | None = None,
-                  world: int | None = None) -> FloatOrArray: ...
+                  world: int | None = None, granularity: float = 1.0) -> FloatOrArray: ...
 
 
 def expected_risk(values: RealArrayLike, *, scale: RealArrayLike, noise: str = "laplace",
                   counts: RealArrayLike | None = None, prior: RealArrayLike | None = None,
-                  world: int | None = None) -> FloatOrArray:
+                  world: int | None = None, granularity: float = 1.0) -> FloatOrArray:
     """The probability that the best adversary names the true world.
 
     The adversary knows the possible worlds and their prior, sees the
@@ -68,8 +68,12 @@ def expected_risk(values: RealArrayLike, *, scale: RealArrayLike, noise: str = "
         The noise's scale (Laplace) or standard deviation (Gaussian), any
         shape, each evaluated in one pass over the sorted values.  ``0``
         (no noise) and ``inf`` are allowed and give the limits.
-    noise : {"laplace", "gaussian"}, optional
-        The noise distribution (default Laplace).
+    noise : {"laplace", "gaussian", "discrete_laplace", "discrete_gaussian"}, optional
+        The noise distribution (default Laplace).  The integer noises live
+        on the lattice of multiples of ``granularity``: the response takes
+        lattice values only, and each region's mass is that of its lattice
+        points (a response on a region's end belongs to the region on its
+        right, the larger value).
     counts : array_like, shape (m,), optional
         Multiplicity of each entry: whole numbers >= 0.
     prior : array_like, shape (m,), optional
@@ -79,6 +83,10 @@ def expected_risk(values: RealArrayLike, *, scale: RealArrayLike, noise: str = "
         The index into ``values`` of the true world (default None: the
         average over the prior).  A world with a zero count or prior, or
         below another prior on its own value, is never named: 0.
+    granularity : float, optional
+        The lattice spacing of integer noise (default 1): the values must
+        be multiples of it, within 2**53 steps of 0.  Only for the integer
+        noises.
 
     Returns
     -------
@@ -90,7 +98,8 @@ def expected_risk(values: RealArrayLike, *, scale: RealArrayLike, noise: str = "
     ValueError
         For empty, multi-dimensional, NaN or infinite values, negative or NaN
         scales, bad counts or prior (negative, not whole counts, wrong
-        length, all zero), a world index out of range, or an unknown noise.
+        length, all zero), a world index out of range, an unknown noise, a
+        bad granularity, or values off the lattice of an integer noise.
     TypeError
         If an argument is not real numbers, ``world`` is not an integer, or
         ``noise`` is not a string.
@@ -129,14 +138,21 @@ def expected_risk(values: RealArrayLike, *, scale: RealArrayLike, noise: str = "
     [0.785559, 0.571118]
     >>> round(di.expected_risk([0.0, 1.0], scale=1.0, prior=[2.0, 1.0]), 6)
     0.714079
+
+    Integer noise: with discrete Laplace noise of scale 1 every lattice
+    response gives the true world the posterior ``1 / (1 + e^-1)``, so the
+    expected success is the worst case:
+
+    >>> round(di.expected_risk([0.0, 1.0], scale=1.0, noise="discrete_laplace"), 6)
+    0.731059
     """
     ws = Worlds(values, counts, prior)
     lam = _validate.scale_or_limit("scale", scale)
-    gauss = _validate.check_noise(noise)
+    gauss, g = _validate.lattice_noise(noise, granularity)
     if world is not None and np.ndim(world) != 0:
         raise TypeError(f"world must be one integer index, got {world!r}")
     j = None if world is None else int(_validate.integer_index("world", world, ws.n))
-    out = Success(ws, gauss)(lam.reshape(-1), world=j)
+    out = Success(ws, gauss, g)(lam.reshape(-1), world=j)
     return _validate.ret(out.reshape(lam.shape), lam.ndim == 0)
 
 
@@ -147,7 +163,7 @@ class Success:
     spread is out of range, as for the worst case) and the kernels.
     """
 
-    def __init__(self, ws, gauss):
+    def __init__(self, ws, gauss, granularity=None):
         fs, W, invP = ws.groups()
         # a_i = 1 / invP_i: the largest prior of the worlds of value f_i (the
         # one the adversary names), in the units of W; a group whose share
@@ -156,18 +172,34 @@ class Success:
             live = np.isfinite(invP)
             if not live.all():
                 fs, invP = fs[live], invP[live]
-        self.ws, self.gauss = ws, gauss
+        self.ws, self.gauss, self.g = ws, gauss, granularity
         self.fs = fs
         self.uniform = bool(np.all(invP == invP[0]))  # one prior level: the Voronoi cells
         self.a = 1.0 / invP
         self.total = float(W.sum())
+        if granularity is not None:
+            # integer noise: the values as lattice coordinates (exact
+            # integers), the scales in lattice units
+            k = _validate.lattice("values", fs, granularity)
+            if np.abs(k).max() > 2.0**53:
+                raise ValueError(f"values must lie within 2**53 lattice steps of 0 for integer noise (granularity "
+                                 f"{granularity!r}), where float64 holds every lattice point; got "
+                                 f"{float(fs[np.argmax(np.abs(k))])!r}")
+            self.k = 0
+            self.fk = np.ascontiguousarray(k)
+            return
         # the values and scales times 2**k: differences stay finite near
         # +-1e308 and a subnormal spread becomes normal (ratios unchanged)
         self.k = spread_exponent(fs[0], fs[-1])
         self.fk = np.ascontiguousarray(np.ldexp(fs, self.k)) if self.k else fs
 
     def scaled(self, lam):
-        """The scales in the units of the scaled values (inf beyond the float range)."""
+        """The scales in the units of the scaled values (inf beyond the float
+        range), or of the lattice for integer noise.
+        """
+        if self.g is not None:
+            with np.errstate(over="ignore", under="ignore"):
+                return np.ascontiguousarray(np.asarray(lam, dtype=np.float64) / self.g)
         with np.errstate(over="ignore"):  # (its ratios to the scaled values are 0 anyway)
             return np.ascontiguousarray(np.ldexp(lam, self.k) if self.k else lam, dtype=np.float64)
 
@@ -175,7 +207,7 @@ class Success:
         """The success (or world's success) at each scale of the 1-d ``lam``."""
         ls = self.scaled(lam)
         out = np.empty(ls.size)
-        if world is None and self.uniform:
+        if world is None and self.uniform and self.g is None:
             kern.uniform_success(self.fk, ls, self.gauss, out)
             return out * (self.a[0] / self.total)
         target, tie = (-1, 1.0) if world is None else _named(self.ws, self.fs, world)
@@ -183,7 +215,8 @@ class Success:
         idx = np.empty(u, np.int64)
         z = np.empty(u + 1)
         masses = np.empty(ls.size)
-        kern.envelope_masses(self.fk, np.log(self.a), self.a, ls, self.gauss, target, idx, z, out, masses)
+        kern.envelope_masses(self.fk, np.log(self.a), self.a, ls, self.gauss, self.g is not None, target, idx, z,
+                             out, masses)
         if world is None:
             return out / self.total
         return masses / tie if target >= 0 else np.zeros(ls.size)
@@ -232,7 +265,7 @@ _U = 2.0 ** -53  # the unit roundoff
 _TINY = np.nextafter(0.0, 1.0)
 
 
-def expected_scale(ws, gauss, flat, rtol):
+def expected_scale(ws, gauss, flat, rtol, granularity=None):
     """The smallest noise scale whose expected success is at most rho, for
     each rho of the 1-d ``flat`` (validated), and the search status.
 
@@ -247,7 +280,7 @@ def expected_scale(ws, gauss, flat, rtol):
     """
     from fractions import Fraction
 
-    ev = Success(ws, gauss)
+    ev = Success(ws, gauss, granularity)
     out = np.full(flat.shape, np.nan)
     zero = ev.no_noise()
     out[np.array([Fraction(float(r)) >= zero for r in flat], dtype=bool)] = 0.0

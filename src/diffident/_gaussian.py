@@ -31,7 +31,6 @@ from ._grouping import group_sums, runs
 from ._kernels import gaussian
 from ._kernels import lattice as _lattice
 from ._kernels import sort as radix
-from ._posterior import lattice_noise
 from ._typing import FloatOrArray, GaussianNoise, RealArrayLike
 from ._worlds import Worlds
 
@@ -469,7 +468,7 @@ def _lattice_of(ws, noise, granularity):
     """The granularity of discrete Gaussian noise (its values checked on the
     lattice), or None for Gaussian noise.
     """
-    gauss, g = lattice_noise(noise, granularity)
+    gauss, g = _validate.lattice_noise(noise, granularity)
     if not gauss:
         raise ValueError(f"noise must be 'gaussian' or 'discrete_gaussian', got {noise!r}")
     if g is not None:

@@ -25,23 +25,8 @@ _PARALLEL_MIN = 1 << 15  # worlds x points below which threads do not pay
 _NO_WORLD = object()
 
 
-def lattice_noise(noise, granularity):
-    """``(gauss, g)`` of any noise: whether its energy is Gaussian, and the
-    lattice spacing of an integer noise (None for a continuous one, whose
-    granularity must be left at its default 1).
-    """
-    gauss, discrete = _validate.noise_family(noise)
-    g = _validate.granularity(granularity)
-    if not discrete:
-        if g != 1.0:
-            raise ValueError(f"granularity applies to integer noise ('discrete_laplace', 'discrete_gaussian') "
-                             f"only; got granularity={granularity!r} with noise={noise!r}")
-        return gauss, None
-    return gauss, g
-
-
 def _points(values, response, scale, counts, prior, noise, world=_NO_WORLD, granularity=1.0):
-    gauss, g = lattice_noise(noise, granularity)
+    gauss, g = _validate.lattice_noise(noise, granularity)
     ws = Worlds(values, counts, prior, check_finite=False)
     R = _validate.finite("response", response)
     if g is not None:

@@ -266,6 +266,21 @@ def granularity(x):
     return g
 
 
+def lattice_noise(noise, granularity_value):
+    """``(gauss, g)`` of any noise: whether its energy is Gaussian, and the
+    lattice spacing of an integer noise (None for a continuous one, whose
+    granularity must be left at its default 1).
+    """
+    gauss, discrete = noise_family(noise)
+    g = granularity(granularity_value)
+    if not discrete:
+        if g != 1.0:
+            raise ValueError(f"granularity applies to integer noise ('discrete_laplace', 'discrete_gaussian') "
+                             f"only; got granularity={granularity_value!r} with noise={noise!r}")
+        return gauss, None
+    return gauss, g
+
+
 #: How far from a lattice point a value may be (relative to the larger of
 #: the value and the spacing): the rounding of a decimal such as 0.3 on a
 #: lattice of 0.1, not a value between two points.

@@ -11,7 +11,6 @@ import numpy as np
 from . import _search, _validate
 from ._closed_form import laplace_scale
 from ._kernels import worstcase
-from ._posterior import lattice_noise
 from ._typing import AnyNoise, FloatOrArray, IntOrArray, RealArrayLike
 from ._worlds import Worlds, energy_factor
 
@@ -326,7 +325,7 @@ def worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts: Real
     ws = Worlds(values, counts, prior)
     lam = _validate.scale_or_limit("scale", scale)
     return_world = _validate.flag("return_world", return_world)
-    gauss, g = lattice_noise(noise, granularity)
+    gauss, g = _validate.lattice_noise(noise, granularity)
     if g is not None:
         _validate.lattice("values", ws.f, g)
     lone = _lone_extreme(ws, counts, prior) if gauss else None
@@ -375,18 +374,21 @@ def _lone_extreme(ws, counts, prior):
 @overload
 def tight_scale(values: RealArrayLike, *, rho: float, counts: RealArrayLike | None = None,
                 prior: RealArrayLike | None = None,
-                rtol: float = 0.0, risk: str = "worst", noise: str = "laplace") -> float: ...
+                rtol: float = 0.0, risk: str = "worst", noise: str = "laplace",
+                granularity: float = 1.0) -> float: ...
 
 
 @overload
 def tight_scale(values: RealArrayLike, *, rho: RealArrayLike, counts: RealArrayLike | None = None,
                 prior: RealArrayLike | None = None,
-                rtol: float = 0.0, risk: str = "worst", noise: str = "laplace") -> FloatOrArray: ...
+                rtol: float = 0.0, risk: str = "worst", noise: str = "laplace",
+                granularity: float = 1.0) -> FloatOrArray: ...
 
 
 def tight_scale(values: RealArrayLike, *, rho: RealArrayLike, counts: RealArrayLike | None = None,
                 prior: RealArrayLike | None = None,
-                rtol: float = 0.0, risk: str = "worst", noise: str = "laplace") -> FloatOrArray:
+                rtol: float = 0.0, risk: str = "worst", noise: str = "laplace",
+                granularity: float = 1.0) -> FloatOrArray:
     """The smallest Laplace scale whose exact worst-case risk is <= rho.
 
     A bracket grown from the paper's closed form, then a safeguarded root
@@ -417,10 +419,17 @@ def tight_scale(values: RealArrayLike, *, rho: RealArrayLike, counts: RealArrayL
         (the smallest scale whose success is at most rho, between the
         success without noise, where the scale is 0, and the largest prior
         share, where it is inf).
-    noise : {"laplace", "gaussian"}, optional
-        The noise, for ``risk="expected"`` (the scale is then sigma);
-        the worst case is calibrated for Laplace noise (default), as
-        Gaussian noise's worst case is 1 (see `gaussian_sigma_for`).
+    noise : {"laplace", "gaussian", "discrete_laplace", "discrete_gaussian"}, optional
+        The noise (default Laplace; for Gaussian noise the scale is
+        sigma).  The worst case is calibrated for Laplace noise, continuous
+        or on the lattice (the same scale: its worst response lies on the
+        lattice); Gaussian noise's worst case is 1 (see
+        `gaussian_sigma_for`).  The expected success is calibrated for
+        Laplace, Gaussian and discrete Laplace noise; the discrete
+        Gaussian's does not always fall as sigma grows, and is refused.
+    granularity : float, optional
+        The lattice spacing of integer noise (default 1): the values must
+        be multiples of it.
 
     Returns
     -------
@@ -466,23 +475,31 @@ def tight_scale(values: RealArrayLike, *, rho: RealArrayLike, counts: RealArrayL
     ws = Worlds(values, counts, prior)
     r = _validate.probability("rho", rho)
     rtol = _validate.tolerance("rtol", rtol)
-    return _validate.ret(calibrated(ws, r.ravel(), rtol, risk, noise).reshape(r.shape), r.ndim == 0)
+    return _validate.ret(calibrated(ws, r.ravel(), rtol, risk, noise, granularity).reshape(r.shape), r.ndim == 0)
 
 
-def calibrated(ws, flat, rtol, risk, noise):
+def calibrated(ws, flat, rtol, risk, noise, granularity=1.0):
     """The scale of `tight_scale` for the validated worlds and rho: the
-    worst case's (Laplace noise) or the expected success's (``risk``).
+    worst case's (Laplace noise, continuous or on the lattice) or the
+    expected success's (``risk``).
     """
     risk = _validate.choice("risk", risk, ("worst", "expected"))
-    gauss = _validate.check_noise(noise)
-    if risk == "worst":
-        if gauss:
-            raise ValueError("noise='gaussian' has a worst-case risk of 1 at every sigma: calibrate its "
+    gauss, g = _validate.lattice_noise(noise, granularity)
+    if gauss and (risk == "worst" or g is not None):
+        if risk == "worst":
+            raise ValueError(f"noise={noise!r} has a worst-case risk of 1 at every sigma: calibrate its "
                              "(rho, delta) with gaussian_sigma_for, or its expected success with risk='expected'")
+        raise ValueError("noise='discrete_gaussian' with risk='expected': the expected success of the discrete "
+                         "Gaussian does not always fall as sigma grows (more integer Gaussian noise is not the "
+                         "same noise plus independent noise), so no smallest sigma makes every larger one safe; "
+                         "evaluate expected_risk on the sigmas you consider")
+    if risk == "worst":
+        if g is not None:  # the worst response R = f_j lies on the lattice: the Laplace worst case
+            _validate.lattice("values", ws.f, g)
         return smallest_private_scale(ws, flat, rtol)
     from ._expected import expected_scale
 
-    lam, status = expected_scale(ws, gauss, flat, rtol)
+    lam, status = expected_scale(ws, gauss, flat, rtol, g)
     _search.warn_unconverged(status, "tight_scale")
     return lam
 

@@ -19,6 +19,7 @@ numbers near 1.
 import math
 
 from ._jit import inlined_kernel, kernel
+from .lattice import dg_mass, dg_norm, dl_mass
 
 _SQRT_HALF = math.sqrt(0.5)
 
@@ -168,26 +169,46 @@ def envelope(fs, la, lam, gauss, idx, z):
     return top + 1
 
 
+@inlined_kernel
+def _lattice_mass(lo, hi, f, lam, gauss, norm):
+    """The integer noise's mass on the lattice points of [lo, hi) around a
+    world at f (all in lattice units, f an integer): a response on an end
+    belongs to the region on its right.
+    """
+    a = math.ceil(lo - f) if math.isfinite(lo) else lo
+    b = math.ceil(hi - f) - 1.0 if math.isfinite(hi) else hi
+    if gauss:
+        return dg_mass(a, b, lam, norm)
+    return dl_mass(a, b, lam)
+
+
 @kernel
-def envelope_masses(fs, la, a, lams, gauss, target, idx, z, out, out_target):
+def envelope_masses(fs, la, a, lams, gauss, discrete, target, idx, z, out, out_target):
     """For every scale in ``lams``: ``out[s] = sum_i a_i P_i(region_i)``
     over the envelope's regions (Neumaier-compensated), and
     ``out_target[s]`` the mass of the region of world ``target`` (0 where it
     wins nowhere; ``target = -1``: not asked).  ``idx`` and ``z`` are work
-    arrays of ``fs.size`` and ``fs.size + 1`` entries.
+    arrays of ``fs.size`` and ``fs.size + 1`` entries.  With ``discrete``
+    the values and scales are in lattice units and a region's mass is that
+    of its lattice points (the limits, scale 0 and inf, are the continuous
+    ones: all or none of a region, or half of an unbounded one).
     """
     for s in range(lams.size):
         lam = lams[s]
         n = envelope(fs, la, lam, gauss, idx, z)
+        lattice = discrete and 0.0 < lam < math.inf
+        norm = dg_norm(lam) if lattice and gauss else 1.0
         total = 0.0
         comp = 0.0
         mt = 0.0
         for j in range(n):
             i = idx[j]
-            m = _mass(_t(z[j] - fs[i], lam, gauss), _t(z[j + 1] - fs[i], lam, gauss), gauss)
+            if lattice:
+                m = _lattice_mass(z[j], z[j + 1], fs[i], lam, gauss, norm)
+            else:
+                m = _mass(_t(z[j] - fs[i], lam, gauss), _t(z[j + 1] - fs[i], lam, gauss), gauss)
             if i == target:
                 mt = m
             total, comp = _neumaier(total, comp, a[i] * m)
         out[s] = total + comp
         out_target[s] = mt
-

@@ -36,14 +36,18 @@ def _crossings(v1, l1, v2, l2, b, gauss):
     return [x] if v1 <= x <= v2 else []
 
 
-def expected_success(values, *, scale, noise="laplace", counts=None, prior=None, world=None):
+def expected_success(values, *, scale, noise="laplace", counts=None, prior=None, world=None, granularity=1.0):
     """P(the MAP adversary names the true world), or P(it names world j | j), at DPS digits.
 
     Worlds of one value: the adversary names one of those of the largest
     prior, uniformly at random (so world j's success is divided by their
     number).  ``scale`` > 0 and finite; random inputs (no exact ties
-    between curves over an interval) are assumed.
+    between curves over an interval) are assumed.  Integer noise
+    (``discrete_laplace``, ``discrete_gaussian``): a direct sum over the
+    lattice points, see `_lattice_success`.
     """
+    if noise.startswith("discrete"):
+        return _lattice_success(values, scale, noise, counts, prior, world, granularity)
     f, c, p = as_arrays(values, counts, prior)
     gauss = noise == "gaussian"
     with mp.workdps(DPS):
@@ -91,4 +95,57 @@ def expected_success(values, *, scale, noise="laplace", counts=None, prior=None,
         for lo, hi in itertools.pairwise(ends):
             if lo != hi and winner(lo, hi) == target:
                 acc += piece(mpf(fj), lo, hi)
+        return acc / ties
+
+
+def _lattice_success(values, scale, noise, counts, prior, world, granularity):
+    """The integer noise's success: ``sum over lattice points R of max_k pi_k
+    P(R | f_k)`` (or world j's pmf over the points where its value wins; an
+    exact tie goes to the larger value), summed directly over every point
+    within 60 scales (and 60 lattice steps) of the values, with the
+    discrete Gaussian's normaliser summed directly too.  For small lattices
+    only (the sum is refused beyond 200,000 points).
+    """
+    f, c, p = as_arrays(values, counts, prior)
+    gauss = noise == "discrete_gaussian"
+    g = float(granularity)
+    with mp.workdps(DPS):
+        s = mpf(float(scale)) / mpf(g)
+        k = [int(round(float(x) / g)) for x in f]
+        best: dict[int, mpf] = {}
+        for kv, cv, pv in zip(k, c.tolist(), p.tolist(), strict=True):
+            if cv > 0 and pv > 0:
+                best[kv] = max(best.get(kv, mpf(0)), mpf(pv))
+        total = sum(mpf(cv) * mpf(pv) for cv, pv in zip(c.tolist(), p.tolist(), strict=True) if cv > 0 and pv > 0)
+        reach = int(mp.ceil(60 * s)) + 60
+        lo, hi = min(best) - reach, max(best) + reach
+        if hi - lo > 200_000:
+            raise ValueError("the lattice sum needs more than 200,000 points")
+        if gauss:
+            n = int(mp.ceil(60 * s)) + 60
+            norm = sum(mp.exp(-mpf(z) ** 2 / (2 * s * s)) for z in range(-n, n + 1))
+
+            def pmf(z):
+                return mp.exp(-mpf(z) ** 2 / (2 * s * s)) / norm
+        else:
+            q = mp.exp(-1 / s)
+
+            def pmf(z):
+                return (1 - q) / (1 + q) * q ** abs(z)
+
+        acc = mpf(0)
+        if world is None:
+            for r in range(lo, hi + 1):
+                acc += max(a * pmf(r - kv) for kv, a in best.items())
+            return acc / total
+        kj, cj, pj = k[world], c[world], p[world]
+        if cj == 0 or pj == 0 or mpf(pj) < best[kj]:
+            return mpf(0)
+        ties = sum(mpf(cv) for kv, cv, pv in zip(k, c.tolist(), p.tolist(), strict=True)
+                   if kv == kj and cv > 0 and mpf(pv) == best[kj])
+        for r in range(lo, hi + 1):
+            scores = {kv: a * pmf(r - kv) for kv, a in best.items()}
+            top = max(scores.values())
+            if max(kv for kv, sc in scores.items() if sc == top) == kj:
+                acc += pmf(r - kj)
         return acc / ties

@@ -89,7 +89,7 @@ def validated_chunk(item, name, g=None):
     v, c = (item if isinstance(item, tuple) else (item, None))
     f = _validate.values_1d(name, v)
     if g is not None:
-        _validate.lattice(name, f, g)
+        _validate.lattice(name, f, g, coords=False)
     if c is None:
         return np.ascontiguousarray(f), None
     return np.ascontiguousarray(f), _validate.counts(c, f.size)
@@ -105,7 +105,7 @@ def points(response, scale, noise, granularity=1.0):
     gauss, g = _validate.lattice_noise(noise, granularity)
     R = _validate.finite("response", response)
     if g is not None:
-        _validate.lattice("response", R, g)
+        _validate.lattice("response", R, g, coords=False)
     lam = _validate.positive_scale("scale", scale)
     shape = np.broadcast_shapes(R.shape, lam.shape)
     return shape, _validate.flat(R, shape), _validate.flat(lam, shape), gauss, g
@@ -225,7 +225,7 @@ def _fold_all(chunks, response, scale, noise, granularity, exact=False, world_va
     """Validate, broadcast, and fold every chunk into per-point sums."""
     shape, Rf, lam, gauss, g = points(response, scale, noise, granularity)
     if world_value is not None and g is not None:
-        _validate.lattice("world_value", world_value, g)
+        _validate.lattice("world_value", world_value, g, coords=False)
     st = EvidenceSums(Rf, lam, gauss)
     buf = np.empty((numba.get_num_threads(), evidence.BUF + 8))
     seen = False

@@ -166,3 +166,70 @@ def test_extremes(noise):
     _k.interval_masses_scales(a, b, s, gauss, out)
     for i in range(3):
         assert out[i] == interval_mass(a[i], b[i], scale=s[i], noise=noise)
+
+
+def _numpy_lattice(a, g):
+    """The lattice test as NumPy writes it: (coordinates, off the lattice)."""
+    from diffident._validate import LATTICE_RTOL
+
+    with np.errstate(over="ignore", invalid="ignore"):
+        k = np.round(a / g)
+        off = np.abs(a - k * g) > LATTICE_RTOL * np.maximum(np.abs(a), g)
+    return k, off | ~np.isfinite(k)
+
+
+@pytest.mark.parametrize("g", [1.0, 0.1, 3.0, 1e-300, 2.0**-30])
+def test_lattice_check_kernel_equals_numpy(g):
+    # on the lattice, off by one ulp and by the tolerance's edge, near a
+    # half step, huge (beyond 2**40 and 2**53 steps), non-finite, x / g
+    # overflowing: the kernels (serial and threaded, with and without the
+    # coordinates) find exactly the values NumPy's test finds, and the same
+    # coordinates
+    from diffident._validate import LATTICE_RTOL
+
+    rng = np.random.default_rng(int(g * 1000) % 97)
+    n = 3 * _k.CHECK_BLOCK + 123
+    j = rng.integers(-10**6, 10**6, n).astype(float)
+    with np.errstate(over="ignore"):
+        a = j * g
+        kinds = rng.integers(0, 9, n)
+        a[kinds == 1] = np.nextafter(a[kinds == 1], np.inf)
+        a[kinds == 2] = (j[kinds == 2] + 0.5) * g
+        a[kinds == 3] = j[kinds == 3] * g * 2.0**45
+        a[kinds == 4] = (j[kinds == 4] * g) * (1 + LATTICE_RTOL * rng.uniform(0.5, 1.5, (kinds == 4).sum()))
+        a[kinds == 5] = rng.normal(0, 1e300, (kinds == 5).sum())
+        a[kinds == 6] = j[kinds == 6] * g * 2.0**54 + 1.0 * g
+    a[rng.integers(0, n, 3)] = [np.nan, np.inf, -np.inf]
+    want_k, want_off = _numpy_lattice(a, g)
+    assert 0 < want_off.sum() < n  # both kinds occur
+    for check in (_k.lattice_check, _k.lattice_check_serial):
+        for m in (n, 5, 1):
+            sub = np.ascontiguousarray(a[-m:])
+            k = np.empty(m)
+            first = check(sub, g, LATTICE_RTOL, k, True)
+            off = want_off[-m:]
+            assert first == (np.flatnonzero(off)[0] if off.any() else -1)
+            fin = np.isfinite(want_k[-m:])
+            assert np.array_equal(k[fin], want_k[-m:][fin])
+            assert check(sub, g, LATTICE_RTOL, np.empty(0), False) == first
+        # all on the lattice: none found
+        clean = np.ascontiguousarray(a[~want_off])
+        assert check(clean, g, LATTICE_RTOL, np.empty(0), False) == -1
+
+
+def test_lattice_validation_messages():
+    from diffident import _validate
+
+    v = np.arange(3 * _k.CHECK_BLOCK, dtype=float)
+    assert _validate.lattice("values", v, 1.0, coords=False) is None
+    assert np.array_equal(_validate.lattice("values", v * 0.1, 0.1), v)
+    v[190_000] = 7.5
+    v[190_001] = 0.25
+    with pytest.raises(ValueError, match=r"^values must lie on the lattice of multiples of granularity 1\.0 "
+                                         r"\(integer noise\); got 7\.5$"):
+        _validate.lattice("values", v, 1.0)
+    v[150_000] = np.nan  # a non-finite value is named as such, wherever it lies
+    with pytest.raises(ValueError, match=r"values must be finite"):
+        _validate.lattice("values", v, 1.0, coords=False)
+    with pytest.raises(ValueError, match=r"^response must lie on the lattice.*got 0\.5$"):
+        _validate.lattice("response", [[1.0, 0.5]], 1.0)

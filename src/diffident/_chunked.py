@@ -18,7 +18,7 @@ import numpy as np
 from . import _validate
 from ._grouping import chunk_groups
 from ._kernels import evidence, worstcase
-from ._typing import FloatOrArray, Noise, RealArrayLike
+from ._typing import AnyNoise, FloatOrArray, RealArrayLike
 from ._worlds import (
     check_scaling,
     energy_factor,
@@ -82,21 +82,33 @@ def iter_chunks(values: Any, *, chunk_size: int = 1 << 20, counts: Any = None) -
         yield (values[a:a + size], None if counts is None else counts[a:a + size])
 
 
-def validated_chunk(item, name):
+def validated_chunk(item, name, g=None):
+    """A chunk's finite values (on the lattice of spacing ``g`` of an
+    integer noise, when given) and its counts.
+    """
     v, c = (item if isinstance(item, tuple) else (item, None))
     f = _validate.values_1d(name, v)
+    if g is not None:
+        _validate.lattice(name, f, g, coords=False)
     if c is None:
         return np.ascontiguousarray(f), None
     return np.ascontiguousarray(f), _validate.counts(c, f.size)
 
 
-def points(response, scale, noise):
-    """Validated, broadcast points: (shape, responses, scales, gauss)."""
-    gauss = _validate.check_noise(noise)
+def points(response, scale, noise, granularity=1.0):
+    """Validated, broadcast points: (shape, responses, scales, gauss, g),
+    ``g`` the lattice spacing of an integer noise (None for a continuous
+    one), whose responses must lie on the lattice.  At lattice values and
+    responses the posterior is the continuous formula's with the same
+    energies (Mathematics page, section 11).
+    """
+    gauss, g = _validate.lattice_noise(noise, granularity)
     R = _validate.finite("response", response)
+    if g is not None:
+        _validate.lattice("response", R, g, coords=False)
     lam = _validate.positive_scale("scale", scale)
     shape = np.broadcast_shapes(R.shape, lam.shape)
-    return shape, _validate.flat(R, shape), _validate.flat(lam, shape), gauss
+    return shape, _validate.flat(R, shape), _validate.flat(lam, shape), gauss, g
 
 
 class EvidenceSums:
@@ -209,14 +221,16 @@ class EvidenceSums:
         return st
 
 
-def _fold_all(chunks, response, scale, noise, exact=False):
+def _fold_all(chunks, response, scale, noise, granularity, exact=False, world_value=None):
     """Validate, broadcast, and fold every chunk into per-point sums."""
-    shape, Rf, lam, gauss = points(response, scale, noise)
+    shape, Rf, lam, gauss, g = points(response, scale, noise, granularity)
+    if world_value is not None and g is not None:
+        _validate.lattice("world_value", world_value, g, coords=False)
     st = EvidenceSums(Rf, lam, gauss)
     buf = np.empty((numba.get_num_threads(), evidence.BUF + 8))
     seen = False
     for i, item in enumerate(chunks):
-        f, c = validated_chunk(item, f"values (chunk {i})")
+        f, c = validated_chunk(item, f"values (chunk {i})", g)
         lw = np.log(c, where=c > 0, out=np.full(c.size, -np.inf)) if c is not None else np.empty(0)
         st.fold(f, lw, c is not None, exact, buf)
         seen = True
@@ -226,7 +240,7 @@ def _fold_all(chunks, response, scale, noise, exact=False):
 
 
 def chunked_log_evidence(chunks: Iterable[Any], *, response: RealArrayLike, scale: RealArrayLike,
-                         noise: Noise = "laplace") -> FloatOrArray:
+                         noise: AnyNoise = "laplace", granularity: float = 1.0) -> FloatOrArray:
     """`log_evidence` over world values given in chunks.
 
     The chunks are read once, in order, each folded into per-response
@@ -245,8 +259,15 @@ def chunked_log_evidence(chunks: Iterable[Any], *, response: RealArrayLike, scal
         Noise scale(s), finite and > 0 (the Laplace scale, or the Gaussian
         sigma), broadcast against ``response``.  One pass over the chunks
         serves every response and scale.
-    noise : {"laplace", "gaussian"}, optional
-        The noise distribution (default Laplace).
+    noise : {"laplace", "gaussian", "discrete_laplace", "discrete_gaussian"}, optional
+        The noise distribution (default Laplace).  The integer noises add
+        ``granularity`` times an integer (Mathematics page, section 11);
+        at a response on their lattice the posterior is the continuous
+        formula's with the same ``scale``.
+    granularity : float, optional
+        The lattice spacing of integer noise (default 1): the values (each
+        chunk checked as it is read) and responses must be multiples of
+        it.  Only the default is allowed with continuous noise.
 
     Returns
     -------
@@ -258,7 +279,10 @@ def chunked_log_evidence(chunks: Iterable[Any], *, response: RealArrayLike, scal
     ValueError
         For no chunks, an empty, multi-dimensional, NaN or infinite chunk,
         bad counts (negative, not whole, wrong length, all zero), responses
-        or scales as for `log_evidence`, or an unknown noise.
+        or scales as for `log_evidence`, or an unknown noise; with integer
+        noise, values or responses off the lattice, a granularity that is
+        not finite and > 0; with continuous noise, a granularity other
+        than 1.
     TypeError
         If an argument is not real numbers (a string, a bool, complex values).
 
@@ -277,13 +301,14 @@ def chunked_log_evidence(chunks: Iterable[Any], *, response: RealArrayLike, scal
     >>> bool(np.isclose(a, di.log_evidence(v, response=0.3, scale=0.5), rtol=1e-13))
     True
     """
-    shape, st = _fold_all(chunks, response, scale, noise)
+    shape, st = _fold_all(chunks, response, scale, noise, granularity)
     logev, _ = st.finish()
     return _validate.ret(logev.reshape(shape), len(shape) == 0)
 
 
 def chunked_disclosure_risk(chunks: Iterable[Any], *, response: RealArrayLike, scale: RealArrayLike, world_value: float,
-                            world_weight: float = 1.0, noise: Noise = "laplace") -> FloatOrArray:
+                            world_weight: float = 1.0, noise: AnyNoise = "laplace",
+                            granularity: float = 1.0) -> FloatOrArray:
     """`disclosure_risk` out of core: the posterior of one world, given by its value.
 
     The world values come in chunks, as for `chunked_log_evidence`; the
@@ -305,8 +330,15 @@ def chunked_disclosure_risk(chunks: Iterable[Any], *, response: RealArrayLike, s
     world_weight : float, optional
         Its prior weight on the scale of the chunks' counts (default 1: one
         world of the uniform prior), finite and >= 0.
-    noise : {"laplace", "gaussian"}, optional
-        The noise distribution (default Laplace).
+    noise : {"laplace", "gaussian", "discrete_laplace", "discrete_gaussian"}, optional
+        The noise distribution (default Laplace).  The integer noises add
+        ``granularity`` times an integer (Mathematics page, section 11);
+        at a response on their lattice the posterior is the continuous
+        formula's with the same ``scale``.
+    granularity : float, optional
+        The lattice spacing of integer noise (default 1): the values (each
+        chunk checked as it is read) and responses must be multiples of
+        it.  Only the default is allowed with continuous noise.
 
     Returns
     -------
@@ -317,7 +349,8 @@ def chunked_disclosure_risk(chunks: Iterable[Any], *, response: RealArrayLike, s
     ------
     ValueError
         As for `chunked_log_evidence`, and for a NaN or infinite
-        world_value or a negative or non-finite world_weight.
+        world_value (off the lattice, with integer noise) or a negative or
+        non-finite world_weight.
     TypeError
         If an argument is not real numbers (a string, a bool, complex values).
 
@@ -337,7 +370,7 @@ def chunked_disclosure_risk(chunks: Iterable[Any], *, response: RealArrayLike, s
     """
     fw = float(_validate.finite("world_value", world_value))
     pw = float(_validate.in_range("world_weight", world_weight, 0.0, np.inf, hi_open=True))
-    shape, st = _fold_all(chunks, response, scale, noise, exact=True)
+    shape, st = _fold_all(chunks, response, scale, noise, granularity, exact=True, world_value=fw)
     _, out = st.finish(fw, pw)
     return _validate.ret(out.reshape(shape), len(shape) == 0)
 

@@ -31,10 +31,10 @@ def _points(values, response, scale, counts, prior, noise, world=_NO_WORLD, gran
     R = _validate.finite("response", response)
     if g is not None:
         # posteriors at lattice responses are the continuous formula's
-        # (the normaliser is one for every world): only the lattice is checked
-        ws.check_finite()
-        _validate.lattice("values", ws.f, g)
-        _validate.lattice("response", R, g)
+        # (the normaliser is one for every world): only the lattice is
+        # checked, with the values' finiteness in the same pass
+        _validate.lattice("values", ws.f, g, coords=False)
+        _validate.lattice("response", R, g, coords=False)
     lam = _validate.positive_scale("scale", scale)
     arrays = [R, lam]
     if world is not _NO_WORLD:

@@ -10,6 +10,8 @@ import numbers
 import numpy as np
 import numpy.typing as npt
 
+from ._kernels import lattice as _lattice_kernels
+
 
 def where(a, bad):
     """Describe the first offending element of ``a`` (mask ``bad``)."""
@@ -287,20 +289,26 @@ def lattice_noise(noise, granularity_value):
 LATTICE_RTOL = 2.0 ** -40
 
 
-def lattice(name, x, g):
+def lattice(name, x, g, *, coords=True):
     """The integer coordinates ``k`` (float64, exact integers) of values on
     the lattice of multiples of ``g``: ``x = k g`` within `LATTICE_RTOL`; a
-    ValueError naming the argument and the first value off the lattice.
+    ValueError naming the argument and the first value off the lattice (the
+    finite check's ValueError, naming the first NaN or infinity, if any
+    value is not finite).  With ``coords=False`` only the check (None).
+    One pass of a Numba kernel, threaded over blocks of values when there
+    are many.
     """
     a = np.asarray(x, dtype=np.float64)
-    with np.errstate(over="ignore", invalid="ignore"):
-        k = np.round(a / g)
-        off = np.abs(a - k * g) > LATTICE_RTOL * np.maximum(np.abs(a), g)
-    if np.any(off | ~np.isfinite(k)):
-        first = float(a.reshape(-1)[np.flatnonzero((off | ~np.isfinite(k)).reshape(-1))[0]])
+    flat = np.ascontiguousarray(a.reshape(-1))
+    k = np.empty(flat.size if coords else 0)
+    check = (_lattice_kernels.lattice_check if flat.size > 2 * _lattice_kernels.CHECK_BLOCK
+             else _lattice_kernels.lattice_check_serial)
+    first = check(flat, float(g), LATTICE_RTOL, k, coords)
+    if first >= 0:
+        finite(name, a)  # a NaN or infinity is named as such
         raise ValueError(f"{name} must lie on the lattice of multiples of granularity {g!r} (integer noise); "
-                         f"got {first!r}")
-    return k
+                         f"got {float(flat[first])!r}")
+    return k.reshape(a.shape) if coords else None
 
 
 def is_scalar(*args):

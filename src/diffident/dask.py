@@ -31,7 +31,7 @@ from ._chunked import (
 from ._grouping import chunk_groups
 from ._kernels import evidence, worstcase
 from ._sweep import SweepTable
-from ._typing import Noise, RealArrayLike
+from ._typing import AnyNoise, RealArrayLike
 from ._worst_case import inverse_scales, spread_exponent
 
 __all__ = ["log_evidence", "worst_case_risk", "sweep"]
@@ -57,13 +57,13 @@ def _values(values, da):
     return da.asarray(_validate.as_float("values", values))
 
 
-def _block_sums(block, R, lam, gauss):
+def _block_sums(block, R, lam, gauss, g=None):
     import numba
 
     st = EvidenceSums(R, lam, gauss)
     if np.size(block) == 0:  # an empty block (a legitimate chunking): the merge identity
         return st.stack()
-    f, _ = validated_chunk(np.asarray(block, dtype=np.float64), "values")
+    f, _ = validated_chunk(np.asarray(block, dtype=np.float64), "values", g)
     st.fold(f, np.empty(0), False, False, np.empty((numba.get_num_threads(), evidence.BUF + 8)))
     return st.stack()
 
@@ -74,8 +74,8 @@ def _merge(a, b, R, lam, gauss):
     return st.stack()
 
 
-def log_evidence(values: Any, *, response: RealArrayLike, scale: RealArrayLike, noise: Noise = "laplace",
-                 compute: bool = True) -> Any:
+def log_evidence(values: Any, *, response: RealArrayLike, scale: RealArrayLike, noise: AnyNoise = "laplace",
+                 granularity: float = 1.0, compute: bool = True) -> Any:
     """`diffident.log_evidence` over a 1-d ``dask.array`` of world values.
 
     Each block is folded into per-response triples by one task, and the
@@ -93,8 +93,15 @@ def log_evidence(values: Any, *, response: RealArrayLike, scale: RealArrayLike, 
     scale : array_like
         Noise scale(s), finite and > 0 (the Laplace scale, or the Gaussian
         sigma), broadcast against ``response``.
-    noise : {"laplace", "gaussian"}, optional
-        The noise distribution (default Laplace).
+    noise : {"laplace", "gaussian", "discrete_laplace", "discrete_gaussian"}, optional
+        The noise distribution (default Laplace).  The integer noises add
+        ``granularity`` times an integer (Mathematics page, section 11);
+        at a response on their lattice the posterior is the continuous
+        formula's with the same ``scale``.
+    granularity : float, optional
+        The lattice spacing of integer noise (default 1): the values (each
+        block checked by its task) and responses must be multiples of it.
+        Only the default is allowed with continuous noise.
     compute : bool, optional
         Return the result (default), or a ``dask.delayed`` object that
         computes it.
@@ -108,9 +115,11 @@ def log_evidence(values: Any, *, response: RealArrayLike, scale: RealArrayLike, 
     Raises
     ------
     ValueError
-        For values that are empty or not 1-d, bad responses or scales or an
-        unknown noise (at the call); NaN or infinite values (when the graph
-        is computed).  Empty blocks are allowed.
+        For values that are empty or not 1-d, bad responses or scales, an
+        unknown noise or a bad granularity, responses off the lattice of an
+        integer noise (at the call); NaN or infinite values, or values off
+        the lattice (when the graph is computed).  Empty blocks are
+        allowed.
     TypeError
         If an argument is not real numbers (a string, a bool, complex values),
         or ``compute`` is not a bool.
@@ -134,12 +143,12 @@ def log_evidence(values: Any, *, response: RealArrayLike, scale: RealArrayLike, 
     True
     """
     dask, da = _dask()
-    shape, Rf, lam, gauss = points(response, scale, noise)
+    shape, Rf, lam, gauss, g = points(response, scale, noise, granularity)
     EvidenceSums(Rf, lam, gauss)  # a scale too small for the responses fails here, at the call
     x = _values(values, da)
     if x.ndim != 1 or x.size == 0:
         raise ValueError(f"values must be a non-empty one-dimensional array, got shape {x.shape}")
-    parts = [dask.delayed(_block_sums)(b, Rf, lam, gauss) for b in x.to_delayed().ravel()]
+    parts = [dask.delayed(_block_sums)(b, Rf, lam, gauss, g) for b in x.to_delayed().ravel()]
     while len(parts) > 1:  # a balanced tree of pairwise merges
         parts = [dask.delayed(_merge)(parts[i], parts[i + 1], Rf, lam, gauss) if i + 1 < len(parts) else parts[i]
                  for i in range(0, len(parts), 2)]

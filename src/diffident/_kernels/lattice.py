@@ -34,10 +34,12 @@ sum of non-negative parts.
 
 import math
 
+import numba
 import numpy as np
 
-from ._jit import inlined_kernel, kernel
+from ._jit import inlined_kernel, kernel, parallel_kernel
 
+CHECK_BLOCK = _CHECK_BLOCK = 1 << 16  # values per task of the lattice check
 _TINY = 2.0 ** -60  # what a provably bounded rest of a series may be, relative to the sum
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
 _SQRT_HALF_PI = math.sqrt(0.5 * math.pi)
@@ -202,3 +204,74 @@ def interval_masses_scales(a, b, s, gauss, out):
             out[i] = dg_mass(a[i], b[i], s[i], dg_norm(s[i]))
         else:
             out[i] = dl_mass(a[i], b[i], s[i])
+
+
+
+@inlined_kernel
+def _off(x, c, g, rtol):
+    """1 if x is not within rtol max(|x|, g) of c g (a NaN, an infinity or
+    an overflowing x / g included: their distance is NaN or infinite), else 0.
+    """
+    return 0 if np.abs(x - c * g) <= rtol * max(np.abs(x), g) else 1
+
+
+@inlined_kernel
+def _count_off(a, g, rtol, k, want_k, lo, hi):
+    """The number of values of ``a[lo:hi]`` off the lattice (see `_off`),
+    counted without a branch so that the loop vectorises; with ``want_k``
+    their coordinates ``rint(a / g)`` written to ``k[lo:hi]``.
+    """
+    nbad = 0
+    if want_k:
+        for i in range(lo, hi):
+            c = np.rint(a[i] / g)
+            k[i] = c
+            nbad += _off(a[i], c, g, rtol)
+    else:
+        for i in range(lo, hi):
+            nbad += _off(a[i], np.rint(a[i] / g), g, rtol)
+    return nbad
+
+
+@inlined_kernel
+def _first_off(a, g, rtol, bad):
+    """The index of the first value off the lattice, from the per-block
+    counts ``bad`` (-1 if none).
+    """
+    n = a.shape[0]
+    for b in range(bad.shape[0]):
+        if bad[b]:
+            for i in range(b * _CHECK_BLOCK, min((b + 1) * _CHECK_BLOCK, n)):
+                if _off(a[i], np.rint(a[i] / g), g, rtol):
+                    return i
+    return -1
+
+
+@parallel_kernel
+def lattice_check(a, g, rtol, k, want_k):
+    """The index of the first value of ``a`` off the lattice of multiples of
+    ``g`` (``|a - k g| > rtol max(|a|, g)`` with ``k = rint(a / g)``), or not
+    finite; -1 if none.  With ``want_k`` the coordinates ``k`` are written
+    (``k`` has the length of ``a``; otherwise it is not touched).  One pass,
+    threaded over blocks of `CHECK_BLOCK` values; the first block with a
+    bad value is then searched.
+    """
+    n = a.shape[0]
+    nb = (n + _CHECK_BLOCK - 1) // _CHECK_BLOCK
+    bad = np.zeros(nb, np.int64)
+    for b in numba.prange(nb):
+        bad[b] = _count_off(a, g, rtol, k, want_k, b * _CHECK_BLOCK, min((b + 1) * _CHECK_BLOCK, n))
+    return _first_off(a, g, rtol, bad)
+
+
+@kernel
+def lattice_check_serial(a, g, rtol, k, want_k):
+    """`lattice_check` in the calling thread (for a few values, where
+    waking the threads would cost more than the check).
+    """
+    n = a.shape[0]
+    nb = (n + _CHECK_BLOCK - 1) // _CHECK_BLOCK
+    bad = np.zeros(nb, np.int64)
+    for b in range(nb):
+        bad[b] = _count_off(a, g, rtol, k, want_k, b * _CHECK_BLOCK, min((b + 1) * _CHECK_BLOCK, n))
+    return _first_off(a, g, rtol, bad)

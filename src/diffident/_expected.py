@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _search, _validate
 from ._kernels import expected as kern
-from ._typing import FloatOrArray, RealArrayLike
+from ._typing import AnyNoise, FloatOrArray, RealArrayLike
 from ._worlds import Worlds
 from ._worst_case import spread_exponent
 
@@ -22,18 +22,18 @@ __all__ = ["expected_risk"]
 
 
 @overload
-def expected_risk(values: RealArrayLike, *, scale: float, noise: str = "laplace",
+def expected_risk(values: RealArrayLike, *, scale: float, noise: AnyNoise = "laplace",
                   counts: RealArrayLike | None = None, prior: RealArrayLike | None = None,
                   world: int | None = None, granularity: float = 1.0) -> float: ...
 
 
 @overload
-def expected_risk(values: RealArrayLike, *, scale: RealArrayLike, noise: str = "laplace",
+def expected_risk(values: RealArrayLike, *, scale: RealArrayLike, noise: AnyNoise = "laplace",
                   counts: RealArrayLike | None = None, prior: RealArrayLike | None = None,
                   world: int | None = None, granularity: float = 1.0) -> FloatOrArray: ...
 
 
-def expected_risk(values: RealArrayLike, *, scale: RealArrayLike, noise: str = "laplace",
+def expected_risk(values: RealArrayLike, *, scale: RealArrayLike, noise: AnyNoise = "laplace",
                   counts: RealArrayLike | None = None, prior: RealArrayLike | None = None,
                   world: int | None = None, granularity: float = 1.0) -> FloatOrArray:
     """The probability that the best adversary names the true world.

@@ -32,7 +32,6 @@ IntArray: TypeAlias = npt.NDArray[np.int64]
 FloatOrArray: TypeAlias = float | FloatArray
 """A Python float for all-scalar input, else a float64 ndarray."""
 IntOrArray: TypeAlias = int | IntArray
-Noise: TypeAlias = Literal["laplace", "gaussian"]
 AnyNoise: TypeAlias = Literal["laplace", "gaussian", "discrete_laplace", "discrete_gaussian"]
 """A continuous noise or an integer one (on a lattice: Mathematics page, section 11)."""
 GaussianNoise: TypeAlias = Literal["gaussian", "discrete_gaussian"]

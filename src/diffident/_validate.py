@@ -239,15 +239,6 @@ def choice(name, x, options):
     return x
 
 
-def check_noise(noise):
-    """A continuous noise's name: whether it is Gaussian (else Laplace)."""
-    if not isinstance(noise, str):
-        raise TypeError(f"noise must be a string, 'laplace' or 'gaussian', got {noise!r}")
-    if noise not in ("laplace", "gaussian"):
-        raise ValueError(f"noise must be 'laplace' or 'gaussian', got {noise!r}")
-    return noise == "gaussian"
-
-
 #: The noises of real releases: continuous, and on the integers (a lattice).
 NOISES = ("laplace", "gaussian", "discrete_laplace", "discrete_gaussian")
 

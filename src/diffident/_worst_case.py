@@ -374,20 +374,20 @@ def _lone_extreme(ws, counts, prior):
 @overload
 def tight_scale(values: RealArrayLike, *, rho: float, counts: RealArrayLike | None = None,
                 prior: RealArrayLike | None = None,
-                rtol: float = 0.0, risk: str = "worst", noise: str = "laplace",
+                rtol: float = 0.0, risk: str = "worst", noise: AnyNoise = "laplace",
                 granularity: float = 1.0) -> float: ...
 
 
 @overload
 def tight_scale(values: RealArrayLike, *, rho: RealArrayLike, counts: RealArrayLike | None = None,
                 prior: RealArrayLike | None = None,
-                rtol: float = 0.0, risk: str = "worst", noise: str = "laplace",
+                rtol: float = 0.0, risk: str = "worst", noise: AnyNoise = "laplace",
                 granularity: float = 1.0) -> FloatOrArray: ...
 
 
 def tight_scale(values: RealArrayLike, *, rho: RealArrayLike, counts: RealArrayLike | None = None,
                 prior: RealArrayLike | None = None,
-                rtol: float = 0.0, risk: str = "worst", noise: str = "laplace",
+                rtol: float = 0.0, risk: str = "worst", noise: AnyNoise = "laplace",
                 granularity: float = 1.0) -> FloatOrArray:
     """The smallest Laplace scale whose exact worst-case risk is <= rho.
 

@@ -98,3 +98,28 @@ def test_wide_grid_is_a_value_error():
     1e13 cells: a MemoryError before, a ValueError naming the grid now."""
     with pytest.raises(ValueError, match="count tables"):
         di.membership_risk("sum", known=[], candidates=[0.0, 1e13], scale=1.0)
+
+
+def test_discrete_laplace_membership_is_the_laplace_one_on_the_lattice():
+    cands = [0, 1, 2, 3, 10]
+    kw = dict(known=[4, 7], candidates=cands, k=2)
+    scales = [0.3, 1.0, 4.0]
+    np.testing.assert_array_equal(di.membership_risk("sum", **kw, scale=scales, noise="discrete_laplace"),
+                                  di.membership_risk("sum", **kw, scale=scales))
+    at = di.membership_risk("sum", **kw, scale=1.5, response=[12.0, 13.0], individual=[0, 4],
+                            noise="discrete_laplace")
+    np.testing.assert_array_equal(at, di.membership_risk("sum", **kw, scale=1.5, response=[12.0, 13.0],
+                                                         individual=[0, 4]))
+    assert di.membership_tight_scale("sum", **kw, rho=0.6, noise="discrete_laplace") == \
+        di.membership_tight_scale("sum", **kw, rho=0.6)
+    # the mean of 4 people lies on the lattice of quarters
+    assert di.membership_risk("mean", **kw, scale=1.0, noise="discrete_laplace", granularity=0.25) == \
+        di.membership_risk("mean", **kw, scale=1.0)
+    with pytest.raises(ValueError, match="lattice"):
+        di.membership_risk("mean", **kw, scale=1.0, noise="discrete_laplace")
+    with pytest.raises(ValueError, match="lattice"):
+        di.membership_risk("sum", **kw, scale=1.0, response=12.5, individual=0, noise="discrete_laplace")
+    with pytest.raises(ValueError, match="Gaussian energies"):
+        di.membership_risk("sum", **kw, scale=1.0, noise="discrete_gaussian")
+    with pytest.raises(ValueError, match="granularity"):
+        di.membership_tight_scale("sum", **kw, rho=0.6, granularity=2.0)

@@ -26,7 +26,7 @@ from ._kernels import subsets
 from ._kernels.evidence import sweep_sums, sweep_work
 from ._possible import sum_grid
 from ._posterior import log_evidence_of, log_posterior_rows
-from ._typing import CandidatesLike, FloatOrArray, QueryLike, RealArrayLike
+from ._typing import AnyNoise, CandidatesLike, FloatOrArray, QueryLike, RealArrayLike
 from ._world_sets import Candidates, Known, Query, check_k, check_magnitudes
 from ._worlds import Worlds, energy_factor
 from ._worst_case import spread_exponent, sweep_error
@@ -121,9 +121,23 @@ class _Membership:
         return np.minimum(out, 1.0)
 
 
+def _laplace_lattice(noise, granularity, mb):
+    """The lattice spacing of discrete Laplace noise (None for Laplace),
+    after checking the worlds' values on it; Gaussian energies refused.
+    """
+    gauss, g = _validate.lattice_noise(noise, granularity)
+    if gauss:
+        raise ValueError(f"membership with noise={noise!r}: the worst case over responses of Gaussian energies is "
+                         "not at a world's value and is not computed; use noise='laplace' or 'discrete_laplace'")
+    if g is not None:
+        _validate.lattice("the worlds' values", mb.values, g, coords=False)
+    return g
+
+
 def membership_risk(query: QueryLike, *, known: RealArrayLike, candidates: CandidatesLike, scale: RealArrayLike,
                     k: int = 1,
-                    individual: RealArrayLike | None = None, response: RealArrayLike | None = None) -> FloatOrArray:
+                    individual: RealArrayLike | None = None, response: RealArrayLike | None = None,
+                    noise: AnyNoise = "laplace", granularity: float = 1.0) -> FloatOrArray:
     """The adversary's posterior that a candidate is one of the k unknown people.
 
     After a Laplace release of a sum or a mean: at given responses, or (by
@@ -154,6 +168,16 @@ def membership_risk(query: QueryLike, *, known: RealArrayLike, candidates: Candi
         Released value(s): the posterior there (broadcast with scale, and
         then with ``individual``, which is required), instead of the worst
         case.
+    noise : {"laplace", "discrete_laplace"}, optional
+        The noise (default Laplace).  Discrete Laplace noise on the lattice
+        of multiples of ``granularity`` (Mathematics page, section 11) gives
+        the same numbers: the worst response lies at a world's value, on the
+        lattice, and a posterior at a lattice response is the continuous
+        formula's.  Gaussian energies are refused: their worst case over
+        responses is not at a world's value.
+    granularity : float, optional
+        The lattice spacing of discrete Laplace noise (default 1): the
+        worlds' sums or means (and a response) must be multiples of it.
 
     Returns
     -------
@@ -190,7 +214,10 @@ def membership_risk(query: QueryLike, *, known: RealArrayLike, candidates: Candi
     array([1. , 0.4])
     """
     mb = _Membership(query, known, candidates, k)
+    g = _laplace_lattice(noise, granularity, mb)
     if response is not None:
+        if g is not None:
+            _validate.lattice("response", response, g, coords=False)
         if individual is None:
             raise ValueError("individual is required with a response (whose membership?)")
         ind = _validate.integer_index("individual", individual, mb.N)
@@ -258,7 +285,7 @@ def _no_noise_needed(mb, rho):
 
 def membership_tight_scale(query: QueryLike, *, known: RealArrayLike, candidates: CandidatesLike, rho: RealArrayLike,
                            k: int = 1,
-                           rtol: float = 0.0) -> FloatOrArray:
+                           rtol: float = 0.0, noise: AnyNoise = "laplace", granularity: float = 1.0) -> FloatOrArray:
     """The smallest Laplace scale that keeps every membership posterior <= rho.
 
     Every candidate's worst-case membership posterior (`membership_risk`)
@@ -280,6 +307,10 @@ def membership_tight_scale(query: QueryLike, *, known: RealArrayLike, candidates
     rtol : float, optional
         Relative precision of the scale, as for `tight_scale` (default 0:
         adjacent floats).
+    noise : {"laplace", "discrete_laplace"}, optional
+        The noise, as for `membership_risk` (the same scale for both).
+    granularity : float, optional
+        The lattice spacing of discrete Laplace noise (default 1).
 
     Returns
     -------
@@ -314,6 +345,7 @@ def membership_tight_scale(query: QueryLike, *, known: RealArrayLike, candidates
     array([inf,  0.])
     """
     mb = _Membership(query, known, candidates, k)
+    _laplace_lattice(noise, granularity, mb)
     r = _validate.in_range("rho", rho, 0.0, 1.0)
     rtol = _validate.tolerance("rtol", rtol)
 

@@ -329,20 +329,20 @@ def worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts: Real
     if g is not None:
         _validate.lattice("values", ws.f, g)
     lone = _lone_extreme(ws, counts, prior) if gauss else None
-    risk = Risk(ws, need_rep=return_world)
-    rho, arg = risk(lam)
-    rho = rho.reshape(lam.shape)
     scalar = lam.ndim == 0
-    world = None
-    if return_world:
-        assert risk.rep is not None  # (asked for with need_rep)
-        world = risk.rep[arg].reshape(lam.shape)
-    if lone is not None:
-        # Gaussian energies: 1 at every scale strictly between the limits
-        inside = (lam > 0) & (lam < np.inf)
-        rho = np.where(inside, 1.0, rho)
+    # Gaussian energies: 1 at every scale strictly between the limits; the
+    # limits (no noise, infinite noise) are those of any noise, Laplace's
+    inside = (lam > 0) & (lam < np.inf) if lone is not None else np.zeros(lam.shape, bool)
+    rho = np.ones(lam.shape)
+    world = np.full(lam.shape, lone if lone is not None else 0, dtype=np.int64) if return_world else None
+    limits = ~inside
+    if limits.any():
+        risk = Risk(ws, need_rep=return_world)
+        r, arg = risk(lam[limits])
+        rho[limits] = r
         if world is not None:
-            world = np.where(inside, lone, world)
+            assert risk.rep is not None  # (asked for with need_rep)
+            world[limits] = risk.rep[arg]
     if world is None:
         return _validate.ret(rho, scalar)
     return _validate.ret(rho, scalar), (int(world) if scalar else world)

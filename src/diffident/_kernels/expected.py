@@ -19,7 +19,8 @@ numbers near 1.
 import math
 
 from ._jit import inlined_kernel, kernel
-from .lattice import dg_mass, dg_norm, dl_mass
+from .lattice import mass as lattice_mass
+from .lattice import normaliser
 
 _SQRT_HALF = math.sqrt(0.5)
 
@@ -177,9 +178,7 @@ def _lattice_mass(lo, hi, f, lam, gauss, norm):
     """
     a = math.ceil(lo - f) if math.isfinite(lo) else lo
     b = math.ceil(hi - f) - 1.0 if math.isfinite(hi) else hi
-    if gauss:
-        return dg_mass(a, b, lam, norm)
-    return dl_mass(a, b, lam)
+    return lattice_mass(a, b, lam, gauss, norm)
 
 
 @kernel
@@ -197,7 +196,7 @@ def envelope_masses(fs, la, a, lams, gauss, discrete, target, idx, z, out, out_t
         lam = lams[s]
         n = envelope(fs, la, lam, gauss, idx, z)
         lattice = discrete and 0.0 < lam < math.inf
-        norm = dg_norm(lam) if lattice and gauss else 1.0
+        norm = normaliser(lam, gauss) if lattice else 1.0
         total = 0.0
         comp = 0.0
         mt = 0.0

@@ -61,19 +61,6 @@ def _dl_upper(a, b, s):
     return head * -math.expm1(-((b - a) + 1.0) / s)
 
 
-@inlined_kernel
-def dl_mass(a, b, s):
-    """P(a <= Z <= b) of the discrete Laplace of scale ``s`` (lattice units)."""
-    if not a <= b:
-        return 0.0
-    den = 1.0 + math.exp(-1.0 / s)
-    if a >= 0.0:
-        return _dl_upper(a, b, s) / den
-    if b <= 0.0:
-        return _dl_upper(-b, -a, s) / den
-    return (_dl_upper(0.0, b, s) + _dl_upper(1.0, -a, s)) / den
-
-
 @kernel
 def dg_norm(s):
     """N(s) = sum over the integers k of exp(-k^2 / (2 s^2))."""
@@ -170,41 +157,54 @@ def _dg_upper(a, b, s):
     return total
 
 
+@kernel
+def normaliser(s, gauss):
+    """The integer noise's normaliser at the scale ``s``: ``dg_norm(s)`` for
+    the discrete Gaussian, ``1 + e^(-1/s)`` for the discrete Laplace (whose
+    `_dl_upper` leaves it out).
+    """
+    if gauss:
+        return dg_norm(s)
+    return 1.0 + math.exp(-1.0 / s)
+
+
 @inlined_kernel
-def dg_mass(a, b, s, norm):
-    """P(a <= Z <= b) of the discrete Gaussian of parameter ``s`` (lattice
-    units), ``norm`` = ``dg_norm(s)``.
+def mass(a, b, s, gauss, norm):
+    """P(a <= Z <= b) of the integer noise (discrete Gaussian with ``gauss``,
+    else discrete Laplace) of scale ``s`` (lattice units), ``norm`` =
+    ``normaliser(s, gauss)``: an interval reaching below 0 is split there
+    and mirrored, so that the mass is a sum of non-negative parts.
     """
     if not a <= b:
         return 0.0
     if a >= 0.0:
-        return _dg_upper(a, b, s) / norm
+        return _upper(a, b, s, gauss) / norm
     if b <= 0.0:
-        return _dg_upper(-b, -a, s) / norm
-    return (_dg_upper(0.0, b, s) + _dg_upper(1.0, -a, s)) / norm
+        return _upper(-b, -a, s, gauss) / norm
+    return (_upper(0.0, b, s, gauss) + _upper(1.0, -a, s, gauss)) / norm
+
+
+@inlined_kernel
+def _upper(a, b, s, gauss):
+    """The unnormalised mass of 0 <= a <= b."""
+    if gauss:
+        return _dg_upper(a, b, s)
+    return _dl_upper(a, b, s)
 
 
 @kernel
 def interval_masses(a, b, s, gauss, out):
     """out[i] = P(a[i] <= Z <= b[i]) at one scale ``s`` (lattice units)."""
-    if gauss:
-        norm = dg_norm(s)
-        for i in range(a.shape[0]):
-            out[i] = dg_mass(a[i], b[i], s, norm)
-    else:
-        for i in range(a.shape[0]):
-            out[i] = dl_mass(a[i], b[i], s)
+    norm = normaliser(s, gauss)
+    for i in range(a.shape[0]):
+        out[i] = mass(a[i], b[i], s, gauss, norm)
 
 
 @kernel
 def interval_masses_scales(a, b, s, gauss, out):
     """out[i] = P(a[i] <= Z <= b[i]) at the scale s[i] (lattice units)."""
     for i in range(a.shape[0]):
-        if gauss:
-            out[i] = dg_mass(a[i], b[i], s[i], dg_norm(s[i]))
-        else:
-            out[i] = dl_mass(a[i], b[i], s[i])
-
+        out[i] = mass(a[i], b[i], s[i], gauss, normaliser(s[i], gauss))
 
 
 @inlined_kernel

@@ -10,6 +10,8 @@ import diffident
 from diffident import (
     _chunked,
     _closed_form,
+    _columns,
+    _expected,
     _gaussian,
     _membership,
     _multi,
@@ -18,6 +20,7 @@ from diffident import (
     _posterior,
     _search,
     _sweep,
+    _table,
     _worst_case,
     dp,
     replicate,
@@ -27,7 +30,8 @@ from diffident import (
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
-@pytest.mark.parametrize("module", [_closed_form, _posterior, _worst_case, _possible, _sweep, _multi, _gaussian, dp,
+@pytest.mark.parametrize("module", [_closed_form, _posterior, _worst_case, _possible, _sweep, _table, _columns,
+                                    _expected, _multi, _gaussian, dp,
                                     _membership, _chunked, _neighbours, _search, replicate, rr])
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)

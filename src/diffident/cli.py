@@ -104,7 +104,7 @@ def _calibrate_json(rho, eps, lam, bound, m, s, out):
     """
     import json
 
-    from ._sweep import json_value as num  # (finite floats as they are, infinities as strings)
+    from ._table import json_value as num  # (finite floats as they are, infinities as strings)
 
     rows = [{"rho": num(r), "epsilon": num(e), "scale": num(x), "risk_bound": num(b),
              "status": "unattainable" if math.isinf(x) else ("no noise needed" if x == 0 else "calibrated")}

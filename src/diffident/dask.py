@@ -30,7 +30,7 @@ from ._chunked import (
 )
 from ._grouping import chunk_groups
 from ._kernels import evidence, worstcase
-from ._sweep import SweepTable
+from ._table import SweepTable
 from ._typing import AnyNoise, RealArrayLike
 from ._worst_case import inverse_scales, spread_exponent
 
@@ -377,7 +377,7 @@ def sweep(data: Any, *, client: Any = None, **kwargs: Any) -> SweepTable:
     True
     """
     dask, _ = _dask()
-    from ._sweep import SweepTable, as_columns, resolve_domains
+    from ._columns import as_columns, resolve_domains
     from ._sweep import sweep as _sweep
 
     cols, names = as_columns(data, kwargs.pop("columns", None), kwargs.pop("dropna", False))

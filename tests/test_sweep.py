@@ -25,8 +25,10 @@ def test_table_matches_direct_engine_calls():
     with pytest.warns(di.InferredDomainWarning, match=r"'a': 0\.\.49"):
         t = di.sweep(data, queries=["mean", "std"], rho=rho, sizes=[400, 100], domains={"b": (5, 25)}, rtol=0.0)
     assert len(t) == 2 * 2 * 2 * 3
-    assert set(t) == {"column", "query", "n", "m", "domain_source", "rho", "sensitive_range", "bound_scale",
-                      "bound_epsilon", "tight_scale", "tight_epsilon", "risk_at_bound", "status"}
+    assert list(t) == ["column", "query", "n", "m", "domain_source", "noise", "risk", "rho", "sensitive_range",
+                       "granularity", "bound_scale", "bound_epsilon", "tight_scale", "tight_epsilon", "risk_at_bound",
+                       "status"]
+    assert set(t["noise"]) == {"laplace"} and set(t["risk"]) == {"worst"} and np.isnan(t["granularity"]).all()
     assert set(t["domain_source"][t["column"] == "a"]) == {"inferred"}
     assert set(t["domain_source"][t["column"] == "b"]) == {"given"}
     for i in range(len(t)):
@@ -95,7 +97,7 @@ def test_default_grid_and_pandas(tmp_path):
     assert len(rows) == 7 and float(rows[3]["bound_scale"]) == t["bound_scale"][3]
     pd = pytest.importorskip("pandas")
     df = t.to_pandas()
-    assert isinstance(df, pd.DataFrame) and df.shape == (7, 13)
+    assert isinstance(df, pd.DataFrame) and df.shape == (7, 16)
 
 
 def test_sweep_cli_end_to_end(tmp_path):

@@ -248,23 +248,26 @@ def test_to_xarray_named_dimensions_hold_every_row():
     xr = pytest.importorskip("xarray")
     data = {"hours": np.arange(1.0, 41.0), "age": np.arange(17.0, 57.0)}
     t = di.sweep(data, queries=["median", "mean"], rho=[0.3, 0.05, 0.5], sizes=[20, 40],
-                 domains={"hours": (1, 99), "age": (0, 120)})
+                 domains={"hours": (1, 99), "age": (0, 120)}, noise=["laplace", "discrete_laplace"],
+                 risk=["worst", "expected"])
     ds = t.to_xarray()
     assert isinstance(ds, xr.Dataset)
-    assert dict(ds.sizes) == {"column": 2, "query": 2, "n": 2, "rho": 3, "calibration": 2}
+    assert dict(ds.sizes) == {"column": 2, "query": 2, "n": 2, "noise": 2, "risk": 2, "rho": 3, "calibration": 2}
     assert ds["column"].values.tolist() == ["hours", "age"]  # the table's order, not sorted
     assert ds["query"].values.tolist() == ["median", "mean"]
     assert ds["m"].values.tolist() == [99.0, 121.0] and ds["domain_source"].values.tolist() == ["given"] * 2
-    assert ds["scale"].dims == ("column", "query", "n", "rho", "calibration")
-    assert ds["sensitive_range"].dims == ("column", "query", "n", "rho")
+    assert ds["scale"].dims == ("column", "query", "n", "noise", "risk", "rho", "calibration")
+    assert ds["sensitive_range"].dims == ("column", "query", "n", "noise", "risk", "rho")
     for i in range(len(t)):
-        at = dict(column=t["column"][i], query=t["query"][i], n=t["n"][i], rho=t["rho"][i])
+        at = dict(column=t["column"][i], query=t["query"][i], n=t["n"][i], noise=t["noise"][i], risk=t["risk"][i],
+                  rho=t["rho"][i])
         for cal in ("bound", "tight"):
             cell = ds.sel(**at, calibration=cal)
             assert float(cell["scale"]) == t[f"{cal}_scale"][i]  # every bit
             assert float(cell["epsilon"]) == t[f"{cal}_epsilon"][i]
         assert ds["status"].sel(**at, calibration="tight").item() == t["status"][i]
         assert float(ds["risk_at_bound"].sel(**at)) == t["risk_at_bound"][i]
+        np.testing.assert_array_equal(float(ds["granularity"].sel(**at)), t["granularity"][i])
 
 
 def test_to_xarray_union_of_rho_grids_and_one_calibration():

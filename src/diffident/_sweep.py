@@ -9,41 +9,53 @@ tight calibration that holds for every D'.  Each world set goes through the
 batched kernels once for the whole rho grid.
 """
 
+import math
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import _validate
+from . import _search, _validate
 from ._closed_form import laplace_epsilon, laplace_scale
 from ._columns import InferredDomainWarning, SkippedColumnWarning, as_columns, resolve_domains
+from ._expected import Success, expected_scale
+from ._kernels import queries as _codes
 from ._neighbours import Problem
 from ._possible import dataset_sensitive_range_of, dataset_setup, world_values_of
 from ._progress import Progress
-from ._table import SweepTable, _status
+from ._table import STATUSES, SweepTable, _status
 from ._world_sets import Known
 from ._worlds import Worlds
 from ._worst_case import Risk
 
 __all__ = ["sweep", "SweepTable", "InferredDomainWarning", "SkippedColumnWarning"]
 
-FIELDS = ("column", "query", "n", "m", "domain_source", "rho", "sensitive_range", "bound_scale", "bound_epsilon",
-          "tight_scale", "tight_epsilon", "risk_at_bound", "status")
+FIELDS = ("column", "query", "n", "m", "domain_source", "noise", "risk", "rho", "sensitive_range", "granularity",
+          "bound_scale", "bound_epsilon", "tight_scale", "tight_epsilon", "risk_at_bound", "status")
+
+#: The noises a sweep calibrates (the discrete Gaussian has no calibration:
+#: its worst case is 1, and its expected success is not monotone in sigma).
+SWEEP_NOISES = ("laplace", "discrete_laplace", "gaussian")
+RISKS = ("worst", "expected")
 
 
 def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: Sequence[str] = ("mean", "median", "std"),
           rho: ArrayLike | None = None, n_rho: int = 50, sizes: Sequence[int] | None = None,
           domains: Mapping[str, Any] | None = None, calibrations: Sequence[str] = ("bound", "tight"), ddof: int = 1,
           seed: int = 0, rtol: float = 1e-12, progress: bool = False, column_seed: int | None = None,
-          dropna: bool = False, infer_domains: bool | None = None, q: float = 0.5) -> SweepTable:
-    """Risk and calibration over a grid: rho x queries x columns x sizes.
+          dropna: bool = False, infer_domains: bool | None = None, q: float = 0.5,
+          noise: str | Sequence[str] = "laplace", risk: str | Sequence[str] = "worst") -> SweepTable:
+    """Risk and calibration over a grid: rho x queries x columns x sizes x noises x risks.
 
     For every column and dataset size the data set D is fixed; for every
     query, `dataset_sensitive_range` gives the paper's sensitive range over
-    D' = D - i*, the worlds of the attaining D' give the exact worst-case
-    risk at the paper's scale, and `dataset_tight_scale` the tight
-    calibration that holds for every D', for the whole rho grid at once.
+    D' = D - i*, the worlds of the attaining D' give the exact risk at the
+    paper's scale, and the tight calibration holds for every D', for the
+    whole rho grid at once: the worst case's (`dataset_tight_scale`), or
+    the expected success's (`expected_risk`, the largest scale any D'
+    needs), under continuous or integer noise.
 
     Parameters
     ----------
@@ -107,24 +119,47 @@ def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: Sequence[
         ``domain_source`` says which domains were inferred.
     q : float, optional
         The quantile of ``"quantile"``, in [0, 1] (default 0.5).
+    noise : str or sequence of str, optional
+        The noise or noises to calibrate (default ``"laplace"``):
+        ``"laplace"``; ``"discrete_laplace"``, added on the lattice the
+        query's values lie on (``granularity`` below); or ``"gaussian"``,
+        with ``risk="expected"`` and the tight calibration only (its worst
+        case is 1 at every sigma, and it has no closed-form bound).  The
+        discrete Gaussian has no calibration (its expected success does not
+        always fall as sigma grows) and is refused.
+    risk : str or sequence of str, optional
+        The risk measure or measures calibrated (default ``"worst"``):
+        ``"worst"``, the largest posterior over every response (the paper's
+        risk), or ``"expected"``, the probability that the best adversary
+        names the true world (`expected_risk`).  Every noise is swept with
+        every risk.
 
     Returns
     -------
     SweepTable
-        Columns ``column, query, n, m, domain_source, rho, sensitive_range,
-        bound_scale, bound_epsilon, tight_scale, tight_epsilon,
-        risk_at_bound`` (the bound ones NaN when not asked for, likewise
-        the tight ones); ``domain_source`` is ``"given"`` or ``"inferred"``;
-        ``status`` says which outcome each grid point has, from the tight
-        scale where computed, else the bound's: ``"calibrated"``,
-        ``"unattainable"`` (no finite noise meets rho: scale inf, epsilon
-        0), ``"no noise needed"`` (scale 0, epsilon inf) or ``"zero
-        sensitive range"`` (every world has the same value: the risk is the
-        same at any noise, and epsilon is reported as 0);
-        ``tight_scale`` is `dataset_tight_scale` (it meets rho for every
-        D'), ``tight_epsilon`` is ``sensitive_range / tight_scale``, and
-        ``risk_at_bound`` is the exact worst-case risk at the paper's scale
-        for the D' that attains the sensitive range.
+        Columns ``column, query, n, m, domain_source, noise, risk, rho,
+        sensitive_range, granularity, bound_scale, bound_epsilon,
+        tight_scale, tight_epsilon, risk_at_bound, status`` (the bound ones
+        NaN when not asked for, likewise the tight ones); ``domain_source``
+        is ``"given"`` or ``"inferred"``; ``status`` says which outcome each
+        grid point has, from the tight scale where computed, else the
+        bound's: ``"calibrated"``, ``"unattainable"`` (no finite noise meets
+        rho: scale inf, epsilon 0), ``"no noise needed"`` (scale 0, epsilon
+        inf), ``"zero sensitive range"`` (every world has the same value:
+        the risk is the same at any noise, and epsilon is reported as 0) or
+        ``"no lattice"`` (integer noise for a query whose values lie on no
+        lattice, such as the standard deviation: every number NaN);
+        ``tight_scale`` meets rho for every D' (`dataset_tight_scale` for
+        the worst case), ``tight_epsilon`` is ``sensitive_range /
+        tight_scale`` (NaN for Gaussian noise, which is not pure DP), and
+        ``risk_at_bound`` is the exact risk (worst or expected) at the
+        paper's scale for the D' that attains the sensitive range.
+        ``granularity`` is the lattice spacing of integer noise (NaN for
+        continuous noise): the domain's step for sum, min, max and order
+        statistics at a data point, 1 for count, the step over n for the
+        mean, over 2 for the median of an even number of values; the
+        world values lie on that lattice up to a common offset, which the
+        risk does not depend on.
 
     Raises
     ------
@@ -132,7 +167,9 @@ def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: Sequence[
         For an unreadable CSV file, unknown columns or queries, requested
         columns that are not numeric, have missing values (without
         ``dropna``) or infinite values, rho outside [0, 1], ``n_rho < 1``,
-        sizes outside 1..(number of rows), unknown calibrations, a key of
+        sizes outside 1..(number of rows), unknown calibrations, unknown
+        noises or risks, a noise and risk without a calibration (Gaussian
+        noise with the worst case or the bound, the discrete Gaussian), a key of
         ``domains`` that is not a column, bad domains, a real interval, data
         outside a domain or off its grid,
         a column that is not integer-valued and has no domain, a missing
@@ -166,7 +203,18 @@ def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: Sequence[
     the one attaining the sensitive range can need more noise).
     ``risk_at_bound`` is computed on the worlds of the D' that attains the
     paper's sensitive range (the first such individual); the paper's scale
-    meets rho for every D' by construction.
+    meets rho for every D' by construction, under either Laplace noise (it
+    is epsilon-DP) and for either risk (the expected success is at most the
+    worst case).
+
+    Under discrete Laplace noise the worst case equals the Laplace one
+    (the worst response is a world's value, a lattice point), so the
+    worst-case rows of the two noises agree; the expected success differs.
+    The expected calibration checks every distinct D' (each at the scales
+    of the first, and calibrated on its own where it fails): with
+    continuous noise on large domains (sum and mean, whose every removed
+    value is a distinct D') this costs one pass over the worlds per D' and
+    rho.
 
     Examples
     --------
@@ -178,6 +226,17 @@ def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: Sequence[
     (np.float64(99.0), True)
     >>> t["domain_source"][0]
     'given'
+
+    The expected success of the best adversary under discrete Laplace
+    noise needs less noise than the worst case:
+
+    >>> t = di.sweep({"hours": hours}, queries=["mean"], rho=[0.1],
+    ...              domains={"hours": (1, 99)}, noise="discrete_laplace",
+    ...              risk=["worst", "expected"])
+    >>> t["risk"].tolist(), t["granularity"].tolist()
+    (['worst', 'expected'], [0.0005, 0.0005])
+    >>> bool(t["tight_scale"][1] < t["tight_scale"][0])
+    True
 
     A pandas DataFrame keeps its column names, and its domains apply:
 
@@ -192,6 +251,7 @@ def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: Sequence[
     for c in cals:
         if c not in ("bound", "tight"):
             raise ValueError(f"calibrations must be 'bound' and/or 'tight', got {c!r}")
+    pairs = _pairs(noise, risk, cals)
     if rho is not None:
         rho_fixed = np.atleast_1d(_validate.probability("rho", rho)).ravel()
     n_rho = int(n_rho)
@@ -220,46 +280,233 @@ def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: Sequence[
             raise ValueError(f"column {name!r} has values off its domain {dom!r}: {float(d[off][0])!r}")
         m = float(dom.size)
         grid = rho_fixed if rho is not None else _default_rho(m, n_rho)
+        k = grid.size
         order = np.argsort(d, kind="stable")  # one sort of the data, shared by every query's range and search
         for q_name in queries:
             bar.step(f"{name} {q_name} n={n}")
             # the cell's query, data and domain validated once, for every computation below
             qy, _, d, cands, _, _ = dataset_setup(q_name, d, dom, 1, ddof, q, True, 10**8)
             S, removed = dataset_sensitive_range_of(qy, 1, d, cands, True, 10**8, order)
-            k = grid.size
-            row = dict(column=np.full(k, name, dtype=object), query=np.full(k, q_name, dtype=object),
-                       n=np.full(k, n, dtype=np.int64), m=np.full(k, m),
-                       domain_source=np.full(k, source, dtype=object), rho=grid,
-                       sensitive_range=np.full(k, S))
-            nan = np.full(k, np.nan)
-            row.update(bound_scale=nan, bound_epsilon=nan, tight_scale=nan, tight_epsilon=nan,
-                       risk_at_bound=nan)
-            prob = Problem(qy, 1, d, cands, 10**8, order) if "tight" in cals else None
-            if "bound" in cals:
-                lam = laplace_scale(grid, np.float64(m), np.float64(S))
-                row["bound_scale"] = lam
-                row["bound_epsilon"] = laplace_epsilon(grid, np.float64(m))
-                # the exact risk of the D' that attains S (the first such individual)
-                ref = prob.ref if prob is not None else None
-                if prob is not None and ref is not None and d[removed[0]] == prob.removed(prob.sets[ref][0])[0]:
-                    risk = prob.risk(ref)  # the same worlds, grouped and sorted once
-                else:
-                    known = Known(np.delete(d, removed[0]), cands.lo)
-                    risk = Risk(Worlds(*world_values_of(qy, 1, cands, known, 10**8)))
-                row["risk_at_bound"] = risk(lam)[0]
-            if "tight" in cals:
-                # every D' = D - i, not only the one attaining S
-                assert prob is not None
-                t, _ = prob.solve(np.ascontiguousarray(grid, dtype=np.float64), rtol)
-                row["tight_scale"] = t
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    row["tight_epsilon"] = np.where(S == 0, 0.0, S / t)
-            row["status"] = _status(S, row["tight_scale"] if "tight" in cals else row["bound_scale"])
-            for key in FIELDS:
-                out[key].append(np.asarray(row[key]))
+            cell = _Cell(qy, d, cands, removed, grid, rtol, order if "tight" in cals else None)
+            spacing = _spacing(qy, dom, n)
+            for nz, rk in pairs:
+                row = dict(column=np.full(k, name, dtype=object), query=np.full(k, q_name, dtype=object),
+                           n=np.full(k, n, dtype=np.int64), m=np.full(k, m),
+                           domain_source=np.full(k, source, dtype=object), noise=np.full(k, nz, dtype=object),
+                           risk=np.full(k, rk, dtype=object), rho=grid, sensitive_range=np.full(k, S))
+                nan = np.full(k, np.nan)
+                row.update(granularity=nan, bound_scale=nan, bound_epsilon=nan, tight_scale=nan,
+                           tight_epsilon=nan, risk_at_bound=nan)
+                g = None
+                if nz.startswith("discrete"):
+                    if spacing is None:  # the query's values lie on no lattice: no integer release of it
+                        row["status"] = np.full(k, STATUSES[4], dtype=object)
+                        for key in FIELDS:
+                            out[key].append(np.asarray(row[key]))
+                        continue
+                    g = spacing
+                    row["granularity"] = np.full(k, g)
+                gauss = nz == "gaussian"
+                if "bound" in cals and not gauss:
+                    lam = laplace_scale(grid, np.float64(m), np.float64(S))
+                    row["bound_scale"] = lam
+                    row["bound_epsilon"] = laplace_epsilon(grid, np.float64(m))
+                    row["risk_at_bound"] = cell.at_bound(rk, g, lam)
+                if "tight" in cals:
+                    t = cell.tight(rk, gauss, g)
+                    row["tight_scale"] = t
+                    if not gauss:  # (Gaussian noise is not pure DP: no epsilon)
+                        with np.errstate(divide="ignore", invalid="ignore"):
+                            row["tight_epsilon"] = np.where(S == 0, 0.0, S / t)
+                row["status"] = _status(S, row["tight_scale"] if "tight" in cals else row["bound_scale"])
+                for key in FIELDS:
+                    out[key].append(np.asarray(row[key]))
     bar.close()
     table = {k: (np.concatenate(v) if v else np.empty(0)) for k, v in out.items()}
     return SweepTable(table)
+
+
+def _pairs(noise, risk, cals):
+    """The (noise, risk) pairs of a sweep, every noise with every risk, each
+    one that has the calibrations asked for (a ValueError for one that has
+    not, before any work).
+    """
+    noises = (noise,) if isinstance(noise, str) else tuple(noise)
+    risks = (risk,) if isinstance(risk, str) else tuple(risk)
+    if not noises or not risks:
+        raise ValueError(f"noise and risk must each name at least one choice, got noise={noise!r}, risk={risk!r}")
+    for nz in noises:
+        if nz == "discrete_gaussian":
+            raise ValueError("noise='discrete_gaussian' has no calibration to sweep: its worst-case risk is 1 at "
+                             "every sigma, and its expected success does not always fall as sigma grows; "
+                             "evaluate expected_risk or gaussian_delta on the sigmas you consider")
+        _validate.choice("noise", nz, SWEEP_NOISES)
+    for rk in risks:
+        _validate.choice("risk", rk, RISKS)
+    if "gaussian" in noises:
+        if "worst" in risks:
+            raise ValueError("noise='gaussian' with risk='worst': the worst-case risk of Gaussian noise is 1 at "
+                             "every sigma; sweep Gaussian noise with risk='expected' (and the worst case with "
+                             "Laplace noise in a sweep of its own)")
+        if "tight" not in cals:
+            raise ValueError("noise='gaussian' has no closed-form bound: ask for calibrations=['tight']")
+    return [(nz, rk) for nz in noises for rk in risks]
+
+
+def _spacing(qy, dom, n):
+    """The spacing of the lattice the query's values lie on, up to a common
+    offset, for the worlds of n values on the domain's grid (None where
+    there is none): the grid's step for sums and order statistics, a
+    count's 1, the step over n for the mean, over 2 for a median of an even
+    number of values, over the denominator of the interpolation weight for
+    a quantile between two values.  The variance, standard deviation and
+    callables lie on no lattice an integer release uses.
+    """
+    step = Fraction(1) if dom.integer else dom._grid[1] if dom._grid is not None else None
+    code = qy.code if qy.named else -1
+    if step is None:
+        return None
+    if code == _codes.COUNT:
+        return 1.0
+    if code in (_codes.SUM, _codes.MIN, _codes.MAX):
+        return float(step)
+    if code == _codes.MEAN:
+        return float(step / n)
+    if code == _codes.MEDIAN:
+        return float(step if n % 2 else step / 2)
+    if code == _codes.QUANTILE:
+        vi = float(n - 1) * qy.q
+        den = Fraction(vi - math.floor(vi)).denominator
+        return float(step / den) if den <= 1024 else None
+    return None
+
+
+class _Cell:
+    """The world sets of one (column, size, query) cell, shared by its noise
+    and risk choices: the every-D' problem, the worlds of the D' that
+    attains the sensitive range, and the calibrations already computed.
+    """
+
+    def __init__(self, qy, d, cands, removed, grid, rtol, order):
+        self.qy, self.d, self.cands, self.removed, self.grid, self.rtol = qy, d, cands, removed, grid, rtol
+        self.prob = Problem(qy, 1, d, cands, 10**8, order) if order is not None else None
+        self._worst_risk = None
+        self._done = {}
+
+    def _attaining(self):
+        """(values, counts) of the worlds of the D' that attains the sensitive
+        range (the first such individual).
+        """
+        prob = self.prob
+        if prob is not None and prob.ref is not None and \
+                self.d[self.removed[0]] == prob.removed(prob.sets[prob.ref][0])[0]:
+            return prob.grouped(prob.sets[prob.ref][0])  # the same worlds, grouped and sorted once
+        known = Known(np.delete(self.d, self.removed[0]), self.cands.lo)
+        return world_values_of(self.qy, 1, self.cands, known, 10**8)
+
+    def at_bound(self, risk, g, lam):
+        """The risk of the attaining D' at the bound's scales."""
+        fs, c = self._attaining()
+        if risk == "worst":
+            # integer noise: the worst response (a world's value) is a lattice
+            # point, where its posterior is Laplace noise's
+            if g is not None:
+                _on_lattice(fs, g)
+            if self._worst_risk is None:
+                self._worst_risk = Risk(Worlds(fs, c))
+            return self._worst_risk(lam)[0]
+        return Success(Worlds(_on_lattice(fs, g), c) if g is not None else Worlds(fs, c), False, g)(lam)
+
+    def tight(self, risk, gauss, g):
+        """The every-D' calibration of the grid (computed once per risk and
+        noise; the worst case is the same for both Laplace noises).
+        """
+        key = ("worst",) if risk == "worst" else ("expected", gauss, g)
+        if key not in self._done:
+            prob = self.prob
+            assert prob is not None  # (built when the tight calibration is asked for)
+            if risk == "worst":
+                if g is not None:  # (the worst case is Laplace noise's on the lattice)
+                    _on_lattice(self._attaining()[0], g)
+                self._done[key] = prob.solve(np.ascontiguousarray(self.grid, dtype=np.float64), self.rtol)[0]
+            else:
+                self._done[key] = _expected_every(prob, self.grid, self.rtol, gauss, g)
+        return self._done[key]
+
+
+def _on_lattice(fs, g):
+    """The sorted world values ``fs`` as exact lattice points: ``k g`` for
+    the whole number k of steps each lies above the smallest (the offset
+    removed: the risk depends on differences only).  Each value as
+    computed lies within a few units of roundoff of its exact value, a
+    lattice point up to the offset; a value further than `LATTICE_RTOL`
+    of the largest magnitude from one is a ValueError.
+    """
+    d = fs - fs[0]
+    k = np.rint(d / g)
+    tol = _validate.LATTICE_RTOL * max(abs(float(fs[0])), abs(float(fs[-1])), g)
+    off = np.flatnonzero(np.abs(d - k * g) > tol)
+    if off.size:
+        raise ValueError(f"values must lie on a lattice of spacing {g!r} (integer noise); got {float(fs[off[0]])!r} "
+                         f"{float(d[off[0]])!r} above {float(fs[0])!r}")
+    return k * g
+
+
+def _expected_every(prob, rho, rtol, gauss, g):
+    """The smallest scale whose expected success is at most rho for every
+    D' = D - i: the largest of the world sets' own calibrations.
+
+    The success falls as the scale grows, so that scale is the largest of
+    each set's smallest.  The reference set is calibrated, every other set
+    checked at its scales as `tight_scale` checks one (its computed success
+    at most rho lowered by its error bound; at scale 0 rho at least its
+    success without noise, decided exactly), and a set that fails gets its
+    own calibration there, until no scale moves.  For sum and mean over a
+    domain with integer noise every D' has the same lattice coordinates up
+    to a whole shift, so the reference decides alone.
+    """
+    rho = np.ascontiguousarray(rho, dtype=np.float64)
+
+    def worlds(s):
+        fs, c = prob.grouped(prob.sets[s][0])
+        return Worlds(_on_lattice(fs, g), c) if g is not None else Worlds(fs, c)
+
+    def calibrate(s, idx):
+        lam, status = expected_scale(worlds(s), gauss, rho[idx], rtol, g)
+        _search.warn_unconverged(status, "sweep")
+        return lam
+
+    lam = calibrate(prob.ref, np.arange(rho.size))
+    if (prob.shift and g is not None) or len(prob.sets) == 1:
+        return lam
+    who = np.full(rho.size, prob.ref)  # the set each scale was calibrated on
+    evaluators = {}
+    check = np.arange(rho.size)
+    for _ in range(4 * len(prob.sets) + 8):  # every round raises some scale
+        moved = set()
+        for s in range(len(prob.sets)):
+            sel = check[(who[check] != s) & np.isfinite(lam[check])]
+            if sel.size == 0:
+                continue
+            if s not in evaluators:
+                evaluators[s] = Success(worlds(s), gauss, g)
+            ev = evaluators[s]
+            ok = np.empty(sel.size, bool)
+            at0 = lam[sel] == 0
+            zero = ev.no_noise()
+            ok[at0] = [Fraction(float(r)) >= zero for r in rho[sel[at0]]]
+            ok[~at0] = ev(lam[sel[~at0]]) <= _search.below(rho[sel[~at0]], ev.error)
+            bad = sel[~ok]
+            if bad.size:
+                new = calibrate(s, bad)
+                up = new > lam[bad]
+                lam[bad[up]] = new[up]
+                who[bad[up]] = s
+                moved.update(bad[up].tolist())
+        if not moved:
+            return lam
+        check = np.array(sorted(moved), dtype=np.int64)
+    raise RuntimeError("sweep: the every-D' expected calibration did not settle")  # pragma: no cover
 
 
 def _default_rho(m, n):

@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 #: The outcomes of a grid point (the ``status`` column of a sweep).
-STATUSES = ("calibrated", "unattainable", "no noise needed", "zero sensitive range")
+STATUSES = ("calibrated", "unattainable", "no noise needed", "zero sensitive range", "no lattice")
 
 # a file path, or an open text buffer (anything with ``write``): returned as given
 PathOrBuffer = TypeVar("PathOrBuffer")
@@ -282,12 +282,13 @@ class SweepTable(dict[str, NDArray[Any]]):
     def to_xarray(self) -> Any:
         """The table as an xarray Dataset with named dimensions.
 
-        The dimensions are ``column``, ``query``, ``n``, ``rho`` and
-        ``calibration`` (``bound`` and/or ``tight``, those the sweep
-        computed), each in the table's order.  ``scale``, ``epsilon`` and
-        ``status`` have every dimension (``status`` is that of each
-        calibration); ``sensitive_range`` and ``risk_at_bound`` have all but
-        ``calibration``; ``m`` and ``domain_source`` are coordinates of
+        The dimensions are ``column``, ``query``, ``n``, ``noise``, ``risk``,
+        ``rho`` and ``calibration`` (``bound`` and/or ``tight``, those the
+        sweep computed), each in the table's order (``noise`` and ``risk``
+        where the table has them).  ``scale``, ``epsilon`` and ``status``
+        have every dimension (``status`` is that of each calibration);
+        ``sensitive_range``, ``granularity`` and ``risk_at_bound`` have all
+        but ``calibration``; ``m`` and ``domain_source`` are coordinates of
         ``column``.
 
         The default rho grid of `sweep` depends on each column's m, so the
@@ -316,9 +317,9 @@ class SweepTable(dict[str, NDArray[Any]]):
         ...              domains={"x": (1, 10)})
         >>> ds = t.to_xarray()
         >>> dict(ds.sizes)
-        {'column': 1, 'query': 2, 'n': 1, 'rho': 2, 'calibration': 2}
-        >>> cell = ds["scale"].sel(column="x", query="mean", n=10, rho=0.2,
-        ...                        calibration="bound")
+        {'column': 1, 'query': 2, 'n': 1, 'noise': 1, 'risk': 1, 'rho': 2, 'calibration': 2}
+        >>> cell = ds["scale"].sel(column="x", query="mean", n=10, noise="laplace",
+        ...                        risk="worst", rho=0.2, calibration="bound")
         >>> bool(cell == t["bound_scale"][0])
         True
         """
@@ -327,24 +328,24 @@ class SweepTable(dict[str, NDArray[Any]]):
             import xarray  # noqa: F401  (pandas builds the Dataset with it)
         except ImportError:  # pragma: no cover - depends on the environment
             raise ImportError("to_xarray needs xarray and pandas: python -m pip install xarray") from None
-        grid = ["column", "query", "n", "rho"]
+        grid = ["column", "query", "n", *(k for k in ("noise", "risk") if k in self._cols), "rho"]
         missing = [k for k in (*grid, "m", "domain_source", "sensitive_range") if k not in self._cols]
         if missing:
             raise ValueError(f"to_xarray needs the columns of a sweep; missing {missing}")
         df = self.to_pandas()
         if df.duplicated(grid).any():
-            raise ValueError("to_xarray needs one row per (column, query, n, rho): the table repeats a grid point")
+            raise ValueError(f"to_xarray needs one row per ({', '.join(grid)}): the table repeats a grid point")
         cals = [c for c in ("bound", "tight") if f"{c}_scale" in df and not df[f"{c}_scale"].isna().all()]
         long = pd.concat([df[grid].assign(calibration=c, scale=df[f"{c}_scale"], epsilon=df[f"{c}_epsilon"],
                                           status=_status(df["sensitive_range"].to_numpy(),
                                                          df[f"{c}_scale"].to_numpy()))
                           for c in cals], ignore_index=True)
         ds = long.set_index([*grid, "calibration"]).to_xarray()
-        cells = df.set_index(grid)[["sensitive_range"] + (["risk_at_bound"] if "risk_at_bound" in df else [])]
+        cells = df.set_index(grid)[["sensitive_range"] + [k for k in ("granularity", "risk_at_bound") if k in df]]
         ds = ds.merge(cells.to_xarray())
         per_column = df.drop_duplicates("column").set_index("column")
-        order = {k: pd.unique(df[k]) for k in ("column", "query", "n")}
-        ds = ds.reindex(column=order["column"], query=order["query"], n=order["n"], calibration=cals)
+        order = {k: pd.unique(df[k]) for k in grid if k != "rho"}
+        ds = ds.reindex(**order, calibration=cals)
         return ds.assign_coords(m=("column", per_column["m"].reindex(order["column"]).to_numpy()),
                                 domain_source=("column", per_column["domain_source"]
                                                .reindex(order["column"]).to_numpy()))

@@ -126,7 +126,7 @@ def _sweep(args, out):
     table = di.sweep(args.data, columns=args.columns, queries=args.queries, rho=args.rho, n_rho=args.n_rho,
                      sizes=args.sizes, domains=domains, calibrations=args.calibration, ddof=args.ddof,
                      seed=args.seed, progress=progress, dropna=args.dropna, q=args.q,
-                     infer_domains=True if args.infer_domains else None)
+                     infer_domains=True if args.infer_domains else None, noise=args.noise, risk=args.risk)
     {".csv": table.to_csv, ".json": table.to_json, ".parquet": table.to_parquet}[ext](args.out)
     if not args.quiet:
         cols = sorted(set(table["column"]))
@@ -228,9 +228,9 @@ def build_parser():
     w = sub.add_parser(
         "sweep",
         help="risk and calibration over a grid of rho x queries x columns x sizes, as CSV",
-        description="Sweep a grid of rho x queries x columns x dataset sizes x calibration (the paper's bound "
-        "and the exact tight one, which holds for every D' = D - i) over the numeric columns of a CSV file; "
-        "write a tidy CSV table.",
+        description="Sweep a grid of rho x queries x columns x dataset sizes x noises x risks x calibration "
+        "(the paper's bound and the exact tight one, which holds for every D' = D - i) over the numeric columns "
+        "of a CSV file; write a tidy CSV table.",
     )
     w.add_argument("--data", required=True, help="CSV file with a header row")
     w.add_argument("--out", required=True, help="output file: .csv, .json (records) or .parquet (needs pyarrow)")
@@ -252,6 +252,12 @@ def build_parser():
     w.add_argument("--dropna", action="store_true", help="drop missing values (empty or NA cells) from the columns")
     w.add_argument("--calibration", nargs="+", default=["bound", "tight"], choices=["bound", "tight"],
                    help="bound (the paper's), tight (exact, for every D' = D - i), or both (default)")
+    w.add_argument("--noise", nargs="+", default=["laplace"], choices=["laplace", "discrete_laplace", "gaussian"],
+                   help="noise to calibrate (default laplace): discrete_laplace is added on the lattice of the "
+                   "query's values (column granularity); gaussian takes --risk expected and --calibration tight")
+    w.add_argument("--risk", nargs="+", default=["worst"], choices=["worst", "expected"],
+                   help="risk measure (default worst): worst, the largest posterior over every response; "
+                   "expected, the probability that the best adversary names the true world")
     w.add_argument("--ddof", type=int, default=1, choices=[0, 1], help="for var and std (default 1)")
     w.add_argument("--seed", type=int, default=0, help="seed of the dataset samples (default 0)")
     w.add_argument("--quiet", action="store_true",

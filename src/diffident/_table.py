@@ -317,7 +317,8 @@ class SweepTable(dict[str, NDArray[Any]]):
         ...              domains={"x": (1, 10)})
         >>> ds = t.to_xarray()
         >>> dict(ds.sizes)
-        {'column': 1, 'query': 2, 'n': 1, 'noise': 1, 'risk': 1, 'rho': 2, 'calibration': 2}
+        {'column': 1, 'query': 2, 'n': 1, 'noise': 1, 'risk': 1, 'rho': 2,
+         'calibration': 2}
         >>> cell = ds["scale"].sel(column="x", query="mean", n=10, noise="laplace",
         ...                        risk="worst", rho=0.2, calibration="bound")
         >>> bool(cell == t["bound_scale"][0])

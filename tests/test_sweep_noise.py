@@ -41,7 +41,7 @@ def _success(v, c, scale, noise, g):
 def test_expected_calibration_holds_for_every_removal_and_is_tight(noise, query, dom):
     rng = np.random.default_rng(7)
     d = dom.values()[rng.integers(0, dom.size, 12)]
-    rho = np.array([0.12, 0.2, 0.35, 0.6])
+    rho = np.array([0.12, 0.2, 0.35, 0.6, 0.95])
     t = di.sweep({"x": d}, queries=[query], rho=rho, domains={"x": dom}, noise=noise, risk="expected",
                  calibrations=["tight"], q=0.25, rtol=1e-10)
     if noise == "discrete_laplace" and query == "std":
@@ -51,6 +51,8 @@ def test_expected_calibration_holds_for_every_removal_and_is_tight(noise, query,
     g = float(t["granularity"][0])
     sets = _every_removal(query, d, dom, q=0.25)
     for r, lam, status in zip(rho, t["tight_scale"], t["status"], strict=True):
+        if status == "no noise needed":  # every D' meets rho without noise
+            assert lam == 0 and max(_success(v, c, 0.0, noise, g) for v, c in sets) <= r
         if status != "calibrated":
             continue
         worst = max(_success(v, c, lam, noise, g) for v, c in sets)
@@ -170,3 +172,22 @@ def test_cli_noise_and_risk(tmp_path):
                           "--queries", "mean", "--domain", "x=0:9", "--noise", "gaussian", "--quiet"],
                          capture_output=True, text=True, check=False)
     assert bad.returncode != 0 and "risk='expected'" in bad.stderr
+
+
+@pytest.mark.parametrize("noise", ["laplace", "gaussian"])
+@pytest.mark.parametrize("seed", [0, 1, 6])
+def test_every_removal_checked_when_another_one_binds(seed, noise):
+    """Data where the first world set is not the one that needs the most
+    noise at every rho (at rho = 0.95 it needs none while another does): the
+    sweep's scale is the largest of every removal's own calibration."""
+    rng = np.random.default_rng(seed)
+    dom = di.Domain(0, 9)
+    d = dom.values()[rng.integers(0, dom.size, int(rng.integers(5, 15)))]
+    rho = np.array([0.12, 0.2, 0.35, 0.6, 0.95])
+    t = di.sweep({"x": d}, queries=["std"], rho=rho, domains={"x": dom}, noise=noise, risk="expected",
+                 calibrations=["tight"])
+    own = np.array([di.tight_scale(v, rho=rho, counts=c, risk="expected", noise=noise)
+                    for v, c in _every_removal("std", d, dom)])
+    assert len({int(i) for i in np.argmax(own, axis=0)}) > 1 or np.any(own.max(axis=0) > own[0])
+    assert np.any(own.min(axis=0) == 0) and np.all(t["tight_scale"] > 0)  # one removal needs none, another some
+    np.testing.assert_allclose(t["tight_scale"], own.max(axis=0), rtol=1e-9)

@@ -84,6 +84,24 @@ class LogEvidence(_OneResponse):
     track_rel_error_vs_scipy.unit = "relative"
 
 
+class LogEvidenceNoise:
+    """One response over m integer values with each noise: the integer
+    noises' lattice check rides in the evidence kernel's pass (target:
+    discrete within 1.2x of continuous at m = 1e7)."""
+
+    params = [[10**6, 10**7], ["laplace", "discrete_laplace", "gaussian", "discrete_gaussian"]]
+    param_names = ["m", "noise"]
+    timeout = 120
+    response, scale = 17.0, 3.0
+
+    def setup(self, m, noise):
+        self.values = _rng().integers(-10**6, 10**6, int(m)).astype(np.float64)
+        warm_up(self, m, noise)
+
+    def time_log_evidence(self, m, noise):
+        di.log_evidence(self.values, response=self.response, scale=self.scale, noise=noise)
+
+
 class ManyResponses:
     """Many responses at one scale over m worlds (issue target: 1e6 x 1e7 < 1 s)."""
 

@@ -23,6 +23,42 @@ def _lattice_case(seed, g, m=50_000):
 
 @pytest.mark.parametrize("noise", DISCRETE)
 @pytest.mark.parametrize("g", [1.0, 0.1, 3.0])
+def test_in_memory_lattice_checked_in_the_kernels_pass(noise, g):
+    # the values' lattice is checked by the evidence kernels as they read
+    # the values (every path: one response over threaded spans, many
+    # responses, the posterior rows, the sweep): the continuous formula's
+    # bits where they lie on it, the first value off it named where not
+    v, counts, R = _lattice_case(5, g, m=300_000)
+    v[-1] = np.nextafter(3 * g, np.inf)  # (within the tolerance: on the lattice)
+    for kw in (dict(), dict(counts=counts)):
+        for resp in (R[1], R, np.arange(-100.0, 100.0) * g):
+            args = dict(response=resp, scale=2.5 * g, **kw)
+            want = di.log_evidence(v, noise=CONTINUOUS[noise], **args)
+            got = di.log_evidence(v, noise=noise, granularity=g, **args)
+            assert np.array_equal(got, want)
+            risk = di.disclosure_risk(v, world=7, noise=noise, granularity=g, **args)
+            assert np.array_equal(risk, di.disclosure_risk(v, world=7, noise=CONTINUOUS[noise], **args))
+        row = di.posterior(v, response=R[2], scale=2.5 * g, noise=noise, granularity=g, **kw)
+        assert np.array_equal(row, di.posterior(v, response=R[2], scale=2.5 * g, noise=CONTINUOUS[noise], **kw))
+    bad = v.copy()
+    bad[250_001] = 7.5 * g  # in the second worker's span
+    bad[280_000] = 0.5 * g
+    call = dict(scale=1.0, noise=noise, granularity=g)
+    for fn in (di.log_evidence, di.disclosure_risk, di.posterior, di.log_posterior):
+        for resp in ([0.0], [0.0, g, 2 * g], np.arange(5.0) * g, np.arange(100.0) * g):
+            if fn in (di.posterior, di.log_posterior) and len(resp) > 5:
+                continue
+            with pytest.raises(ValueError, match=rf"^values must lie on the lattice of multiples of granularity "
+                                                 rf"{g!r} \(integer noise\); got {7.5 * g!r}$"):
+                fn(bad, response=resp, **call)
+            nan = bad.copy()
+            nan[290_000] = np.nan  # named as such, wherever it lies
+            with pytest.raises(ValueError, match=r"^values must be finite .*got nan at index 290000$"):
+                fn(nan, response=resp, **call)
+
+
+@pytest.mark.parametrize("noise", DISCRETE)
+@pytest.mark.parametrize("g", [1.0, 0.1, 3.0])
 def test_chunked_log_evidence_equals_in_memory(noise, g):
     v, counts, R = _lattice_case(3, g)
     scale = 2.5 * g

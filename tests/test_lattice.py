@@ -233,3 +233,35 @@ def test_lattice_validation_messages():
         _validate.lattice("values", v, 1.0, coords=False)
     with pytest.raises(ValueError, match=r"^response must lie on the lattice.*got 0\.5$"):
         _validate.lattice("response", [[1.0, 0.5]], 1.0)
+
+
+@pytest.mark.parametrize("g", [1.0, 0.1, 3.0, 1e-300, 2.0**-30, 5e-324, 1e300])
+def test_on_lattice_equals_lattice_check(g):
+    # the evidence kernels' per-chunk test (a vectorised sufficient test,
+    # then the exact one where it fails) decides every value, and every
+    # chunk, as lattice_check does
+    from diffident._validate import LATTICE_RTOL
+
+    rng = np.random.default_rng(int(np.log2(g)) % 89)
+    n = 4096
+    j = rng.integers(-10**6, 10**6, n).astype(float)
+    with np.errstate(over="ignore"):
+        a = j * g
+        kinds = rng.integers(0, 8, n)
+        a[kinds == 1] = np.nextafter(a[kinds == 1], np.inf)
+        a[kinds == 2] = (j[kinds == 2] + 0.5) * g
+        a[kinds == 3] = j[kinds == 3] * g * 2.0**45
+        a[kinds == 4] = (j[kinds == 4] * g) * (1 + LATTICE_RTOL * rng.uniform(0.5, 1.5, (kinds == 4).sum()))
+        a[kinds == 5] = rng.normal(0, 1e300, (kinds == 5).sum())
+        a[kinds == 6] = np.round(rng.normal(0, 10, (kinds == 6).sum())) * 0.1 * g  # a decimal's rounding
+    a[rng.integers(0, n, 3)] = [np.nan, np.inf, -np.inf]
+    off = np.array([_k.lattice_check_serial(a[i:i + 1], g, LATTICE_RTOL, np.empty(0), False) == 0
+                    for i in range(n)])
+    assert 0 < off.sum() < n
+    for i in range(n):
+        assert _k.on_lattice(a[i:i + 1], g) == (not off[i])
+    clean = np.ascontiguousarray(a[~off])
+    for size in (1, 7, 512):
+        for b in range(0, n, size):
+            assert _k.on_lattice(a[b:b + size], g) == (not off[b:b + size].any())
+            assert _k.on_lattice(clean[b:b + size], g)

@@ -26,21 +26,48 @@ _NO_WORLD = object()
 
 
 def _points(values, response, scale, counts, prior, noise, world=_NO_WORLD, granularity=1.0):
+    """The worlds, the broadcast shape, the flat points (responses, scales
+    and with ``world`` the world indices), gauss, and the lattice spacing
+    the values must still be checked against (None for continuous noise).
+    """
     gauss, g = _validate.lattice_noise(noise, granularity)
     ws = Worlds(values, counts, prior, check_finite=False)
     R = _validate.finite("response", response)
     if g is not None:
         # posteriors at lattice responses are the continuous formula's
         # (the normaliser is one for every world): only the lattice is
-        # checked, with the values' finiteness in the same pass
-        _validate.lattice("values", ws.f, g, coords=False)
+        # checked, the values' (with their finiteness) by the caller's
+        # kernel in its own pass over them (`_lattice_of`)
         _validate.lattice("response", R, g, coords=False)
     lam = _validate.positive_scale("scale", scale)
     arrays = [R, lam]
     if world is not _NO_WORLD:
         arrays.append(_validate.integer_index("world", world, ws.n))
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
-    return ws, shape, [_validate.flat(a, shape) for a in arrays], gauss
+    return ws, shape, [_validate.flat(a, shape) for a in arrays], gauss, g
+
+
+def _lattice_of(ws, lattice, k, n):
+    """The kernels' ``lat`` for values still to be checked against the
+    lattice of spacing ``lattice`` (None: none to check): the spacing
+    itself, checked in the kernel's pass at the first of the n points,
+    where the values reach the kernel unscaled (k = 0); else 0.0, the
+    values checked here first.
+    """
+    if lattice is None:
+        return 0.0
+    if k or not n:
+        _validate.lattice("values", ws.f, lattice, coords=False)
+        return 0.0
+    return float(lattice)
+
+
+def _fail_lattice(ws, lattice):
+    """After a kernel's NaN: the ValueError of a value off the lattice (or
+    not finite), if any.
+    """
+    if lattice is not None:
+        _validate.lattice("values", ws.f, lattice, coords=False)
 
 
 def _conditioned(ws, R, lam, gauss, vmax=None):
@@ -63,9 +90,10 @@ def _conditioned(ws, R, lam, gauss, vmax=None):
     return ws.scaled(k), (np.ldexp(R, k) if k else R), energy_factor(lam, k, gauss), k
 
 
-def _evaluate(ws, R, lam, wld, gauss, log_risk=False):
+def _evaluate(ws, R, lam, wld, gauss, log_risk=False, lattice=None):
     """Log-evidence (and, with world indices, their risk or its log) at each
-    point (flat responses and scales).
+    point (flat responses and scales); ``lattice``: the spacing the values
+    must lie on (integer noise), checked in the kernels' pass.
     """
     n = R.size
     with_risk = wld is not None
@@ -81,7 +109,10 @@ def _evaluate(ws, R, lam, wld, gauss, log_risk=False):
         inv_u, inverse = np.unique(lam, return_inverse=True)
         sweep_cost = _SORT_NS * m + _SWEEP_NS * inv_u.size * m + _LOOKUP_NS * n / nw
         if sweep_cost < direct_cost:
-            ws.check_finite()
+            if lattice is not None:
+                _validate.lattice("values", ws.f, lattice, coords=False)  # (finite too)
+            else:
+                ws.check_finite()
             _evaluate_sweep(ws, R, inv_u, inverse.ravel(), fw, pw, with_risk, logev, risk)
             return logev + ws.log_norm, risk
     # the world's log prior, in logs throughout (a prior 1e-400 times the
@@ -91,32 +122,37 @@ def _evaluate(ws, R, lam, wld, gauss, log_risk=False):
     wc, Rc, c, k = _conditioned(ws, R, lam, gauss)
     with np.errstate(over="ignore"):  # (as the values: rescaled below where they overflow)
         fwk = np.ldexp(fw, k)
-    if not _direct(wc, Rc, c, gauss, fwk, lpw, with_risk, log_risk, logev, risk, buf):
+    lat = _lattice_of(ws, lattice, k, n)
+    if not _direct(wc, Rc, c, gauss, fwk, lpw, with_risk, log_risk, logev, risk, buf, lat):
+        _fail_lattice(ws, lattice)
         ws.check_finite()  # raises, naming the first non-finite value
         # finite values whose distances overflow: scale them into range
         wc, Rc, c, k = _conditioned(ws, R, lam, gauss, vmax=float(np.abs(ws.f).max()))
-        _direct(wc, Rc, c, gauss, np.ldexp(fw, k), lpw, with_risk, log_risk, logev, risk, buf)
+        _direct(wc, Rc, c, gauss, np.ldexp(fw, k), lpw, with_risk, log_risk, logev, risk, buf, 0.0)
     return logev + ws.log_norm, risk
 
 
-def _direct(ws, R, c, gauss, fw, lpw, with_risk, log_risk, logev, risk, buf):
-    """The direct kernels; False if a distance was not finite."""
+def _direct(ws, R, c, gauss, fw, lpw, with_risk, log_risk, logev, risk, buf, lat):
+    """The direct kernels; False if a distance was not finite (or, with
+    ``lat`` > 0, a value off its lattice).
+    """
     n = R.size
     m = ws.n
     nw = buf.shape[0]
     fw = np.ascontiguousarray(fw)
     args = (ws.f, ws.lw, ws.weighted, gauss)
     if n * m < _PARALLEL_MIN or nw == 1:
-        evidence.direct_points(*args, R, c, fw, lpw, with_risk, log_risk, logev, risk, buf[:1])
+        evidence.direct_points(*args, R, c, fw, lpw, with_risk, log_risk, logev, risk, buf[:1], lat)
     elif n >= 4 * nw:
-        evidence.direct_points_parallel(*args, R, c, fw, lpw, with_risk, log_risk, logev, risk, buf)
+        evidence.direct_points_parallel(*args, R, c, fw, lpw, with_risk, log_risk, logev, risk, buf, lat)
     else:
         parts = np.empty((nw, 4))
         one_logev = np.empty(1)
         one_risk = np.empty(1)
         for k in range(n):
             evidence.direct_one_point_parallel(*args, R[k:k + 1], c[k:k + 1], fw[k:k + 1], lpw[k:k + 1],
-                                               with_risk, log_risk, one_logev, one_risk, buf, parts)
+                                               with_risk, log_risk, one_logev, one_risk, buf, parts,
+                                               lat if k == 0 else 0.0)
             logev[k] = one_logev[0]
             if with_risk:
                 risk[k] = one_risk[0]
@@ -236,14 +272,16 @@ def log_evidence(values: RealArrayLike, *, response: RealArrayLike, scale: RealA
     >>> round(di.log_evidence([0.0, 1.0], response=0.0, scale=1.0), 12)
     0.313261687518
     """
-    ws, shape, (R, lam), gauss = _points(values, response, scale, counts, prior, noise,
-                                           granularity=granularity)
-    return _validate.ret(log_evidence_of(ws, R, lam, gauss).reshape(shape), len(shape) == 0)
+    ws, shape, (R, lam), gauss, g = _points(values, response, scale, counts, prior, noise,
+                                              granularity=granularity)
+    return _validate.ret(log_evidence_of(ws, R, lam, gauss, g).reshape(shape), len(shape) == 0)
 
 
-def log_evidence_of(ws, R, lam, gauss):
-    """`log_evidence` of a `Worlds` at validated flat responses and scales."""
-    return _evaluate(ws, R, lam, None, gauss)[0]
+def log_evidence_of(ws, R, lam, gauss, lattice=None):
+    """`log_evidence` of a `Worlds` at validated flat responses and scales
+    (``lattice``: the spacing its values must lie on, checked on the way).
+    """
+    return _evaluate(ws, R, lam, None, gauss, lattice=lattice)[0]
 
 
 def log_posterior(values: RealArrayLike, *, response: RealArrayLike, scale: RealArrayLike,
@@ -307,28 +345,32 @@ def log_posterior(values: RealArrayLike, *, response: RealArrayLike, scale: Real
     >>> [round(float(x), 6) for x in lp]
     [-0.313262, -1.313262]
     """
-    ws, shape, (R, lam), gauss = _points(values, response, scale, counts, prior, noise,
-                                           granularity=granularity)
-    rows: FloatArray = log_posterior_rows(ws, R, lam, gauss).reshape(shape + (ws.n,))
+    ws, shape, (R, lam), gauss, g = _points(values, response, scale, counts, prior, noise,
+                                              granularity=granularity)
+    rows: FloatArray = log_posterior_rows(ws, R, lam, gauss, g).reshape(shape + (ws.n,))
     return rows
 
 
-def log_posterior_rows(ws, R, lam, gauss):
-    """`log_posterior` of a `Worlds` at validated flat responses and scales: (points, worlds)."""
+def log_posterior_rows(ws, R, lam, gauss, lattice=None):
+    """`log_posterior` of a `Worlds` at validated flat responses and scales:
+    (points, worlds); ``lattice`` as for `log_evidence_of`.
+    """
     n = R.size
     out = np.empty((n, ws.n))
     nw = numba.get_num_threads()
     buf = np.empty((nw, evidence.BUF + 8))
     vmax = None
     while True:
-        wc, Rc, c, _ = _conditioned(ws, R, lam, gauss, vmax)
+        wc, Rc, c, k = _conditioned(ws, R, lam, gauss, vmax)
+        lat = _lattice_of(ws, lattice, k, n) if vmax is None else 0.0
         args = (wc.f, wc.lw, wc.lp, wc.weighted, gauss, Rc, c, out)
         if n >= 2 * nw and n * ws.n >= _PARALLEL_MIN:
-            evidence.log_posterior_rows_parallel(*args, buf)
+            evidence.log_posterior_rows_parallel(*args, buf, lat)
         else:
-            evidence.log_posterior_rows(*args, buf[:1])
+            evidence.log_posterior_rows(*args, buf[:1], lat)
         if not (n and np.isnan(out[:, 0]).any()) or vmax is not None:
             break
+        _fail_lattice(ws, lattice)
         ws.check_finite()  # raises, naming the first non-finite value
         vmax = float(np.abs(ws.f).max())  # finite values whose distances overflow
     return out
@@ -398,9 +440,9 @@ def posterior(values: RealArrayLike, *, response: RealArrayLike, scale: RealArra
     >>> round(float(p.sum()), 12)
     1.0
     """
-    ws, shape, (R, lam), gauss = _points(values, response, scale, counts, prior, noise,
-                                           granularity=granularity)
-    rows: FloatArray = np.exp(log_posterior_rows(ws, R, lam, gauss)).reshape(shape + (ws.n,))
+    ws, shape, (R, lam), gauss, g = _points(values, response, scale, counts, prior, noise,
+                                              granularity=granularity)
+    rows: FloatArray = np.exp(log_posterior_rows(ws, R, lam, gauss, g)).reshape(shape + (ws.n,))
     return rows
 
 
@@ -470,7 +512,7 @@ def disclosure_risk(values: RealArrayLike, *, response: RealArrayLike, scale: Re
     ...                          noise="discrete_laplace"), 6)
     0.731059
     """
-    ws, shape, (R, lam, w), gauss = _points(values, response, scale, counts, prior, noise, world=world,
-                                              granularity=granularity)
-    _, risk = _evaluate(ws, R, lam, w, gauss)
+    ws, shape, (R, lam, w), gauss, g = _points(values, response, scale, counts, prior, noise, world=world,
+                                                 granularity=granularity)
+    _, risk = _evaluate(ws, R, lam, w, gauss, lattice=g)
     return _validate.ret(risk.reshape(shape), len(shape) == 0)

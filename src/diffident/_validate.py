@@ -277,7 +277,7 @@ def lattice_noise(noise, granularity_value):
 #: How far from a lattice point a value may be (relative to the larger of
 #: the value and the spacing): the rounding of a decimal such as 0.3 on a
 #: lattice of 0.1, not a value between two points.
-LATTICE_RTOL = 2.0 ** -40
+LATTICE_RTOL = _lattice_kernels.RTOL
 
 
 def lattice(name, x, g, *, coords=True):

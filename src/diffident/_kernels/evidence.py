@@ -40,6 +40,7 @@ import numpy as np
 
 from ._jit import inlined_kernel, kernel, parallel_kernel
 from ._math import exp, sum8, two_diff
+from .lattice import on_lattice
 from .worstcase import NF, forward, n_links, neighbour_factors
 
 CHUNK = 512
@@ -129,7 +130,7 @@ def _pair(R, f):
 
 
 @kernel
-def _chunk_triple(f, lw, weighted, exact, gauss, R, c, buf, dh_run, dl_run):
+def _chunk_triple(f, lw, weighted, exact, gauss, R, c, buf, dh_run, dl_run, lat):
     """One chunk of worlds summed relative to a shift: ``(dh, dl, g, S)``
     with ``sum_k w_k exp(-e(|R - f_k|)) = exp(g - e(dh + dl)) S``, where the
     shift dh + dl is the distance of the nearest world of positive weight
@@ -143,12 +144,21 @@ def _chunk_triple(f, lw, weighted, exact, gauss, R, c, buf, dh_run, dl_run):
     however far the response and however small the scale (posteriors);
     else rounded once (the log-evidence alone, whose relative error that
     leaves at the rounding of the largest energy).
+
+    ``lat`` > 0: the values must also lie on the lattice of its multiples
+    (integer noise, `diffident._kernels.lattice.on_lattice`), checked here
+    while the chunk is in cache, so that the values are read from memory
+    once; S is NaN if one does not (the caller names it).  0: no check.
     """
     n = f.size
     if not weighted and not exact:
         x = buf[:n]
         for i in range(n):
             x[i] = abs(R - f[i])
+        # the lattice once the chunk is in cache: the loop that loads it
+        # from memory stays lean (work added there costs loads in flight)
+        if lat > 0.0 and not on_lattice(f, lat):
+            return np.inf, 0.0, -np.inf, np.nan
         d, z = _min8(x, 1.0)  # z: NaN if a value is not finite
         d = min(d, dh_run)
         # energy_diff(x, 0, d, 0, c, gauss) for x >= d, written out: x - d is
@@ -167,6 +177,8 @@ def _chunk_triple(f, lw, weighted, exact, gauss, R, c, buf, dh_run, dl_run):
     t = buf[2 * CHUNK:2 * CHUNK + n]
     for i in range(n):
         hi[i], lo[i] = _pair(R, f[i])
+    if lat > 0.0 and not on_lattice(f, lat):
+        return np.inf, 0.0, -np.inf, np.nan
     z = sum8(lo) * 0.0  # NaN if a value is not finite
     if weighted:
         for i in range(n):  # worlds of no weight never set the shift
@@ -216,13 +228,13 @@ def merge_triples(h1, l1, g1, s1, h2, l2, g2, s2, c, gauss):
 
 
 @kernel
-def _point_triple(f, lw, weighted, exact, gauss, R, c, buf):
+def _point_triple(f, lw, weighted, exact, gauss, R, c, buf, lat):
     m = f.size
     dh, dl, g, s = np.inf, 0.0, -np.inf, 0.0
     for c0 in range(0, m, CHUNK):
         c1 = min(c0 + CHUNK, m)
         h1, l1, g1, s1 = _chunk_triple(f[c0:c1], lw[c0:c1] if weighted else lw, weighted, exact, gauss,
-                                       R, c, buf, dh, dl)
+                                       R, c, buf, dh, dl, lat)
         dh, dl, g, s = merge_triples(dh, dl, g, s, h1, l1, g1, s1, c, gauss)
     return dh, dl, g, s
 
@@ -244,10 +256,13 @@ def _finish(dh, dl, g, s, R, c, gauss, fw, lpw, with_risk, log_risk, k, out_loge
 
 
 @kernel
-def direct_points(f, lw, weighted, gauss, R, c, fw, lpw, with_risk, log_risk, out_logev, out_risk, buf):
-    """Log-evidence (and risk of a given world) at each point, serially."""
+def direct_points(f, lw, weighted, gauss, R, c, fw, lpw, with_risk, log_risk, out_logev, out_risk, buf, lat):
+    """Log-evidence (and risk of a given world) at each point, serially;
+    with ``lat`` > 0 the values' lattice checked at the first point (its
+    log-evidence NaN if one is off it, see `_chunk_triple`).
+    """
     for k in range(R.size):
-        dh, dl, g, s = _point_triple(f, lw, weighted, with_risk, gauss, R[k], c[k], buf[0])
+        dh, dl, g, s = _point_triple(f, lw, weighted, with_risk, gauss, R[k], c[k], buf[0], lat if k == 0 else 0.0)
         _finish(dh, dl, g, s, R[k], c[k], gauss, fw[k], lpw[k], with_risk, log_risk, k, out_logev, out_risk)
 
 
@@ -261,7 +276,7 @@ def merge_chunk(f, lw, weighted, exact, gauss, R, c, D, DL, G, S, buf):
     n = R.size
     for t in numba.prange(nw):
         for k in range(t, n, nw):
-            dh, dl, g, s = _point_triple(f, lw, weighted, exact, gauss, R[k], c[k], buf[t])
+            dh, dl, g, s = _point_triple(f, lw, weighted, exact, gauss, R[k], c[k], buf[t], 0.0)
             D[k], DL[k], G[k], S[k] = merge_triples(D[k], DL[k], G[k], S[k], dh, dl, g, s, c[k], gauss)
 
 
@@ -276,7 +291,7 @@ def merge_chunk_spans(f, lw, weighted, exact, gauss, R, c, D, DL, G, S, buf, par
             a = min(t * span, m)
             b = min(a + span, m)
             dh, dl, g, s = _point_triple(f[a:b], lw[a:b] if weighted else lw, weighted, exact, gauss, R[k],
-                                         c[k], buf[t])
+                                         c[k], buf[t], 0.0)
             parts[t, 0] = dh
             parts[t, 1] = dl
             parts[t, 2] = g
@@ -303,20 +318,24 @@ def finish_triples(D, DL, G, S, R, c, gauss, fw, lpw, with_risk, log_risk, out_l
 
 
 @parallel_kernel
-def direct_points_parallel(f, lw, weighted, gauss, R, c, fw, lpw, with_risk, log_risk, out_logev, out_risk, buf):
+def direct_points_parallel(f, lw, weighted, gauss, R, c, fw, lpw, with_risk, log_risk, out_logev, out_risk, buf,
+                           lat):
     """As :func:`direct_points`, points shared among ``buf.shape[0]`` workers."""
     nw = buf.shape[0]
     n = R.size
     for t in numba.prange(nw):
         for k in range(t, n, nw):
-            dh, dl, g, s = _point_triple(f, lw, weighted, with_risk, gauss, R[k], c[k], buf[t])
+            dh, dl, g, s = _point_triple(f, lw, weighted, with_risk, gauss, R[k], c[k], buf[t],
+                                         lat if k == 0 else 0.0)
             _finish(dh, dl, g, s, R[k], c[k], gauss, fw[k], lpw[k], with_risk, log_risk, k, out_logev, out_risk)
 
 
 @parallel_kernel
 def direct_one_point_parallel(f, lw, weighted, gauss, R, c, fw, lpw, with_risk, log_risk, out_logev, out_risk, buf,
-                              parts):
-    """One point, the worlds split into contiguous spans, one per worker."""
+                              parts, lat):
+    """One point, the worlds split into contiguous spans, one per worker
+    (each checking its span's lattice with ``lat`` > 0, see `direct_points`).
+    """
     nw = buf.shape[0]
     m = f.size
     span = (m + nw - 1) // nw
@@ -324,7 +343,7 @@ def direct_one_point_parallel(f, lw, weighted, gauss, R, c, fw, lpw, with_risk, 
         a = min(t * span, m)
         b = min(a + span, m)
         dh, dl, g, s = _point_triple(f[a:b], lw[a:b] if weighted else lw, weighted, with_risk, gauss, R[0], c[0],
-                                     buf[t])
+                                     buf[t], lat)
         parts[t, 0] = dh
         parts[t, 1] = dl
         parts[t, 2] = g
@@ -337,8 +356,8 @@ def direct_one_point_parallel(f, lw, weighted, gauss, R, c, fw, lpw, with_risk, 
 
 
 @kernel
-def _posterior_row(f, lw, lp, weighted, gauss, R, c, row, buf):
-    dh, dl, g, s = _point_triple(f, lw, weighted, True, gauss, R, c, buf)
+def _posterior_row(f, lw, lp, weighted, gauss, R, c, row, buf, lat):
+    dh, dl, g, s = _point_triple(f, lw, weighted, True, gauss, R, c, buf, lat)
     cst = g + math.log(s)
     for i in range(f.size):
         xh, xl = _pair(R, f[i])
@@ -347,20 +366,23 @@ def _posterior_row(f, lw, lp, weighted, gauss, R, c, row, buf):
 
 
 @kernel
-def log_posterior_rows(f, lw, lp, weighted, gauss, R, c, out, buf):
-    """out[k, i] = log posterior of world i at point k (serial)."""
+def log_posterior_rows(f, lw, lp, weighted, gauss, R, c, out, buf, lat):
+    """out[k, i] = log posterior of world i at point k (serial); with
+    ``lat`` > 0 the values' lattice checked in the first row (NaN there
+    if one is off it, see `_chunk_triple`).
+    """
     for k in range(R.size):
-        _posterior_row(f, lw, lp, weighted, gauss, R[k], c[k], out[k], buf[0])
+        _posterior_row(f, lw, lp, weighted, gauss, R[k], c[k], out[k], buf[0], lat if k == 0 else 0.0)
 
 
 @parallel_kernel
-def log_posterior_rows_parallel(f, lw, lp, weighted, gauss, R, c, out, buf):
+def log_posterior_rows_parallel(f, lw, lp, weighted, gauss, R, c, out, buf, lat):
     """As :func:`log_posterior_rows`, rows shared among workers."""
     nw = buf.shape[0]
     n = R.size
     for t in numba.prange(nw):
         for k in range(t, n, nw):
-            _posterior_row(f, lw, lp, weighted, gauss, R[k], c[k], out[k], buf[t])
+            _posterior_row(f, lw, lp, weighted, gauss, R[k], c[k], out[k], buf[t], lat if k == 0 else 0.0)
 
 
 # ------------------------------------------------------------------ sweep --

@@ -40,6 +40,10 @@ import numpy as np
 from ._jit import inlined_kernel, kernel, parallel_kernel
 
 CHECK_BLOCK = _CHECK_BLOCK = 1 << 16  # values per task of the lattice check
+#: How far from a lattice point a value may be (relative to the larger of
+#: the value and the spacing): the rounding of a decimal such as 0.3 on a
+#: lattice of 0.1, not a value between two points.
+RTOL = 2.0 ** -40
 _TINY = 2.0 ** -60  # what a provably bounded rest of a series may be, relative to the sum
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
 _SQRT_HALF_PI = math.sqrt(0.5 * math.pi)
@@ -245,6 +249,46 @@ def _first_off(a, g, rtol, bad):
                 if _off(a[i], np.rint(a[i] / g), g, rtol):
                     return i
     return -1
+
+
+@inlined_kernel
+def not_integer(t):
+    """0 if ``t`` is an integer, else 1 (NaN and the infinities included),
+    without a branch: summed over a loop, it vectorises.
+    """
+    return 0 if t - np.rint(t) == 0.0 else 1
+
+
+@inlined_kernel
+def lattice_confirm(a, g):
+    """Whether every value of ``a`` lies on the lattice of multiples of ``g``
+    (and is finite) by `lattice_check`'s test with `RTOL`, where the
+    sufficient test of `on_lattice` failed for some: `_off` decides those.
+    """
+    ginv = 1.0 / g
+    for i in range(a.shape[0]):
+        if not_integer(a[i] * ginv) and _off(a[i], np.rint(a[i] / g), g, RTOL):
+            return False
+    return True
+
+
+@inlined_kernel
+def on_lattice(a, g):
+    """Whether every value of ``a`` lies on the lattice of multiples of ``g``
+    (and is finite) by `lattice_check`'s test with `RTOL`: the chunk of a
+    kernel that reads the values for its own pass, in cache.  First a
+    sufficient test that vectorises, ``a / g`` (as ``a`` times ``1 / g``, to
+    within 3 ulps) an integer exactly (`not_integer`: an infinity, a NaN or
+    an overflow is not), which passes only values within a few ulps of a
+    lattice point, far inside `RTOL`; the values it does not pass (a
+    decimal spacing's roundings, tiny values, a subnormal spacing) are
+    then decided by `_off` itself (`lattice_confirm`).
+    """
+    ginv = 1.0 / g
+    nbad = 0
+    for i in range(a.shape[0]):
+        nbad += not_integer(a[i] * ginv)
+    return nbad == 0 or lattice_confirm(a, g)
 
 
 @parallel_kernel

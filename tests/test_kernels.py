@@ -4,7 +4,7 @@ import numba
 import numpy as np
 import pytest
 
-from diffident._kernels import _jit, _math, sort
+from diffident._kernels import _jit, _math, expected, sort
 
 
 @numba.njit(cache=True)
@@ -77,3 +77,40 @@ def test_radix_sort(n):
     bits = v[idx].view(np.int64)
     same = bits[1:] == bits[:-1]
     assert np.all(idx[1:][same] > idx[:-1][same])
+
+
+@numba.njit(cache=True)
+def _one_minus_exp_many(t, out):
+    for i in range(t.size):
+        out[i] = expected._one_minus_exp(t[i])
+
+
+def test_one_minus_exp_is_accurate():
+    # the Laplace cells' 1 - e^-t: within 2 units of roundoff (Success.error counts on it)
+    rng = np.random.default_rng(1)
+    t = np.concatenate([np.exp(rng.uniform(-70.0, 6.6, 200_000)), rng.uniform(0.0, 1.0, 200_000),
+                        [0.0, 5e-324, 1e-310, 0.6931471805599453, np.nextafter(0.6931471805599453, 1.0),
+                         708.3, 745.2, 1e308]])
+    out = np.empty_like(t)
+    _one_minus_exp_many(t, out)
+    if np.finfo(np.longdouble).nmant >= 63:  # (an 80-bit long double: a reference 2**10 finer)
+        ref = -np.expm1(-t.astype(np.longdouble))
+        err = np.abs((out - ref) / np.where(ref > 0, ref, 1.0)) / np.longdouble(2.0 ** -53)
+        assert float(err.max()) < 2.0
+    np.testing.assert_allclose(out, -np.expm1(-t), rtol=4e-16, atol=0.0)
+    _one_minus_exp_many(np.array([np.inf, 0.0]), out[:2])
+    assert out[0] == 1.0 and out[1] == 0.0
+
+
+@pytest.mark.parametrize("n", [2, 3, 7, 1000])
+def test_laplace_cells_match_the_scalar_sum(n):
+    rng = np.random.default_rng(n)
+    fs = np.unique(rng.normal(size=n) * 10.0 ** rng.integers(-5, 5, n))
+    lams = np.concatenate([[0.0, np.inf], np.geomspace(1e-12, 1e12, 60)])
+    old, new = np.empty(lams.size), np.empty(lams.size)
+    expected.uniform_success(fs, lams, False, old)
+    hg = 0.5 * fs[1:] - 0.5 * fs[:-1]
+    expected.laplace_cells(hg, lams, np.empty(hg.size), new)
+    assert new[0] == fs.size and new[1] == 1.0
+    np.testing.assert_allclose(new, old, rtol=8 * 2.0 ** -53, atol=0.0)
+

@@ -114,3 +114,32 @@ def test_laplace_cells_match_the_scalar_sum(n):
     assert new[0] == fs.size and new[1] == 1.0
     np.testing.assert_allclose(new, old, rtol=8 * 2.0 ** -53, atol=0.0)
 
+
+@pytest.mark.parametrize("n", [3000, 70_000])
+@pytest.mark.parametrize("kind", ["normal", "repeats", "dense", "zeros", "mixed"])
+def test_weighted_groups_are_those_of_the_argsort(n, kind):
+    # packed keys and one gather give the groups of a stable argsort, bit for bit
+    from diffident._grouping import group_weights, runs, weighted_groups
+
+    rng = np.random.default_rng(n)
+    v = {"normal": rng.normal(size=n),
+         "repeats": rng.integers(0, 10, n).astype(float),
+         "dense": 1.0 + rng.integers(0, n, n) * 2.0 ** -52,  # distinct values sharing their high bits
+         "zeros": rng.choice([0.0, -0.0, 1.0, -1.0, 5e-324, -5e-324], n),
+         "mixed": np.where(rng.uniform(size=n) < 0.5, -1.0 - rng.integers(0, 40, n) * 2.0 ** -52,
+                           rng.normal(size=n))}[kind]
+    c = rng.integers(0, 3, n).astype(float)
+    p0 = rng.choice([0.0, 0.5, 1.0, 2.0], n)
+    # (every count 1 and every weight positive: the short records)
+    for counts, p in ((c, p0), (None, p0), (None, np.where(p0 > 0, p0, 1.0))):
+        cw = np.ones(n) if counts is None else counts
+        w = cw * p
+        fs, W, P, rep = weighted_groups(v, w, int(np.count_nonzero(w > 0)), counts, p, 0.25)
+        live = np.flatnonzero(w > 0)
+        order = live[sort.argsort(np.ascontiguousarray(v[live]))]
+        fs0, first = runs(v[order])
+        W0, P0, rep0 = np.empty(fs0.size), np.empty(fs0.size), np.empty(fs0.size, np.int64)
+        group_weights(first, order.size, cw[order] * 0.25, p[order], order, W0, P0, rep0)
+        for a, b in ((fs, fs0), (W, W0), (P, P0)):
+            np.testing.assert_array_equal(a.view(np.int64), b.view(np.int64))
+        np.testing.assert_array_equal(rep, rep0)

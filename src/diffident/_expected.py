@@ -302,8 +302,8 @@ def expected_scale(ws, gauss, flat, rtol, granularity=None):
     status = np.zeros(flat.size, np.int8)
     if todo.size:
         target = _search.below(flat[todo], ev.error)
-        lo, hi = _brackets(ev, target)
-        x, st = _search.smallest(lambda i, lam: ev(lam), target, lo, hi, rtol=rtol)
+        lo, hi, f_lo, f_hi = _brackets(ev, target)
+        x, st = _search.smallest(lambda i, lam: ev(lam), target, lo, hi, rtol=rtol, f_lo=f_lo, f_hi=f_hi)
         out[todo] = x
         status[todo] = st
         # within the error bound of the unattainable limit no scale can be
@@ -324,7 +324,8 @@ def _brackets(ev, target):
     geometric grid of scales (one pass over the values per grid scale,
     shared by every target): the success falls with the scale, so each
     target lies between the last grid scale above it and the first below.
-    Guesses only: the search evaluates both ends and grows them if needed.
+    Guesses only: the search checks both ends (with the success found
+    here) and grows them if needed.  Returns the ends and their successes.
     """
     gaps = np.diff(ev.fs)
     with np.errstate(over="ignore"):
@@ -336,9 +337,9 @@ def _brackets(ev, target):
     succ = ev(grid)
     # the first grid scale whose success meets each target
     first = np.searchsorted(-succ, -target, side="left")
-    lo = grid[np.clip(first - 1, 0, grid.size - 1)]
-    hi = grid[np.clip(first, 0, grid.size - 1)]
-    return np.minimum(lo, hi), hi
+    below = np.clip(first - 1, 0, grid.size - 1)
+    above = np.clip(first, 0, grid.size - 1)
+    return grid[below], grid[above], succ[below], succ[above]
 
 
 def _named(ws, fs, j):

@@ -4,7 +4,7 @@ import numba
 import numpy as np
 import pytest
 
-from diffident._kernels import _jit, _math, sort
+from diffident._kernels import _jit, _math, expected, sort
 
 
 @numba.njit(cache=True)
@@ -77,3 +77,69 @@ def test_radix_sort(n):
     bits = v[idx].view(np.int64)
     same = bits[1:] == bits[:-1]
     assert np.all(idx[1:][same] > idx[:-1][same])
+
+
+@numba.njit(cache=True)
+def _one_minus_exp_many(t, out):
+    for i in range(t.size):
+        out[i] = expected._one_minus_exp(t[i])
+
+
+def test_one_minus_exp_is_accurate():
+    # the Laplace cells' 1 - e^-t: within 2 units of roundoff (Success.error counts on it)
+    rng = np.random.default_rng(1)
+    t = np.concatenate([np.exp(rng.uniform(-70.0, 6.6, 200_000)), rng.uniform(0.0, 1.0, 200_000),
+                        [0.0, 5e-324, 1e-310, 0.6931471805599453, np.nextafter(0.6931471805599453, 1.0),
+                         708.3, 745.2, 1e308]])
+    out = np.empty_like(t)
+    _one_minus_exp_many(t, out)
+    if np.finfo(np.longdouble).nmant >= 63:  # (an 80-bit long double: a reference 2**10 finer)
+        ref = -np.expm1(-t.astype(np.longdouble))
+        err = np.abs((out - ref) / np.where(ref > 0, ref, 1.0)) / np.longdouble(2.0 ** -53)
+        assert float(err.max()) < 2.0
+    np.testing.assert_allclose(out, -np.expm1(-t), rtol=4e-16, atol=0.0)
+    _one_minus_exp_many(np.array([np.inf, 0.0]), out[:2])
+    assert out[0] == 1.0 and out[1] == 0.0
+
+
+@pytest.mark.parametrize("n", [2, 3, 7, 1000])
+def test_laplace_cells_match_the_scalar_sum(n):
+    rng = np.random.default_rng(n)
+    fs = np.unique(rng.normal(size=n) * 10.0 ** rng.integers(-5, 5, n))
+    lams = np.concatenate([[0.0, np.inf], np.geomspace(1e-12, 1e12, 60)])
+    old, new = np.empty(lams.size), np.empty(lams.size)
+    expected.uniform_success(fs, lams, False, old)
+    hg = 0.5 * fs[1:] - 0.5 * fs[:-1]
+    expected.laplace_cells(hg, lams, np.empty(hg.size), new)
+    assert new[0] == fs.size and new[1] == 1.0
+    np.testing.assert_allclose(new, old, rtol=8 * 2.0 ** -53, atol=0.0)
+
+
+@pytest.mark.parametrize("n", [3000, 70_000])
+@pytest.mark.parametrize("kind", ["normal", "repeats", "dense", "zeros", "mixed"])
+def test_weighted_groups_are_those_of_the_argsort(n, kind):
+    # packed keys and one gather give the groups of a stable argsort, bit for bit
+    from diffident._grouping import group_weights, runs, weighted_groups
+
+    rng = np.random.default_rng(n)
+    v = {"normal": rng.normal(size=n),
+         "repeats": rng.integers(0, 10, n).astype(float),
+         "dense": 1.0 + rng.integers(0, n, n) * 2.0 ** -52,  # distinct values sharing their high bits
+         "zeros": rng.choice([0.0, -0.0, 1.0, -1.0, 5e-324, -5e-324], n),
+         "mixed": np.where(rng.uniform(size=n) < 0.5, -1.0 - rng.integers(0, 40, n) * 2.0 ** -52,
+                           rng.normal(size=n))}[kind]
+    c = rng.integers(0, 3, n).astype(float)
+    p0 = rng.choice([0.0, 0.5, 1.0, 2.0], n)
+    # (every count 1 and every weight positive: the short records)
+    for counts, p in ((c, p0), (None, p0), (None, np.where(p0 > 0, p0, 1.0))):
+        cw = np.ones(n) if counts is None else counts
+        w = cw * p
+        fs, W, P, rep = weighted_groups(v, w, int(np.count_nonzero(w > 0)), counts, p, 0.25)
+        live = np.flatnonzero(w > 0)
+        order = live[sort.argsort(np.ascontiguousarray(v[live]))]
+        fs0, first = runs(v[order])
+        W0, P0, rep0 = np.empty(fs0.size), np.empty(fs0.size), np.empty(fs0.size, np.int64)
+        group_weights(first, order.size, cw[order] * 0.25, p[order], order, W0, P0, rep0)
+        for a, b in ((fs, fs0), (W, W0), (P, P0)):
+            np.testing.assert_array_equal(a.view(np.int64), b.view(np.int64))
+        np.testing.assert_array_equal(rep, rep0)

@@ -8,6 +8,7 @@ true world (drawn from the prior) and the noise.  It lies between the
 largest prior share and the worst case.
 """
 
+import functools
 from typing import overload
 
 import numpy as np
@@ -208,7 +209,11 @@ class Success:
         ls = self.scaled(lam)
         out = np.empty(ls.size)
         if world is None and self.uniform and self.g is None:
-            kern.uniform_success(self.fk, ls, self.gauss, out)
+            if self.gauss:
+                kern.uniform_success(self.fk, ls, self.gauss, out)
+            else:
+                hg = self._half_gaps
+                kern.laplace_cells(hg, ls, np.empty(hg.size), out)
             return out * (self.a[0] / self.total)
         target, tie = (-1, 1.0) if world is None else _named(self.ws, self.fs, world)
         u = self.fk.size
@@ -221,22 +226,30 @@ class Success:
             return out / self.total
         return masses / tie if target >= 0 else np.zeros(ls.size)
 
+    @functools.cached_property
+    def _half_gaps(self):
+        """``0.5 f[i+1] - 0.5 f[i]`` of the (scaled) sorted distinct values."""
+        return 0.5 * self.fk[1:] - 0.5 * self.fk[:-1]
+
     @property
     def error(self):
         """A bound on the relative error of a computed success.
 
         With one prior level every term is a cell's mass (it holds its
         world), ``2 h(gap / (2 scale))`` within 4 units of roundoff (the
-        half-gap and its ratio to the scale rounded once each, ``expm1`` or
-        ``erf`` within one more, each at most as sensitive to its argument
-        as the identity), summed with compensation and scaled: 8 units,
-        taken four times over.  With a prior a region may lie away from its
-        world, where a rounded end moves a small mass by up to ``0.2 u``
-        of the world's weight ``a_i``: the bound grows by the ratio of the
-        summed weights to the success's least value (no noise: ``sum a_i /
-        max a_i``, at most the number of groups).
+        half-gap and its ratio to the scale rounded once each, ``1 - e^-t``
+        (Laplace: ``kern._one_minus_exp``, 1.64 units measured) or ``erf``
+        within two more, each at most as sensitive to its argument as the
+        identity), summed with compensation (of non-negative terms: within
+        a unit, plus ``(n u)^2`` for Laplace's four lanes of Sum2) and
+        scaled: 8 units, taken four times over, plus ``(n u)^2``.  With a
+        prior a region may lie away from its world, where a rounded end
+        moves a small mass by up to ``0.2 u`` of the world's weight
+        ``a_i``: the bound grows by the ratio of the summed weights to the
+        success's least value (no noise: ``sum a_i / max a_i``, at most
+        the number of groups).
         """
-        rel = 32.0 * _U
+        rel = 32.0 * _U + (self.fk.size * _U) ** 2
         if self.uniform:
             return rel
         return rel * float(self.a.sum() / self.a.max())
@@ -289,8 +302,8 @@ def expected_scale(ws, gauss, flat, rtol, granularity=None):
     status = np.zeros(flat.size, np.int8)
     if todo.size:
         target = _search.below(flat[todo], ev.error)
-        lo, hi = _brackets(ev, target)
-        x, st = _search.smallest(lambda i, lam: ev(lam), target, lo, hi, rtol=rtol)
+        lo, hi, f_lo, f_hi = _brackets(ev, target)
+        x, st = _search.smallest(lambda i, lam: ev(lam), target, lo, hi, rtol=rtol, f_lo=f_lo, f_hi=f_hi)
         out[todo] = x
         status[todo] = st
         # within the error bound of the unattainable limit no scale can be
@@ -311,7 +324,8 @@ def _brackets(ev, target):
     geometric grid of scales (one pass over the values per grid scale,
     shared by every target): the success falls with the scale, so each
     target lies between the last grid scale above it and the first below.
-    Guesses only: the search evaluates both ends and grows them if needed.
+    Guesses only: the search checks both ends (with the success found
+    here) and grows them if needed.  Returns the ends and their successes.
     """
     gaps = np.diff(ev.fs)
     with np.errstate(over="ignore"):
@@ -323,9 +337,9 @@ def _brackets(ev, target):
     succ = ev(grid)
     # the first grid scale whose success meets each target
     first = np.searchsorted(-succ, -target, side="left")
-    lo = grid[np.clip(first - 1, 0, grid.size - 1)]
-    hi = grid[np.clip(first, 0, grid.size - 1)]
-    return np.minimum(lo, hi), hi
+    below = np.clip(first - 1, 0, grid.size - 1)
+    above = np.clip(first, 0, grid.size - 1)
+    return grid[below], grid[above], succ[below], succ[above]
 
 
 def _named(ws, fs, j):

@@ -186,7 +186,7 @@ def boundary(passes, x0, *, increasing=True, lo=-np.inf, hi=np.inf):
 
 # ------------------------------------------------------------------ grow --
 
-def grow(evaluate, target, x, *, up, limit):
+def grow(evaluate, target, x, *, up, limit, f_x=None):
     """Move ``x`` geometrically until ``evaluate`` crosses ``target``.
 
     For f non-increasing in x > 0 (``evaluate(idx, x)`` gives f at trial
@@ -200,10 +200,12 @@ def grow(evaluate, target, x, *, up, limit):
     (the one that crossed), ``near`` the one before it (the start if the
     first step crossed), with their values.  ``NOT_REACHED`` where the limit
     did not cross (``far`` is the limit, ``near`` the last x before it).
+    ``f_x``: f at the start where the caller has it already (it is not
+    evaluated again).
     """
     x = np.asarray(x, dtype=np.float64).ravel().copy()
     n = x.size
-    f_x = np.asarray(evaluate(np.arange(n), x), dtype=np.float64)
+    f_x = np.asarray(evaluate(np.arange(n), x) if f_x is None else f_x, dtype=np.float64).ravel().copy()
     near, f_near = x.copy(), f_x.copy()
     far, f_far = x.copy(), f_x.copy()
     status = np.zeros(n, np.int8)
@@ -342,13 +344,15 @@ def refine(evaluate, target, lo, hi, f_lo, f_hi, *, rtol=0.0):
     return lo, hi, status
 
 
-def smallest(evaluate, target, lo, hi, *, rtol=0.0, lo_limit=0.0, hi_limit=np.inf):
+def smallest(evaluate, target, lo, hi, *, rtol=0.0, lo_limit=0.0, hi_limit=np.inf, f_lo=None, f_hi=None):
     """The smallest x > 0 with ``f(x) <= target``, for f non-increasing.
 
     ``lo`` and ``hi`` are guesses (0 < lo < hi, either side of the answer or
     not: both are checked and grown by `grow`, ``hi`` up to ``hi_limit``
     and ``lo`` down to ``lo_limit``, where f is taken to fail), then the
-    bracket goes to `refine`.  Returns ``(x, status)``: x passed its
+    bracket goes to `refine`.  ``f_lo`` and ``f_hi``: f at the guesses,
+    where the caller evaluated it already (the same answer, two
+    evaluations fewer; ``f_lo`` is used only with ``f_hi``).  Returns ``(x, status)``: x passed its
     evaluation, or is ``hi_limit`` with ``NOT_REACHED`` where nothing below
     it passes (not evaluated there if it is inf).
     """
@@ -356,6 +360,9 @@ def smallest(evaluate, target, lo, hi, *, rtol=0.0, lo_limit=0.0, hi_limit=np.in
     n = target.size
     lo = np.broadcast_to(np.asarray(lo, dtype=np.float64), (n,)).copy()
     hi = np.broadcast_to(np.asarray(hi, dtype=np.float64), (n,)).copy()
+    f_guess = None  # f at min(lo, hi): f_hi where hi is the lower
+    if f_lo is not None and f_hi is not None:
+        f_guess = np.where(hi < lo, np.broadcast_to(f_hi, (n,)), np.broadcast_to(f_lo, (n,)))
     lo = np.minimum(lo, hi)
     idx = np.arange(n)
 
@@ -363,7 +370,7 @@ def smallest(evaluate, target, lo, hi, *, rtol=0.0, lo_limit=0.0, hi_limit=np.in
         return lambda i, x: evaluate(where[i], x)
 
     # the upper end: grown until it passes (or the limit fails)
-    near, far, f_near, f_far, st_hi = grow(evaluate, target, hi, up=True, limit=hi_limit)
+    near, far, f_near, f_far, st_hi = grow(evaluate, target, hi, up=True, limit=hi_limit, f_x=f_hi)
     out = np.full(n, np.nan)
     status = np.zeros(n, np.int8)
     dead = st_hi != CONVERGED
@@ -379,7 +386,9 @@ def smallest(evaluate, target, lo, hi, *, rtol=0.0, lo_limit=0.0, hi_limit=np.in
     guess = np.flatnonzero(~grew)
     if guess.size:
         g = live[guess]
-        n2, f2, fn2, ff2, st_lo = grow(ev_at(g), target[g], lo_x[guess], up=False, limit=lo_limit)
+        # (where hi passed at the start, lo_x is the guess lo, evaluated or not)
+        f_g = None if f_guess is None else f_guess[g]
+        n2, f2, fn2, ff2, st_lo = grow(ev_at(g), target[g], lo_x[guess], up=False, limit=lo_limit, f_x=f_g)
         # far: the first failing point (or the limit); near: the last passing
         passed_start = fn2 <= target[g]
         hi_x[guess] = np.where(passed_start, n2, hi_x[guess])

@@ -19,12 +19,13 @@ numbers near 1.
 import math
 
 from ._jit import inlined_kernel, kernel
+from ._math import exp, fma
 from .lattice import mass as lattice_mass
 from .lattice import normaliser
 
 _SQRT_HALF = math.sqrt(0.5)
 
-__all__ = ["uniform_success", "envelope", "envelope_masses"]
+__all__ = ["uniform_success", "laplace_cells", "envelope", "envelope_masses"]
 
 
 @inlined_kernel
@@ -97,7 +98,8 @@ def uniform_success(fs, lams, gauss, out):
     the regions are the Voronoi cells (midpoints between neighbours), and
     the sum is ``1 + sum over gaps of 2 h(gap / 2)``, h the mass from 0 to
     a point: each half-gap counted from both of its worlds.  Summed with
-    Neumaier's compensation.
+    Neumaier's compensation.  (Laplace noise takes `laplace_cells`, the
+    same sum in loops that vectorise.)
     """
     u = fs.size
     for s in range(lams.size):
@@ -108,6 +110,100 @@ def uniform_success(fs, lams, gauss, out):
             x = 2.0 * _half(_t(0.5 * fs[i + 1] - 0.5 * fs[i], lam, gauss), gauss)
             total, comp = _neumaier(total, comp, x)
         out[s] = total + comp
+
+
+#: below: ``1 - e^-t`` from its Taylor series (no cancellation); above:
+#: ``1 - exp(-t)`` with e^-t < 0.5 (the subtraction amplifies its error by
+#: less than one)
+_SERIES_TOP = 0.6931471805599453
+
+
+@inlined_kernel
+def _one_minus_exp(t):
+    """``1 - e^-t = -expm1(-t)`` for t >= 0 (inf gives 1), vectorisable: a
+    select between the series ``t sum_k (-t)^k / (k + 1)!`` to degree 17
+    (truncated below 2**-60 of the result for t <= ln 2) and ``1 -``
+    `_math.exp` ``(-t)`` (within 1 ulp, e^-t <= 1/2).  Within 2 units of
+    roundoff of the exact value (measured: 1.64 units at most, against
+    long double expm1 on 6e7 points, near t = 0.29).
+    """
+    s = -t
+    q = 2.8114572543455206e-15
+    q = fma(q, s, 4.779477332387385e-14)
+    q = fma(q, s, 7.647163731819816e-13)
+    q = fma(q, s, 1.1470745597729725e-11)
+    q = fma(q, s, 1.6059043836821613e-10)
+    q = fma(q, s, 2.08767569878681e-09)
+    q = fma(q, s, 2.505210838544172e-08)
+    q = fma(q, s, 2.755731922398589e-07)
+    q = fma(q, s, 2.7557319223985893e-06)
+    q = fma(q, s, 2.48015873015873e-05)
+    q = fma(q, s, 0.0001984126984126984)
+    q = fma(q, s, 0.001388888888888889)
+    q = fma(q, s, 0.008333333333333333)
+    q = fma(q, s, 0.041666666666666664)
+    q = fma(q, s, 0.16666666666666666)
+    q = fma(q, s, 0.5)
+    q = fma(q, s, 1.0)
+    small = t * q
+    large = 1.0 - exp(s)
+    return small if t <= _SERIES_TOP else large
+
+
+@inlined_kernel
+def _two_sum(a, b):
+    """(s, e) with s = fl(a + b) and a + b == s + e exactly (Knuth)."""
+    s = a + b
+    bb = s - a
+    e = (a - (s - bb)) + (b - bb)
+    return s, e
+
+
+@kernel
+def laplace_cells(hg, lams, work, out):
+    """`uniform_success` for Laplace noise from the half-gaps ``hg`` of the
+    sorted distinct values (``0.5 f[i+1] - 0.5 f[i]``): ``1 + sum_i 1 -
+    e^(-hg_i / lam)`` for every scale, in two loops that vectorise, the
+    terms into ``work`` (as long as ``hg``) and their sum in four lanes of
+    TwoSum (Ogita, Rump and Oishi's Sum2: within u of the total plus
+    ``n^2 u^2`` of the sum of the non-negative terms).  Every term is
+    within 4 units of roundoff of its exact value (`_one_minus_exp`).
+    """
+    n = hg.size
+    for s in range(lams.size):
+        lam = lams[s]
+        if lam == 0.0:  # every world seen: each term 1
+            out[s] = 1.0 + n
+            continue
+        if math.isinf(lam):
+            out[s] = 1.0
+            continue
+        for i in range(n):
+            work[i] = _one_minus_exp(hg[i] / lam)
+        s0, s1, s2, s3 = 1.0, 0.0, 0.0, 0.0
+        c0, c1, c2, c3 = 0.0, 0.0, 0.0, 0.0
+        i = 0
+        while i + 4 <= n:
+            s0, e0 = _two_sum(s0, work[i])
+            s1, e1 = _two_sum(s1, work[i + 1])
+            s2, e2 = _two_sum(s2, work[i + 2])
+            s3, e3 = _two_sum(s3, work[i + 3])
+            c0 += e0
+            c1 += e1
+            c2 += e2
+            c3 += e3
+            i += 4
+        while i < n:
+            s0, e0 = _two_sum(s0, work[i])
+            c0 += e0
+            i += 1
+        t, e = _two_sum(s0, s1)
+        c = (c0 + c1) + e
+        t, e = _two_sum(t, s2)
+        c += c2 + e
+        t, e = _two_sum(t, s3)
+        c += c3 + e
+        out[s] = t + c
 
 
 @inlined_kernel

@@ -8,6 +8,7 @@ the weights of each run; ``diffident._grouping`` calls them.
 
 from ._jit import kernel
 from .dd import add, two_prod
+from .sort import order_run
 
 
 @kernel
@@ -45,6 +46,88 @@ def group_weights(first, n, cs, ps, order, out_W, out_P, out_rep):
         out_W[g] = w
         out_P[g] = p
         out_rep[g] = rep
+
+
+#: entries gathered at a time by `packed_groups`: a loop that only gathers
+#: keeps more of its random reads in flight than one that also groups
+BLOCK = 1024
+
+
+@kernel
+def packed_groups(packed, shift, rec, full, scale, sv, sc, sp, si, svf, scf, spf, keys, tmp, hist, fs, W, P, rep):
+    """`group_weights` of the entries in the order of the sorted packed keys
+    of ``sort.pack`` (positions in their low ``shift`` bits, records in
+    ``rec``, four entries each with ``full``, else two, each count x
+    ``scale`` being ``scale``), fused with the gather.  The records are gathered a block at a
+    time (`BLOCK` entries, and to the end of a run of keys that share their
+    high bits) into ``sv``, ``sc``, ``sp``, ``si`` (float views ``svf``,
+    ``scf``, ``spf``; ``BLOCK`` + the longest run entries), each run put in
+    order by ``sort.order_run`` (``keys``, ``tmp``, ``hist``: its work
+    space), and
+    grouped by value (equal values, -0.0 and 0.0 among them, may span runs
+    and blocks).  Fills ``fs``, ``W`` (sums of count x prior in that order,
+    as `group_weights`), ``P`` and ``rep``; returns the number of groups.
+    """
+    n = packed.size
+    low = (1 << shift) - 1
+    u = 0
+    v = 0.0
+    w = 0.0
+    p = -1.0
+    r = -1
+    a = 0
+    while a < n:
+        e = min(a + BLOCK, n)
+        while e < n and (packed[e] & ~low) == (packed[e - 1] & ~low):
+            e += 1
+        m = e - a
+        if full:
+            for t in range(m):
+                k = packed[a + t] & low
+                sv[t] = rec[4 * k]
+                sc[t] = rec[4 * k + 1]
+                sp[t] = rec[4 * k + 2]
+                si[t] = rec[4 * k + 3]
+        else:
+            for t in range(m):
+                k = packed[a + t] & low
+                sv[t] = rec[2 * k]
+                sp[t] = rec[2 * k + 1]
+                scf[t] = scale
+                si[t] = k
+        t = 0
+        while t < m:
+            hi = packed[a + t] & ~low
+            b = t + 1
+            while b < m and (packed[a + b] & ~low) == hi:
+                b += 1
+            if b - t > 1:
+                order_run(sv[t:b], sc[t:b], sp[t:b], si[t:b], b - t, shift, keys, tmp, hist)
+            t = b
+        for t in range(m):
+            x = svf[t]
+            if u == 0 or x != v:
+                if u > 0:
+                    W[u - 1] = w
+                    P[u - 1] = p
+                    rep[u - 1] = r
+                fs[u] = x
+                v = x
+                u += 1
+                w = 0.0
+                p = -1.0
+                r = si[t]
+            q = spf[t]
+            w += scf[t] * q
+            if q > p or (q == p and si[t] < r):
+                p = q
+                r = si[t]
+        a = e
+    if u > 0:
+        W[u - 1] = w
+        P[u - 1] = p
+        rep[u - 1] = r
+    return u
 
 
 @kernel

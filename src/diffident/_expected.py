@@ -8,7 +8,6 @@ true world (drawn from the prior) and the noise.  It lies between the
 largest prior share and the worst case.
 """
 
-import functools
 from typing import overload
 
 import numpy as np
@@ -175,7 +174,8 @@ class Success:
                 fs, invP = fs[live], invP[live]
         self.ws, self.gauss, self.g = ws, gauss, granularity
         self.fs = fs
-        self.uniform = bool(np.all(invP == invP[0]))  # one prior level: the Voronoi cells
+        # one prior level: the Voronoi cells (always without weights)
+        self.uniform = not ws.weighted or bool(np.all(invP == invP[0]))
         self.a = 1.0 / invP
         self.total = float(W.sum())
         if granularity is not None:
@@ -212,8 +212,7 @@ class Success:
             if self.gauss:
                 kern.uniform_success(self.fk, ls, self.gauss, out)
             else:
-                hg = self._half_gaps
-                kern.laplace_cells(hg, ls, np.empty(hg.size), out)
+                kern.laplace_cells(self.fk, ls, np.empty(max(self.fk.size - 1, 0)), out)
             return out * (self.a[0] / self.total)
         target, tie = (-1, 1.0) if world is None else _named(self.ws, self.fs, world)
         u = self.fk.size
@@ -225,11 +224,6 @@ class Success:
         if world is None:
             return out / self.total
         return masses / tie if target >= 0 else np.zeros(ls.size)
-
-    @functools.cached_property
-    def _half_gaps(self):
-        """``0.5 f[i+1] - 0.5 f[i]`` of the (scaled) sorted distinct values."""
-        return 0.5 * self.fk[1:] - 0.5 * self.fk[:-1]
 
     @property
     def error(self):

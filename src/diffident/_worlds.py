@@ -10,6 +10,7 @@ import numpy as np
 from . import _validate
 from ._grouping import run_lengths, runs, weighted_groups
 from ._kernels import sort as radix
+from ._kernels.grouping import count_runs
 
 
 class Worlds:
@@ -185,8 +186,13 @@ class Worlds:
         f = self.f
         if not self.weighted:
             if not need_rep:
-                fs, first = runs(radix.sort(f))
-                self._groups = (fs, run_lengths(first, self.n).astype(np.float64), np.ones(fs.size))
+                # one pass over a sorted copy: its distinct values in place, the
+                # run lengths beside them
+                vs = radix.sort(f)
+                W = np.empty(vs.size)
+                u = count_runs(vs, W)
+                fs, W = (vs, W) if u == vs.size else (vs[:u].copy(), W[:u].copy())
+                self._groups = (fs, W, np.ones(u))
                 return self._groups
             order = radix.argsort(f)
             fs, first = runs(f[order])

@@ -160,16 +160,16 @@ def _two_sum(a, b):
 
 
 @kernel
-def laplace_cells(hg, lams, work, out):
-    """`uniform_success` for Laplace noise from the half-gaps ``hg`` of the
-    sorted distinct values (``0.5 f[i+1] - 0.5 f[i]``): ``1 + sum_i 1 -
-    e^(-hg_i / lam)`` for every scale, in two loops that vectorise, the
-    terms into ``work`` (as long as ``hg``) and their sum in four lanes of
-    TwoSum (Ogita, Rump and Oishi's Sum2: within u of the total plus
-    ``n^2 u^2`` of the sum of the non-negative terms).  Every term is
-    within 4 units of roundoff of its exact value (`_one_minus_exp`).
+def laplace_cells(fs, lams, work, out):
+    """`uniform_success` for Laplace noise from the sorted distinct values
+    ``fs``: ``1 + sum_i 1 - e^(-hg_i / lam)`` for every scale, with the
+    half-gaps ``hg_i = 0.5 f[i+1] - 0.5 f[i]``, in two loops that
+    vectorise, the terms into ``work`` (one shorter than ``fs``) and their
+    sum in four lanes of TwoSum (Ogita, Rump and Oishi's Sum2: within u of
+    the total plus ``n^2 u^2`` of the sum of the non-negative terms).  Every
+    term is within 4 units of roundoff of its exact value (`_one_minus_exp`).
     """
-    n = hg.size
+    n = fs.size - 1
     for s in range(lams.size):
         lam = lams[s]
         if lam == 0.0:  # every world seen: each term 1
@@ -179,7 +179,7 @@ def laplace_cells(hg, lams, work, out):
             out[s] = 1.0
             continue
         for i in range(n):
-            work[i] = _one_minus_exp(hg[i] / lam)
+            work[i] = _one_minus_exp((0.5 * fs[i + 1] - 0.5 * fs[i]) / lam)
         s0, s1, s2, s3 = 1.0, 0.0, 0.0, 0.0
         c0, c1, c2, c3 = 0.0, 0.0, 0.0, 0.0
         i = 0

@@ -27,6 +27,25 @@ def group_sorted(vs, out_values, out_first):
 
 
 @kernel
+def count_runs(vs, out_counts):
+    """Run-length encode sorted values in place: the distinct values to the
+    head of ``vs`` (each written at or before where it is read) and the
+    length of each run, as a float, to ``out_counts``.  Returns the number
+    of runs.
+    """
+    n = vs.size
+    u = 0
+    for i in range(n):
+        if i == 0 or vs[i] != vs[u - 1]:
+            vs[u] = vs[i]
+            out_counts[u] = 1.0
+            u += 1
+        else:
+            out_counts[u - 1] += 1.0
+    return u
+
+
+@kernel
 def group_weights(first, n, cs, ps, order, out_W, out_P, out_rep):
     """Per run: the sum of count x prior, the largest per-world prior, and the
     original index of the world that holds it (the first such world).

@@ -297,33 +297,38 @@ def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: Sequence[
                 nan = np.full(k, np.nan)
                 row.update(granularity=nan, bound_scale=nan, bound_epsilon=nan, tight_scale=nan,
                            tight_epsilon=nan, risk_at_bound=nan)
-                g = None
-                if nz.startswith("discrete"):
-                    if spacing is None:  # the query's values lie on no lattice: no integer release of it
-                        row["status"] = np.full(k, STATUSES[4], dtype=object)
-                        for key in FIELDS:
-                            out[key].append(np.asarray(row[key]))
-                        continue
-                    g = spacing
-                    row["granularity"] = np.full(k, g)
-                gauss = nz == "gaussian"
-                if "bound" in cals and not gauss:
-                    lam = laplace_scale(grid, np.float64(m), np.float64(S))
-                    row["bound_scale"] = lam
-                    row["bound_epsilon"] = laplace_epsilon(grid, np.float64(m))
-                    row["risk_at_bound"] = cell.at_bound(rk, g, lam)
-                if "tight" in cals:
-                    t = cell.tight(rk, gauss, g)
-                    row["tight_scale"] = t
-                    if not gauss:  # (Gaussian noise is not pure DP: no epsilon)
-                        with np.errstate(divide="ignore", invalid="ignore"):
-                            row["tight_epsilon"] = np.where(S == 0, 0.0, S / t)
-                row["status"] = _status(S, row["tight_scale"] if "tight" in cals else row["bound_scale"])
+                g = spacing if nz.startswith("discrete") else None
+                if nz.startswith("discrete") and g is None:
+                    # the query's values lie on no lattice: no integer release of it
+                    row["status"] = np.full(k, STATUSES[4], dtype=object)
+                else:
+                    _calibrate_row(row, cell, cals, rk, nz == "gaussian", g, grid, m, S)
                 for key in FIELDS:
                     out[key].append(np.asarray(row[key]))
     bar.close()
     table = {k: (np.concatenate(v) if v else np.empty(0)) for k, v in out.items()}
     return SweepTable(table)
+
+
+def _calibrate_row(row, cell, cals, risk, gauss, g, grid, m, S):
+    """Fill one (noise, risk) row of a cell: the bound's scale, epsilon and
+    risk (Laplace noises), the tight scale and epsilon (epsilon for the
+    pure-DP noises only), the lattice spacing and the status.
+    """
+    if g is not None:
+        row["granularity"] = np.full(grid.size, g)
+    if "bound" in cals and not gauss:
+        lam = laplace_scale(grid, np.float64(m), np.float64(S))
+        row["bound_scale"] = lam
+        row["bound_epsilon"] = laplace_epsilon(grid, np.float64(m))
+        row["risk_at_bound"] = cell.at_bound(risk, g, lam)
+    if "tight" in cals:
+        t = cell.tight(risk, gauss, g)
+        row["tight_scale"] = t
+        if not gauss:  # (Gaussian noise is not pure DP: no epsilon)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                row["tight_epsilon"] = np.where(S == 0, 0.0, S / t)
+    row["status"] = _status(S, row["tight_scale"] if "tight" in cals else row["bound_scale"])
 
 
 def _pairs(noise, risk, cals):

@@ -89,7 +89,8 @@ class Laplace(Mechanism):
             middle = np.exp(-eps - np.log(4.0 * alpha))
             last = np.exp(-eps + np.log1p(-alpha))
         knee = np.exp(-eps) / 2.0
-        return np.where(alpha < knee, first, np.where(alpha <= 0.5, middle, last))
+        out = np.where(alpha < knee, first, np.where(alpha <= 0.5, middle, last))
+        return np.where(alpha == 0.0, 1.0, out)  # full support: no test of size 0 finds B
 
 
 def _gauss_delta(e, mu):

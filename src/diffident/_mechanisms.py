@@ -68,9 +68,15 @@ class Mechanism(abc.ABC):
     Every measure is of the pair A, B whose queries differ by the
     sensitivity, the worst pair of neighbours.
 
-    Mathematics
-    -----------
-    With the privacy loss L = ln p(R | A) / p(R | B) of an output R, the
+    Raises
+    ------
+    TypeError
+        If instantiated itself (it is abstract): use `Laplace`, `Gaussian`,
+        `RandomizedResponse`, `PureDP` or `ApproxDP`.
+
+    Notes
+    -----
+    Mathematics. With the privacy loss L = ln p(R | A) / p(R | B) of an output R, the
     privacy profile is the hockey-stick divergence delta(eps) =
     E_A[(1 - e^(eps - L))_+], the larger of its two orders of A and B; the
     trade-off curve beta(alpha) is the smallest type II error of a test of
@@ -125,7 +131,19 @@ class Mechanism(abc.ABC):
     @property
     @abc.abstractmethod
     def pure_epsilon(self) -> float:
-        """The largest privacy loss, the smallest epsilon of pure DP (``inf`` if none)."""
+        """The largest privacy loss: the smallest epsilon of pure DP.
+
+        Returns
+        -------
+        float
+            The epsilon, ``inf`` where the privacy loss is unbounded.
+
+        Examples
+        --------
+        >>> from diffident import Gaussian, Laplace
+        >>> Laplace(0.5).pure_epsilon, Gaussian(1.0).pure_epsilon
+        (2.0, inf)
+        """
 
     @abc.abstractmethod
     def _delta(self, e): ...
@@ -243,7 +261,7 @@ class Mechanism(abc.ABC):
         Returns
         -------
         float or ndarray
-            beta(alpha), in [0, 1 - alpha]: convex, non-increasing, and
+            The type II error beta(alpha), in [0, 1 - alpha]: convex, non-increasing, and
             symmetric (the curve of B against A is the same).
 
         Raises
@@ -417,9 +435,9 @@ class ApproxDP(Mechanism):
     ValueError
         If epsilon is negative, infinite or NaN, or delta is outside [0, 1].
 
-    Mathematics
-    -----------
-    The trade-off curve every (E, D)-DP mechanism lies above (Dong, Roth
+    Notes
+    -----
+    Mathematics. The trade-off curve every (E, D)-DP mechanism lies above (Dong, Roth
     and Su 2022): max(0, 1 - D - e^E alpha, e^-E (1 - D - alpha)), the
     curve of a randomized response with an atom of mass D that reveals A.
     Its profile, the supremum over alpha of 1 - alpha e^e - beta(alpha),
@@ -457,12 +475,38 @@ class ApproxDP(Mechanism):
 
     @property
     def pair(self) -> tuple[float, float]:
-        """The guarantee ``(epsilon, delta)``."""
+        """The guarantee: its epsilon and delta.
+
+        Returns
+        -------
+        tuple of float
+            The pair ``(epsilon, delta)``.
+
+        Examples
+        --------
+        >>> from diffident import ApproxDP
+        >>> ApproxDP(1.0, delta=1e-5).pair
+        (1.0, 1e-05)
+        """
         return (float(self._epsilon), float(self._delta_))
 
     @property
     def pure_epsilon(self) -> float:
-        """The guarantee's epsilon where its delta is 0, else inf."""
+        """The largest privacy loss: the guarantee's epsilon where its delta is 0.
+
+        Returns
+        -------
+        float
+            The epsilon, or ``inf`` where delta > 0 (an atom that reveals A).
+
+        Examples
+        --------
+        >>> from diffident import ApproxDP
+        >>> ApproxDP(1.0, delta=0.0).pure_epsilon
+        1.0
+        >>> ApproxDP(1.0, delta=1e-9).pure_epsilon
+        inf
+        """
         return float(self._epsilon) if self._delta_ == 0.0 else float("inf")
 
     def _delta(self, e):
@@ -488,9 +532,9 @@ class PureDP(ApproxDP):
     ValueError
         If epsilon is negative, infinite or NaN.
 
-    Mathematics
-    -----------
-    The generic curve max(0, 1 - e^E alpha, e^-E (1 - alpha)), that of
+    Notes
+    -----
+    Mathematics. The generic curve max(0, 1 - e^E alpha, e^-E (1 - alpha)), that of
     Warner's randomized response with truth probability e^E / (1 + e^E),
     the least private eps-DP mechanism for every measure here.  Its profile
     is delta(e) = (1 - e^(e - E)) / (1 + e^-E) below E, 0 from E on (not

@@ -32,9 +32,9 @@ class Laplace(Mechanism):
     ValueError
         If a parameter is not a finite number > 0, or Delta / b overflows.
 
-    Mathematics
-    -----------
-    Pure epsilon-DP with eps = Delta / b.  The privacy loss lies in
+    Notes
+    -----
+    Mathematics. Pure epsilon-DP with eps = Delta / b.  The privacy loss lies in
     [-eps, eps]; the profile is delta(e) = 1 - e^((e - eps)/2) below eps
     and 0 beyond; the trade-off curve is 1 - e^eps alpha up to alpha =
     e^-eps / 2, then e^-eps / (4 alpha) up to 1/2, then e^-eps (1 - alpha).
@@ -64,17 +64,53 @@ class Laplace(Mechanism):
 
     @property
     def scale(self) -> float:
-        """The noise scale b."""
+        """The noise scale b.
+
+        Returns
+        -------
+        float
+            The scale, > 0.
+
+        Examples
+        --------
+        >>> from diffident import Laplace
+        >>> Laplace(2.0).scale
+        2.0
+        """
         return float(self._scale)
 
     @property
     def sensitivity(self) -> float:
-        """The sensitivity Delta."""
+        """The sensitivity Delta.
+
+        Returns
+        -------
+        float
+            The sensitivity, > 0.
+
+        Examples
+        --------
+        >>> from diffident import Laplace
+        >>> Laplace(2.0, sensitivity=3).sensitivity
+        3.0
+        """
         return float(self._sensitivity)
 
     @property
     def pure_epsilon(self) -> float:
-        """Delta / b."""
+        """The largest privacy loss: epsilon = Delta / b.
+
+        Returns
+        -------
+        float
+            The epsilon of pure DP.
+
+        Examples
+        --------
+        >>> from diffident import Laplace
+        >>> Laplace(2.0).pure_epsilon
+        0.5
+        """
         return float(self._sensitivity / self._scale)
 
     def _delta(self, e):
@@ -135,9 +171,9 @@ class Gaussian(Mechanism):
     ValueError
         If a parameter is not a finite number > 0, or Delta / sigma overflows.
 
-    Mathematics
-    -----------
-    mu-GDP with mu = Delta / sigma: the privacy loss is normal with mean
+    Notes
+    -----
+    Mathematics. mu-GDP with mu = Delta / sigma: the privacy loss is normal with mean
     mu^2 / 2 and variance mu^2, unbounded, so no pure epsilon holds
     (`pure_epsilon` is inf and the posterior reaches 1).  The profile is
     the analytic formula of Balle and Wang (2018), delta(e) = Phi(-e/mu +
@@ -171,22 +207,70 @@ class Gaussian(Mechanism):
 
     @property
     def sigma(self) -> float:
-        """The noise's standard deviation."""
+        """The noise's standard deviation sigma.
+
+        Returns
+        -------
+        float
+            Sigma, > 0.
+
+        Examples
+        --------
+        >>> from diffident import Gaussian
+        >>> Gaussian(2.0).sigma
+        2.0
+        """
         return float(self._sigma)
 
     @property
     def sensitivity(self) -> float:
-        """The sensitivity Delta."""
+        """The sensitivity Delta.
+
+        Returns
+        -------
+        float
+            The sensitivity, > 0.
+
+        Examples
+        --------
+        >>> from diffident import Gaussian
+        >>> Gaussian(2.0, sensitivity=3).sensitivity
+        3.0
+        """
         return float(self._sensitivity)
 
     @property
     def mu(self) -> float:
-        """Delta / sigma, the mechanism's mu of Gaussian DP."""
+        """The mu of Gaussian DP: Delta / sigma.
+
+        Returns
+        -------
+        float
+            Mu, > 0.
+
+        Examples
+        --------
+        >>> from diffident import Gaussian
+        >>> Gaussian(0.5).mu
+        2.0
+        """
         return float(self._sensitivity / self._sigma)
 
     @property
     def pure_epsilon(self) -> float:
-        """Infinite: the Gaussian's privacy loss is unbounded."""
+        """The largest privacy loss: infinite, as the Gaussian's is unbounded.
+
+        Returns
+        -------
+        float
+            ``inf``: no pure epsilon holds.
+
+        Examples
+        --------
+        >>> from diffident import Gaussian
+        >>> Gaussian(1.0).pure_epsilon
+        inf
+        """
         return float("inf")
 
     def _delta(self, e):
@@ -197,7 +281,7 @@ class Gaussian(Mechanism):
 
 
 class RandomizedResponse(Mechanism):
-    """k-ary randomized response on d categories (`diffident.rr.kary_p`'s parameters).
+    """Randomized response on d categories (k-ary; `diffident.rr.kary_p`'s parameters).
 
     The respondent reports the true category with probability p, else one
     of the other d - 1 categories uniformly at random: the parameterisation
@@ -218,9 +302,9 @@ class RandomizedResponse(Mechanism):
     TypeError
         If d is not an integer.
 
-    Mathematics
-    -----------
-    A and B are two different true categories; q = (1 - p) / (d - 1).  The
+    Notes
+    -----
+    Mathematics. A and B are two different true categories; q = (1 - p) / (d - 1).  The
     privacy loss is eps = ln(p / q) = ln(p (d - 1) / (1 - p)) at the report
     of A, -eps at the report of B, 0 elsewhere.  So delta(e) = (p - e^e
     q)_+, the advantage is p - q, and the trade-off curve (randomised
@@ -256,12 +340,36 @@ class RandomizedResponse(Mechanism):
 
     @property
     def p(self) -> float:
-        """The truth probability."""
+        """The truth probability p.
+
+        Returns
+        -------
+        float
+            P, in [1/d, 1].
+
+        Examples
+        --------
+        >>> from diffident import RandomizedResponse
+        >>> RandomizedResponse(0.5, d=3).p
+        0.5
+        """
         return float(self._p)
 
     @property
     def d(self) -> int:
-        """The number of categories."""
+        """The number of categories d.
+
+        Returns
+        -------
+        int
+            D, at least 2.
+
+        Examples
+        --------
+        >>> from diffident import RandomizedResponse
+        >>> RandomizedResponse(0.5, d=3).d
+        3
+        """
         return int(self._d)
 
     @property
@@ -270,7 +378,19 @@ class RandomizedResponse(Mechanism):
 
     @property
     def pure_epsilon(self) -> float:
-        """``ln(p (d - 1) / (1 - p))`` (`diffident.rr.kary_epsilon`)."""
+        """The largest privacy loss: ``ln(p (d - 1) / (1 - p))`` (as `diffident.rr.kary_epsilon`).
+
+        Returns
+        -------
+        float
+            The epsilon of pure DP, ``inf`` at p = 1.
+
+        Examples
+        --------
+        >>> from diffident import RandomizedResponse
+        >>> round(RandomizedResponse(0.75).pure_epsilon, 12)   # ln 3
+        1.098612288668
+        """
         return float(_kary_epsilon(np.float64(self._p), np.float64(self._d)))
 
     def _delta(self, e):

@@ -179,6 +179,8 @@ def test_pure_dp_is_warners_coin():
         grid = np.linspace(0, 1, 101)
         np.testing.assert_allclose(pure.tradeoff(grid), rr.tradeoff(grid), atol=1e-14)
         np.testing.assert_allclose(pure.delta(np.linspace(0, 4, 41)), rr.delta(np.linspace(0, 4, 41)), atol=1e-14)
+        np.testing.assert_allclose(pure.posterior(grid), rr.posterior(grid), rtol=1e-14)
+        np.testing.assert_allclose(pure.epsilon(grid), rr.epsilon(grid), rtol=1e-12, atol=1e-12)
 
 
 # -- the inverse, the curves' properties, advantage and posterior --------------------------------------
@@ -208,6 +210,16 @@ def test_epsilon_edges():
     assert ApproxDP(1.0, delta=1e-3).epsilon(1e-4) == math.inf
     assert PureDP(2.0).epsilon(0.0) == 2.0
     np.testing.assert_array_equal(Laplace(1.0).epsilon(np.array([[0.0, 1.0]])), [[1.0, 0.0]])
+    # no privacy at all: only delta 1 is met (at epsilon 0); a guarantee with delta 1 is met everywhere
+    np.testing.assert_array_equal(RandomizedResponse(1.0, d=3).epsilon([0.0, 0.5, 1.0]), [math.inf, math.inf, 0.0])
+    np.testing.assert_array_equal(ApproxDP(1.0, delta=1.0).epsilon([0.5, 1.0]), [math.inf, 0.0])
+    # just above the guarantee's delta: just below its epsilon, never below the true value
+    m = ApproxDP(1.0, delta=1e-3)
+    e = m.epsilon(1e-3 * (1 + 1e-9))
+    true = 1.0 + math.log1p(-(1e-12 / (1 - 1e-3)) * (1 + math.exp(-1.0)))
+    assert true <= e < 1.0 and e == pytest.approx(true, abs=1e-15)
+    with pytest.raises(TypeError):
+        Mechanism()
 
 
 @pytest.mark.parametrize("m", examples(), ids=repr)

@@ -94,7 +94,7 @@ class Mechanism(abc.ABC):
 
     __slots__ = ()
     _fields: ClassVar[tuple[str, ...]] = ()
-    _rtol: ClassVar[float] = 0.0  # a bound on the relative error of _delta where it is > 0
+    _rtol: ClassVar[float] = 1e-14  # a bound on the relative error of _excess where it is > 0
 
     # -- value semantics ---------------------------------------------------
 
@@ -151,6 +151,15 @@ class Mechanism(abc.ABC):
     @abc.abstractmethod
     def _tradeoff(self, alpha): ...
 
+    def _excess(self, e):
+        """``delta(e) - delta(inf)``, non-increasing to 0 (computed without the floor where it has one)."""
+        return self._delta(e)
+
+    @property
+    def _floor_epsilon(self) -> float:
+        """The smallest epsilon at which the profile reaches its floor ``delta(inf)``."""
+        return self.pure_epsilon
+
     # -- the measures --------------------------------------------------------
 
     def delta(self, epsilon: RealArrayLike) -> FloatOrArray:
@@ -198,11 +207,13 @@ class Mechanism(abc.ABC):
             The epsilon, conservative: never below the true one (a
             bisection, to the float next to the boundary, that keeps the
             evaluated ``delta(epsilon)`` at most ``delta`` less a margin of
-            the evaluation's relative error: 1e-14 for Laplace and
-            randomized response, 1e-12 for a Gaussian, none for the
-            piecewise `ApproxDP` profile, exact to a few ulps).  0 where
-            ``delta >= delta(0)``; at delta 0 the `pure_epsilon`, so
-            ``inf`` where no epsilon reaches it (a Gaussian).
+            the evaluation's relative error, 1e-12 of the profile for a
+            Gaussian and 1e-14 for the others, of its excess over the
+            floor ``delta(inf)`` for `ApproxDP`).  0 where ``delta >=
+            delta(0)`` (less that margin); ``inf`` where no epsilon
+            reaches it (a Gaussian at delta 0, `ApproxDP` below its own
+            delta); at the floor, the epsilon where the profile reaches
+            it (the `pure_epsilon`; `ApproxDP`'s own epsilon).
 
         Raises
         ------
@@ -222,28 +233,28 @@ class Mechanism(abc.ABC):
         d = probability("delta", delta)
         shape = d.shape
         d = d.reshape(-1)
-        out = np.where(d == 0.0, self.pure_epsilon, 0.0)
-        # the profile is reached with a margin of its evaluation's relative error
-        target = d * (1.0 - self._rtol)
-        todo = np.flatnonzero((self._delta(np.zeros(d.shape)) > target) & (d > 0.0))
+        floor = float(self._delta(np.array(np.inf)))  # the profile's limit, delta(inf): 0 but for ApproxDP
+        # the excess over the floor is reached with a margin of its evaluation's relative error
+        target = (d - floor) * (1.0 - self._rtol)
+        zero = (d == 1.0) | ((d >= floor) & (self._excess(np.zeros(d.shape)) <= target))
+        out = np.where(zero, 0.0, np.where(d < floor, np.inf, self._floor_epsilon))
+        todo = np.flatnonzero(~zero & (d > floor))
         if todo.size:
             dd = target[todo]
-            pe = self.pure_epsilon
-            hi = np.full(todo.size, pe if np.isfinite(pe) else 1.0)
-            # bracket: double until the profile is at or below delta
-            for _ in range(1100):
-                up = self._delta(hi) > dd
+            fe = self._floor_epsilon
+            hi = np.full(todo.size, fe if np.isfinite(fe) else 1.0)
+            for _ in range(1100):  # bracket: double until the profile is down to delta
+                up = self._excess(hi) > dd
                 if not up.any():
                     break
                 with np.errstate(over="ignore"):
                     hi = np.where(up, hi * 2.0, hi)
-            hi = np.where(self._delta(hi) > dd, np.inf, hi)
             lo = np.zeros(todo.size)
-            act = np.flatnonzero(np.isfinite(hi))
+            act = np.arange(todo.size)
             while act.size:
                 mid = lo[act] + (hi[act] - lo[act]) / 2.0
                 done = (mid <= lo[act]) | (mid >= hi[act])
-                ok = self._delta(mid) <= dd[act]
+                ok = self._excess(mid) <= dd[act]
                 hi[act] = np.where(ok & ~done, mid, hi[act])
                 lo[act] = np.where(~ok & ~done, mid, lo[act])
                 act = act[~done]
@@ -509,11 +520,18 @@ class ApproxDP(Mechanism):
         """
         return float(self._epsilon) if self._delta_ == 0.0 else float("inf")
 
-    def _delta(self, e):
+    def _excess(self, e):
         big_e, d = self._epsilon, self._delta_
         with np.errstate(invalid="ignore", over="ignore"):
-            below = d + (1.0 - d) * -np.expm1(np.minimum(e - big_e, 0.0)) / (1.0 + np.exp(-big_e))
-        return np.where(e >= big_e, d, below)
+            below = (1.0 - d) * -np.expm1(np.minimum(e - big_e, 0.0)) / (1.0 + np.exp(-big_e))
+        return np.where(e >= big_e, 0.0, below)
+
+    def _delta(self, e):
+        return self._delta_ + self._excess(e)
+
+    @property
+    def _floor_epsilon(self) -> float:
+        return float(self._epsilon)
 
     def _tradeoff(self, alpha):
         return _generic_tradeoff(alpha, self._epsilon, self._delta_)

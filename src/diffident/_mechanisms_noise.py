@@ -53,7 +53,6 @@ class Laplace(Mechanism):
     _fields = ("scale", "sensitivity")
     _scale: float
     _sensitivity: float
-    _rtol = 1e-14
 
     def __init__(self, scale: float, *, sensitivity: float = 1.0) -> None:
         b = _positive("scale", scale)
@@ -328,7 +327,6 @@ class RandomizedResponse(Mechanism):
     _fields = ("p", "d")
     _p: float
     _d: int
-    _rtol = 1e-14
 
     def __init__(self, p: float, *, d: int = 2) -> None:
         dd = integer("d", d, minimum=2)

@@ -403,3 +403,24 @@ def test_bad_input(make, match):
 def test_type_errors(make):
     with pytest.raises(TypeError):
         make()
+
+
+# -- agreement with the package's existing functions -------------------------------------------------------
+
+
+def test_agrees_with_the_rest_of_the_package():
+    eps = np.array([0.0, 0.3, 1.0, 3.0, 10.0])
+    for sigma, s in ((1.0, 1.0), (0.7, 2.0), (5.0, 0.3)):
+        got = Gaussian(sigma, sensitivity=s).delta(eps)
+        np.testing.assert_allclose(got, diffident.analytic_gaussian_delta(sigma, epsilon=eps, sensitivity=s),
+                                   rtol=1e-9, atol=1e-300)
+    # the analytic sigma for (eps, delta) meets delta at eps
+    sigma = diffident.analytic_gaussian_sigma(1.0, delta=1e-5)
+    assert Gaussian(sigma).delta(1.0) <= 1e-5 * (1 + 1e-9)
+    assert Gaussian(sigma).epsilon(1e-5) == pytest.approx(1.0, rel=1e-9)
+    prior = np.array([0.01, 0.3, 0.9])
+    np.testing.assert_allclose(PureDP(1.5).posterior(prior), diffident.posterior_bound(1.5, prior=prior), rtol=1e-14)
+    for e, d in ((0.5, 2), (1.0, 5), (4.0, 10)):
+        m = RandomizedResponse(diffident.rr.kary_p(e, d=d), d=d)
+        assert m.pure_epsilon == pytest.approx(diffident.rr.kary_epsilon(m.p, d=d), rel=1e-15)
+        assert m.pure_epsilon <= e

@@ -317,6 +317,13 @@ def test_large_epsilons_and_mu():
     assert RandomizedResponse(1.0, d=3).pure_epsilon == math.inf
     assert RandomizedResponse(1.0, d=3).posterior(0.1) == 1.0
     assert RandomizedResponse(1.0, d=3).advantage() == 1.0
+    # many categories: q underflows past e^eps's range, p - q does not
+    many = RandomizedResponse(0.5, d=2**53)
+    assert many.pure_epsilon == pytest.approx(math.log(0.5 * (2.0**53 - 1) / 0.5), rel=1e-15)
+    assert many.advantage() == pytest.approx(0.5 - 0.5 / (2.0**53 - 1), rel=1e-15)
+    assert many.delta(30.0) == pytest.approx(0.5 - math.exp(30) * 0.5 / (2.0**53 - 1), rel=1e-14)
+    with pytest.raises(ValueError, match=r"d must be at most 2\*\*53"):
+        RandomizedResponse(0.5, d=2**53 + 1)
 
 
 # -- values: immutable, equal by value, readable ----------------------------------------------------------
@@ -424,3 +431,25 @@ def test_agrees_with_the_rest_of_the_package():
         m = RandomizedResponse(diffident.rr.kary_p(e, d=d), d=d)
         assert m.pure_epsilon == pytest.approx(diffident.rr.kary_epsilon(m.p, d=d), rel=1e-15)
         assert m.pure_epsilon <= e
+
+
+def test_epsilon_is_conservative_against_fifty_digits():
+    mp = pytest.importorskip("mpmath")
+    mp.mp.dps = 50
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        b, s = rng.uniform(0.1, 3), rng.uniform(0.1, 3)
+        p, d = rng.uniform(0.5, 1.0), int(rng.integers(2, 9))
+        p = max(p, 1 / d + 1e-9)
+        for delta in (rng.uniform(0, 1) * Laplace(b, sensitivity=s).advantage(), 10.0 ** rng.uniform(-12, -1)):
+            e = Laplace(b, sensitivity=s).epsilon(delta)
+            true = 1 - mp.exp((mp.mpf(e) - mp.mpf(s) / mp.mpf(b)) / 2) if e < s / b else 0
+            assert true <= delta
+            m = RandomizedResponse(p, d=d)
+            e = m.epsilon(delta)
+            if e > 0:
+                P = mp.mpf(p)
+                assert max(P - mp.exp(mp.mpf(e)) * (1 - P) / (d - 1), 0) <= delta
+            e = Gaussian(1.0, sensitivity=s).epsilon(delta)
+            mu, E = mp.mpf(s), mp.mpf(e)
+            assert mp.ncdf(-E / mu + mu / 2) - mp.exp(E) * mp.ncdf(-E / mu - mu / 2) <= delta

@@ -209,7 +209,8 @@ class Mechanism(abc.ABC):
             evaluated ``delta(epsilon)`` at most ``delta`` less a margin of
             the evaluation's relative error, 1e-12 of the profile for a
             Gaussian and 1e-14 for the others, of its excess over the
-            floor ``delta(inf)`` for `ApproxDP`).  0 where ``delta >=
+            floor ``delta(inf)`` for `ApproxDP`, then 4 ulps up for the
+            rounding of a closed form's own epsilon).  0 where ``delta >=
             delta(0)`` (less that margin); ``inf`` where no epsilon
             reaches it (a Gaussian at delta 0, `ApproxDP` below its own
             delta); at the floor, the epsilon where the profile reaches
@@ -258,7 +259,8 @@ class Mechanism(abc.ABC):
                 hi[act] = np.where(ok & ~done, mid, hi[act])
                 lo[act] = np.where(~ok & ~done, mid, lo[act])
                 act = act[~done]
-            out[todo] = hi
+            # and 4 ulps up, for the rounding of a closed form's own epsilon (Laplace's Delta / b, ...)
+            out[todo] = hi * (1.0 + 2.0**-50)
         return ret(out.reshape(shape), sc)
 
     def tradeoff(self, alpha: RealArrayLike) -> FloatOrArray:

@@ -297,7 +297,7 @@ class RandomizedResponse(Mechanism):
     Raises
     ------
     ValueError
-        If p is outside [1/d, 1] or NaN, or d < 2.
+        If p is outside [1/d, 1] or NaN, or d < 2 or d > 2**53.
     TypeError
         If d is not an integer.
 
@@ -330,6 +330,8 @@ class RandomizedResponse(Mechanism):
 
     def __init__(self, p: float, *, d: int = 2) -> None:
         dd = integer("d", d, minimum=2)
+        if dd > 2**53:
+            raise ValueError(f"d must be at most 2**53 (exact in float64), got {dd!r}")
         pp = scalar("p", p)
         if not 1.0 / dd <= pp <= 1.0:
             raise ValueError(f"p must lie in [1/d, 1] (below 1/d the true category is the least likely report); "
@@ -391,19 +393,27 @@ class RandomizedResponse(Mechanism):
         """
         return float(_kary_epsilon(np.float64(self._p), np.float64(self._d)))
 
+    def _gap(self, e):
+        """``p - e^e q`` for e <= eps: as ``q e^e (e^(eps - e) - 1)`` near eps
+        (no cancellation), as it stands once ``e^e q <= p / e`` (no overflow).
+        """
+        eps, p, q = self.pure_epsilon, self._p, self._q
+        with np.errstate(over="ignore", invalid="ignore"):
+            near = _exp_times(e, q) * np.expm1(np.minimum(np.maximum(eps - e, 0.0), 1.0))
+            far = p - _exp_times(e, q)
+        return np.where(eps - e <= 1.0, near, far)
+
     def _delta(self, e):
         eps, q = self.pure_epsilon, self._q
         if q == 0.0:
             return np.where(np.isinf(e), 0.0, 1.0)
-        with np.errstate(over="ignore", invalid="ignore"):
-            out = _exp_times(e, q) * np.expm1(np.maximum(eps - e, 0.0))
-        return np.where(e >= eps, 0.0, out)
+        return np.where(e >= eps, 0.0, self._gap(e))
 
     def _tradeoff(self, alpha):
         eps, q = self.pure_epsilon, self._q
         if q == 0.0:
             return np.zeros_like(alpha)
-        tv = q * np.expm1(eps)
+        tv = float(self._gap(np.zeros(())))
         with np.errstate(over="ignore", invalid="ignore"):
             lines = np.maximum(1.0 - _exp_times(eps, alpha), 1.0 - tv - alpha)
             lines = np.maximum(lines, np.exp(-eps) * (1.0 - alpha))

@@ -13,6 +13,8 @@ from diffident import (
     _columns,
     _expected,
     _gaussian,
+    _mechanisms,
+    _mechanisms_noise,
     _membership,
     _multi,
     _neighbours,
@@ -32,7 +34,8 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 
 @pytest.mark.parametrize("module", [_closed_form, _posterior, _worst_case, _possible, _sweep, _table, _columns,
                                     _expected, _multi, _gaussian, dp,
-                                    _membership, _chunked, _neighbours, _search, replicate, rr])
+                                    _membership, _mechanisms, _mechanisms_noise,
+                                    _chunked, _neighbours, _search, replicate, rr])
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0

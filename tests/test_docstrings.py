@@ -47,10 +47,15 @@ CODES = frozenset(
     "SA02 SA03 SA04 EX01".split()
 )
 
-# Functions and methods that need no Raises section, with the reason.  Every
-# public callable validates its input today, so the list is empty; add an
+# Functions and methods that need no Raises section, with the reason.  Add an
 # entry only for one that genuinely cannot raise.
-NO_RAISES = {}
+NO_RAISES = {
+    # the advantage of a mechanism value: no argument, and the value was checked when it was built
+    **{f"diffident.{module}.{cls}.advantage": "no argument"
+       for module, classes in (("_mechanisms", ("Mechanism", "ApproxDP", "PureDP")),
+                               ("_mechanisms_noise", ("Laplace", "Gaussian", "RandomizedResponse")))
+       for cls in classes},
+}
 
 # Sphinx roles (:func:`x`) render literally in Markdown: plain `x` instead.
 SPHINX_ROLE = re.compile(r":(?:py:)?(?:func|meth|class|mod|attr|obj|exc|data|const|ref):`")

@@ -23,6 +23,8 @@ from ._closed_form import (
 )
 from ._expected import expected_risk
 from ._gaussian import gaussian_delta, gaussian_sigma_for
+from ._mechanisms import ApproxDP, Mechanism, PureDP
+from ._mechanisms_noise import Gaussian, Laplace, RandomizedResponse
 from ._membership import membership_risk, membership_tight_scale
 from ._multi import multi_tight_scale, multi_worst_case_risk
 from ._neighbours import dataset_tight_scale
@@ -85,6 +87,12 @@ __all__ = [
     "gaussian_sigma_for",
     "membership_risk",
     "membership_tight_scale",
+    "Mechanism",
+    "Laplace",
+    "Gaussian",
+    "RandomizedResponse",
+    "PureDP",
+    "ApproxDP",
     "chunked_log_evidence",
     "chunked_disclosure_risk",
     "chunked_worst_case_risk",

@@ -53,7 +53,8 @@ NO_RAISES = {
     # the advantage of a mechanism value: no argument, and the value was checked when it was built
     **{f"diffident.{module}.{cls}.advantage": "no argument"
        for module, classes in (("_mechanisms", ("Mechanism", "ApproxDP", "PureDP")),
-                               ("_mechanisms_noise", ("Laplace", "Gaussian", "RandomizedResponse")))
+                               ("_mechanisms_noise", ("Laplace", "Gaussian", "RandomizedResponse")),
+                               ("_mechanisms_integer", ("DiscreteLaplace", "DiscreteGaussian")))
        for cls in classes},
 }
 

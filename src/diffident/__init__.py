@@ -24,6 +24,7 @@ from ._closed_form import (
 from ._expected import expected_risk
 from ._gaussian import gaussian_delta, gaussian_sigma_for
 from ._mechanisms import ApproxDP, Mechanism, PureDP
+from ._mechanisms_integer import DiscreteGaussian, DiscreteLaplace
 from ._mechanisms_noise import Gaussian, Laplace, RandomizedResponse
 from ._membership import membership_risk, membership_tight_scale
 from ._multi import multi_tight_scale, multi_worst_case_risk
@@ -90,6 +91,8 @@ __all__ = [
     "Mechanism",
     "Laplace",
     "Gaussian",
+    "DiscreteLaplace",
+    "DiscreteGaussian",
     "RandomizedResponse",
     "PureDP",
     "ApproxDP",

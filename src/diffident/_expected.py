@@ -248,6 +248,15 @@ class Success:
             return rel
         return rel * float(self.a.sum() / self.a.max())
 
+    def no_noise_at_most(self, rho):
+        """Whether the success without noise is at most each rho of the 1-d
+        ``rho``, decided exactly (`no_noise`, compared as Fractions).
+        """
+        from fractions import Fraction
+
+        zero = self.no_noise()
+        return np.array([Fraction(float(r)) >= zero for r in rho], dtype=bool)
+
     def no_noise(self):
         """The success without noise, ``sum_i a_i / sum_k w_k``, as a Fraction
         (every world's value seen: the adversary names the largest prior of
@@ -285,12 +294,9 @@ def expected_scale(ws, gauss, flat, rtol, granularity=None):
     relative) above that share, Laplace noise takes the worst case's scale
     (the worst case bounds the success), and Gaussian noise gives inf.
     """
-    from fractions import Fraction
-
     ev = Success(ws, gauss, granularity)
     out = np.full(flat.shape, np.nan)
-    zero = ev.no_noise()
-    out[np.array([Fraction(float(r)) >= zero for r in flat], dtype=bool)] = 0.0
+    out[ev.no_noise_at_most(flat)] = 0.0
     out[np.isnan(out) & ws.share_at_most(flat, "inf")] = np.inf
     todo = np.flatnonzero(np.isnan(out))
     status = np.zeros(flat.size, np.int8)

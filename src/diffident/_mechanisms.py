@@ -433,6 +433,44 @@ class Mechanism(abc.ABC):
         return ret(1.0 - np.clip(self._tradeoff(a), 0.0, 1.0 - a), sc)
 
 
+class _Noise(Mechanism):
+    """Noise of one scale parameter (the first of ``_fields``) added to a
+    query whose neighbours lie ``sensitivity`` apart (abstract).
+    """
+
+    __slots__ = ()
+    _sensitivity: float
+
+    def _build(self, value: float, sensitivity: float, steps: Any = None) -> None:
+        """Validate and set the scale parameter and the sensitivity (``steps``:
+        the sensitivity's own check, else a finite number > 0).
+        """
+        name = self._fields[0]
+        v = _positive(name, value)
+        d = _positive("sensitivity", sensitivity) if steps is None else steps(sensitivity)
+        if not np.isfinite(d / v):
+            raise ValueError(f"sensitivity / {name} must be finite, got {d!r} / {v!r}")
+        self._set(**{name: v, "sensitivity": d})
+
+    @property
+    def sensitivity(self) -> float:
+        """The sensitivity Delta: how far the queries of A and B lie apart.
+
+        Returns
+        -------
+        float
+            The sensitivity, > 0 (a whole number of lattice steps for the
+            integer noises).
+
+        Examples
+        --------
+        >>> from diffident import Laplace
+        >>> Laplace(2.0, sensitivity=3).sensitivity
+        3.0
+        """
+        return float(self._sensitivity)
+
+
 class ApproxDP(Mechanism):
     """An (epsilon, delta)-DP guarantee without a known mechanism: the generic curves.
 

@@ -14,7 +14,7 @@ import numbers
 import numpy as np
 
 from . import _fdp_integer as fdp
-from ._mechanisms import Mechanism, _positive
+from ._mechanisms import _Noise
 
 
 def _steps(x):
@@ -27,31 +27,8 @@ def _steps(x):
     return v
 
 
-class _IntegerNoise(Mechanism):
-    """The common part: a scale in lattice units and a whole sensitivity."""
 
-    __slots__ = ()
-    _sensitivity: float
-
-    @property
-    def sensitivity(self) -> float:
-        """The sensitivity Delta, in lattice steps.
-
-        Returns
-        -------
-        float
-            A whole number >= 1.
-
-        Examples
-        --------
-        >>> from diffident import DiscreteLaplace
-        >>> DiscreteLaplace(2.0, sensitivity=3).sensitivity
-        3.0
-        """
-        return float(self._sensitivity)
-
-
-class DiscreteLaplace(_IntegerNoise):
+class DiscreteLaplace(_Noise):
     """Discrete Laplace (two-sided geometric) noise on the integers.
 
     ``P(Z = k)`` is proportional to ``exp(-|k| / scale)``; OpenDP's
@@ -102,11 +79,7 @@ class DiscreteLaplace(_IntegerNoise):
     _rtol = 1e-13  # measured: 4e-16 (profile), 7e-15 (curve) against mpmath lattice sums
 
     def __init__(self, scale: float, *, sensitivity: float = 1) -> None:
-        b = _positive("scale", scale)
-        d = _steps(sensitivity)
-        if not np.isfinite(d / b):
-            raise ValueError(f"sensitivity / scale must be finite, got {d!r} / {b!r}")
-        self._set(scale=b, sensitivity=d)
+        self._build(scale, sensitivity, _steps)
 
     @property
     def scale(self) -> float:
@@ -149,7 +122,7 @@ class DiscreteLaplace(_IntegerNoise):
         return np.asarray(fdp.dlap_tradeoff(alpha, self._scale, self._sensitivity), dtype=np.float64)
 
 
-class DiscreteGaussian(_IntegerNoise):
+class DiscreteGaussian(_Noise):
     """Discrete Gaussian noise on the integers.
 
     ``P(Z = k)`` is proportional to ``exp(-k^2 / (2 sigma^2))``; OpenDP's
@@ -202,11 +175,7 @@ class DiscreteGaussian(_IntegerNoise):
     _rtol = 1e-12  # measured 7e-15 against mpmath lattice sums (more where delta is below 1e-300)
 
     def __init__(self, sigma: float, *, sensitivity: float = 1) -> None:
-        s = _positive("sigma", sigma)
-        d = _steps(sensitivity)
-        if not np.isfinite(d / s):
-            raise ValueError(f"sensitivity / sigma must be finite, got {d!r} / {s!r}")
-        self._set(sigma=s, sensitivity=d)
+        self._build(sigma, sensitivity, _steps)
 
     @property
     def sigma(self) -> float:

@@ -499,8 +499,7 @@ def _expected_every(prob, rho, rtol, gauss, g):
             ok = np.empty(sel.size, bool)
             at0 = lam[sel] == 0
             if at0.any():  # (an exact sum over the worlds: only where needed)
-                zero = ev.no_noise()
-                ok[at0] = [Fraction(float(r)) >= zero for r in rho[sel[at0]]]
+                ok[at0] = ev.no_noise_at_most(rho[sel[at0]])
             ok[~at0] = ev(lam[sel[~at0]]) <= _search.below(rho[sel[~at0]], ev.error)
             bad = sel[~ok]
             if bad.size:

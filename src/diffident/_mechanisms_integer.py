@@ -10,11 +10,14 @@ measures themselves, their validation and conventions are those of
 
 import math
 import numbers
+from fractions import Fraction
 
 import numpy as np
 
 from . import _fdp_integer as fdp
-from ._mechanisms import _Noise
+from ._dp_integer import discrete_gaussian_sigma, discrete_laplace_scale, geometric_scale
+from ._mechanisms import _Noise, _positive
+from ._validate import scalar
 
 
 def _steps(x):
@@ -80,6 +83,82 @@ class DiscreteLaplace(_Noise):
 
     def __init__(self, scale: float, *, sensitivity: float = 1) -> None:
         self._build(scale, sensitivity, _steps)
+
+    @classmethod
+    def from_epsilon(cls, epsilon: float, *, sensitivity: float = 1) -> "DiscreteLaplace":
+        """The discrete Laplace noise of epsilon-DP: scale ``Delta / epsilon``, rounded up.
+
+        The scale OpenDP's privacy map accepts for epsilon (bit for bit:
+        `diffident.dp.discrete_laplace_scale`), Tumult's ``alpha``, and the
+        Census geometric mechanism's ``p = 1 - e^(-epsilon / Delta)`` (see
+        `from_geometric`).
+
+        Parameters
+        ----------
+        epsilon : float
+            The epsilon, finite and > 0.
+        sensitivity : int, keyword-only
+            Delta, a whole number of lattice steps (default 1).
+
+        Returns
+        -------
+        DiscreteLaplace
+            The mechanism, with ``pure_epsilon <= epsilon``.
+
+        Raises
+        ------
+        ValueError
+            If epsilon is not a finite number > 0, the scale overflows, or
+            Delta is not a whole number in 1..2**53.
+        TypeError
+            If an argument is not a real number.
+
+        Examples
+        --------
+        >>> from diffident import DiscreteLaplace
+        >>> DiscreteLaplace.from_epsilon(0.5)
+        DiscreteLaplace(scale=2.0, sensitivity=1.0)
+        """
+        e, d = _positive("epsilon", epsilon), _steps(sensitivity)
+        return cls(float(discrete_laplace_scale(e, sensitivity=d)), sensitivity=d)
+
+    @classmethod
+    def from_geometric(cls, p: float, *, sensitivity: float = 1) -> "DiscreteLaplace":
+        """The Census geometric mechanism of parameter p: ``P(Z = k)`` proportional to ``(1 - p)^|k|``.
+
+        Also Tumult's and SciPy's ``p = 1 - e^(-1/alpha)``.  The scale is
+        ``-1 / ln(1 - p)`` (`diffident.dp.geometric_scale`, within two ulps,
+        far inside the measures' own error).
+
+        Parameters
+        ----------
+        p : float
+            The geometric parameter, in (0, 1).
+        sensitivity : int, keyword-only
+            Delta, a whole number of lattice steps (default 1).
+
+        Returns
+        -------
+        DiscreteLaplace
+            The mechanism.
+
+        Raises
+        ------
+        ValueError
+            If p is outside (0, 1) or NaN, the scale overflows, or Delta
+            is not a whole number in 1..2**53.
+        TypeError
+            If an argument is not a real number.
+
+        Examples
+        --------
+        >>> import math
+        >>> from diffident import DiscreteLaplace
+        >>> m = DiscreteLaplace.from_geometric(1 - math.exp(-0.5))
+        >>> round(m.scale, 12), round(m.pure_epsilon, 12)
+        (2.0, 0.5)
+        """
+        return cls(float(geometric_scale(scalar("p", p))), sensitivity=_steps(sensitivity))
 
     @property
     def scale(self) -> float:
@@ -176,6 +255,82 @@ class DiscreteGaussian(_Noise):
 
     def __init__(self, sigma: float, *, sensitivity: float = 1) -> None:
         self._build(sigma, sensitivity, _steps)
+
+    @classmethod
+    def from_zcdp(cls, zcdp_rho: float, *, sensitivity: float = 1) -> "DiscreteGaussian":
+        """The discrete Gaussian of zcdp_rho-zero-concentrated DP: ``sigma = Delta / sqrt(2 zcdp_rho)``.
+
+        The sigma OpenDP's privacy map accepts for zcdp_rho (rounded up,
+        `diffident.dp.discrete_gaussian_sigma`), and the noise of a share
+        of the Census's zCDP budget: ``from_zcdp(share * total)``; compose
+        the shares with `diffident.compose`.  ``zcdp_rho`` is the zCDP
+        parameter, not an identification bound.
+
+        Parameters
+        ----------
+        zcdp_rho : float
+            The zCDP parameter, finite and > 0.
+        sensitivity : int, keyword-only
+            Delta, a whole number of lattice steps (default 1).
+
+        Returns
+        -------
+        DiscreteGaussian
+            The mechanism.
+
+        Raises
+        ------
+        ValueError
+            If zcdp_rho is not a finite number > 0, sigma overflows, or
+            Delta is not a whole number in 1..2**53.
+        TypeError
+            If an argument is not a real number.
+
+        Examples
+        --------
+        >>> from diffident import DiscreteGaussian
+        >>> DiscreteGaussian.from_zcdp(0.5)
+        DiscreteGaussian(sigma=1.0, sensitivity=1.0)
+        """
+        r, d = _positive("zcdp_rho", zcdp_rho), _steps(sensitivity)
+        return cls(float(discrete_gaussian_sigma(r, sensitivity=d)), sensitivity=d)
+
+    @classmethod
+    def from_variance(cls, sigma_squared: float, *, sensitivity: float = 1) -> "DiscreteGaussian":
+        """The discrete Gaussian of parameter ``sigma^2``, Tumult's ``AddDiscreteGaussianNoise(sigma_squared)``.
+
+        Parameters
+        ----------
+        sigma_squared : float
+            The square of sigma, finite and > 0.
+        sensitivity : int, keyword-only
+            Delta, a whole number of lattice steps (default 1).
+
+        Returns
+        -------
+        DiscreteGaussian
+            The mechanism, with the largest float sigma whose square is at
+            most ``sigma_squared`` (never more noise than the release has).
+
+        Raises
+        ------
+        ValueError
+            If sigma_squared is not a finite number > 0, or Delta is not a
+            whole number in 1..2**53.
+        TypeError
+            If an argument is not a real number.
+
+        Examples
+        --------
+        >>> from diffident import DiscreteGaussian
+        >>> DiscreteGaussian.from_variance(4.0)
+        DiscreteGaussian(sigma=2.0, sensitivity=1.0)
+        """
+        v = _positive("sigma_squared", sigma_squared)
+        sigma = math.sqrt(v)
+        if Fraction(sigma) ** 2 > Fraction(v):  # sqrt is correctly rounded: at most one float too far
+            sigma = math.nextafter(sigma, 0.0)
+        return cls(sigma, sensitivity=_steps(sensitivity))
 
     @property
     def sigma(self) -> float:

@@ -9,7 +9,9 @@ those of `diffident.Mechanism` (``_mechanisms``).
 import numpy as np
 from scipy.special import erf, erfcx, ndtr, ndtri
 
-from ._mechanisms import Mechanism, _exp_times, _Noise
+from ._dp_gaussian import analytic_gaussian_sigma
+from ._dp_integer import _div_up, _sigma_up
+from ._mechanisms import Mechanism, _exp_times, _Noise, _positive
 from ._validate import integer, scalar
 from .rr._privacy import _kary_epsilon
 
@@ -55,6 +57,43 @@ class Laplace(_Noise):
 
     def __init__(self, scale: float, *, sensitivity: float = 1.0) -> None:
         self._build(scale, sensitivity)
+
+    @classmethod
+    def from_epsilon(cls, epsilon: float, *, sensitivity: float = 1.0) -> "Laplace":
+        """The Laplace noise of epsilon-DP: scale ``Delta / epsilon``, rounded up.
+
+        The scale OpenDP's and Tumult's Laplace measurements are given for
+        epsilon; rounded upward, so the mechanism is never less private
+        than epsilon-DP.
+
+        Parameters
+        ----------
+        epsilon : float
+            The epsilon, finite and > 0.
+        sensitivity : float, keyword-only
+            Delta, finite and > 0 (default 1).
+
+        Returns
+        -------
+        Laplace
+            The mechanism, with ``pure_epsilon <= epsilon``.
+
+        Raises
+        ------
+        ValueError
+            If epsilon or Delta is not a finite number > 0, or the scale
+            overflows.
+        TypeError
+            If an argument is not a real number.
+
+        Examples
+        --------
+        >>> from diffident import Laplace
+        >>> Laplace.from_epsilon(0.5, sensitivity=2)
+        Laplace(scale=4.0, sensitivity=2.0)
+        """
+        e, d = _positive("epsilon", epsilon), _positive("sensitivity", sensitivity)
+        return cls(float(_div_up(d, e)), sensitivity=d)
 
     @property
     def scale(self) -> float:
@@ -176,6 +215,88 @@ class Gaussian(_Noise):
 
     def __init__(self, sigma: float, *, sensitivity: float = 1.0) -> None:
         self._build(sigma, sensitivity)
+
+    @classmethod
+    def from_zcdp(cls, zcdp_rho: float, *, sensitivity: float = 1.0) -> "Gaussian":
+        """The Gaussian noise of zcdp_rho-zero-concentrated DP: ``sigma = Delta / sqrt(2 zcdp_rho)``.
+
+        The sigma OpenDP's and Tumult's zCDP Gaussian measurements use, and
+        a share of the Census's zCDP budget; rounded upward (never less
+        noise).  ``zcdp_rho`` is the zCDP parameter, not an identification
+        bound.
+
+        Parameters
+        ----------
+        zcdp_rho : float
+            The zCDP parameter, finite and > 0.
+        sensitivity : float, keyword-only
+            The L2 sensitivity Delta, finite and > 0 (default 1).
+
+        Returns
+        -------
+        Gaussian
+            The mechanism, with ``mu = Delta / sigma <= sqrt(2 zcdp_rho)``.
+
+        Raises
+        ------
+        ValueError
+            If zcdp_rho or Delta is not a finite number > 0, or sigma
+            overflows.
+        TypeError
+            If an argument is not a real number.
+
+        Examples
+        --------
+        >>> from diffident import Gaussian
+        >>> Gaussian.from_zcdp(0.5)
+        Gaussian(sigma=1.0, sensitivity=1.0)
+        """
+        r, d = _positive("zcdp_rho", zcdp_rho), _positive("sensitivity", sensitivity)
+        return cls(float(_sigma_up(d, r)), sensitivity=d)
+
+    @classmethod
+    def from_epsilon_delta(cls, epsilon: float, delta: float, *, sensitivity: float = 1.0) -> "Gaussian":
+        """The least Gaussian noise of (epsilon, delta)-DP (the analytic Gaussian mechanism).
+
+        Parameters
+        ----------
+        epsilon : float
+            The epsilon, finite and >= 0.
+        delta : float
+            The delta, in (0, 1).
+        sensitivity : float, keyword-only
+            The L2 sensitivity Delta, finite and > 0 (default 1).
+
+        Returns
+        -------
+        Gaussian
+            The mechanism of `diffident.dp.analytic_gaussian_sigma`: its
+            ``delta(epsilon)`` is at most ``delta``.
+
+        Raises
+        ------
+        ValueError
+            If an argument is out of its range or NaN.
+        TypeError
+            If an argument is not a real number.
+
+        Examples
+        --------
+        >>> from diffident import Gaussian
+        >>> m = Gaussian.from_epsilon_delta(1.0, 1e-6)
+        >>> round(m.sigma, 4), bool(m.delta(1.0) <= 1e-6)
+        (4.2247, True)
+        """
+        e = scalar("epsilon", epsilon)
+        if not 0.0 <= e < np.inf:
+            raise ValueError(f"epsilon must be a finite number >= 0, got {e!r}")
+        d = _positive("sensitivity", sensitivity)
+        m = cls(float(analytic_gaussian_sigma(e, delta=delta, sensitivity=d)), sensitivity=d)
+        for _ in range(64):  # the analytic root passes its own certified test; this profile's rounding too
+            if m.delta(e) <= delta:
+                return m
+            m = cls(float(np.nextafter(m._sigma, np.inf)), sensitivity=d)
+        raise AssertionError("no sigma within 64 floats passed the profile")  # pragma: no cover
 
     @property
     def sigma(self) -> float:

@@ -413,9 +413,12 @@ class Mechanism(abc.ABC):
         Returns
         -------
         float or ndarray
-            The largest probability that an adversary names the true one
-            of m candidates, each pair of which the mechanism separates no
-            better than A and B; 1 at m = 1.
+            A bound on the probability that an adversary names the true
+            one of m equally likely candidates, each pair of which the
+            mechanism separates no better than A and B; 1 at m = 1.  Not
+            attained in general (two candidates reach ``(1 + advantage) /
+            2``): where the candidates' query values are known,
+            `diffident.expected_risk` gives the exact probability.
 
         Raises
         ------

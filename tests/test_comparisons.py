@@ -28,7 +28,9 @@ def test_agrees_with_reference(name, kind):
     ref = entry.reference(kind)
     if not ref.available():
         pytest.skip(f"{ref.requires} is not installed")
-    for case in entry.cases():
+    cases = [case for case in entry.cases() if ref.covers(case)]
+    assert cases, f"{name} vs {kind}: no case the reference computes"
+    for case in cases:
         got = as_floats(entry.call(**case))
         want = as_floats(ref(**case))
         assert got.shape == want.shape, (case, got, want)

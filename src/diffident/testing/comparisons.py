@@ -46,8 +46,9 @@ class Reference:
     ``"mpmath"``, ``"mpmath_sweep"``, ``"exact"``, ``"scipy"``,
     ``"dp_accounting"``; one reference of each kind per entry), ``func``
     takes the comparison's case as keyword arguments, ``rtol`` and ``atol``
-    are the agreement it promises, and ``requires`` names a module that must
-    be importable for it to run.  Calling the reference calls ``func``.
+    are the agreement it promises, ``requires`` names a module that must
+    be importable for it to run, and ``applies`` (a predicate on a case,
+    default every case) the cases it computes.  Calling the reference calls ``func``.
     """
 
     kind: str
@@ -56,6 +57,7 @@ class Reference:
     rtol: float = 1e-12
     atol: float = 0.0
     requires: str | None = None
+    applies: Callable[[dict[str, Any]], bool] | None = None
 
     def __call__(self, *args, **kwargs):
         """Evaluate the reference: ``func(*args, **kwargs)``.
@@ -64,6 +66,13 @@ class Reference:
         function it checks (the first argument by position, the rest by name).  Returns whatever ``func`` returns.
         """
         return self.func(*args, **kwargs)
+
+    def covers(self, case):
+        """Whether the reference computes this case (its ``applies`` predicate).
+
+        Returns a bool: True for every case when ``applies`` is None.
+        """
+        return self.applies is None or bool(self.applies(case))
 
     def available(self):
         """Whether the module the reference needs can be imported.
@@ -431,10 +440,15 @@ _ENTRIES = [
         Reference("dense", dense.dense_worst_case_risk),
         Reference("brute", dense.grid_worst_case_risk),
         _scipy(dense.scipy_worst_case_risk),
+        Reference("numpy", dense.numpy_worst_case_risk, rtol=1e-12),
         _mpmath("worst_case_risk", pick=_FIRST),
         _mpmath("sweep_worst_case_risk", kind="mpmath_sweep"),
     ), _worst_case_case),
-    Comparison(di.expected_risk, (_mpmath("expected_success", 1e-10, 1e-300),), _expected_case),
+    Comparison(di.expected_risk, (
+        _mpmath("expected_success", 1e-10, 1e-300),
+        Reference("numpy", dense.numpy_expected_risk, rtol=1e-12, atol=1e-300,
+                  applies=lambda case: case.get("prior") is None),
+    ), _expected_case),
     Comparison(di.tight_scale, (
         _scipy(dense.brentq_tight_scale),
         _mpmath("tight_scale", iterations=120),

@@ -20,7 +20,10 @@ and the baselines that compute the same things with other libraries:
 `scipy_log_evidence` and `scipy_worst_case_risk` (``scipy.special.
 logsumexp``), `brentq_tight_scale` (``scipy.optimize.brentq`` on
 diffident's own worst case) and `dp_accounting_sigma` (Google's
-dp-accounting).  None of these calls diffident except `brentq_tight_scale`,
+dp-accounting).  `numpy_worst_case_risk` and `numpy_expected_risk` are
+diffident's own O(m log m) algorithms written in plain NumPy: the fair
+baselines for the implementation, where the dense formulas measure the
+algorithm.  None of these calls diffident except `brentq_tight_scale`,
 whose point is the search, not the risk.  SciPy and dp-accounting are
 imported when a baseline is called, never at import.
 """
@@ -39,6 +42,8 @@ __all__ = [
     "scipy_worst_case_risk",
     "brentq_tight_scale",
     "dp_accounting_sigma",
+    "numpy_worst_case_risk",
+    "numpy_expected_risk",
 ]
 
 _NOISES = ("laplace", "gaussian")
@@ -283,3 +288,76 @@ def dp_accounting_sigma(epsilon, *, delta, sensitivity=1.0):
     out = np.array([get_sigma_gaussian(float(a), float(b)) for a, b in zip(e.ravel(), d.ravel(), strict=False)])
     out = out.reshape(e.shape) * sensitivity
     return float(out) if out.ndim == 0 else out
+
+
+# --------------------------------------------------------------------------- the same algorithms in NumPy
+
+
+def _log_weights(values, counts, prior):
+    F, c, p = _as_worlds(values, counts, prior)
+    if F.shape[1] != 1:
+        raise ValueError("the NumPy O(m log m) baselines take 1-d values")
+    with np.errstate(divide="ignore"):
+        return F[:, 0], np.log(c * p), np.log(p)
+
+
+def numpy_worst_case_risk(values, *, scale, counts=None, prior=None):
+    """The Laplace worst-case risk by diffident's algorithm, in plain NumPy.
+
+    Sort, then two log-space cumulative sums (``np.logaddexp.accumulate``)
+    give every world's normaliser at its own value, ``sum_k c_k pi_k
+    e^{-|f_j - f_k|/b}``, split into the worlds at or left of f_j and those
+    right of it: O(m log m), the algorithm of `diffident.worst_case_risk`
+    without Numba, the fair baseline for the implementation (the O(m^2)
+    `dense_worst_case_risk` is the baseline for the algorithm).  The
+    cumulative sums carry values of about ``max |f| / b``: their absolute
+    error, a few ulps of that, is the result's relative error.  ``scale`` a
+    finite float > 0.  Returns a float.
+    """
+    f, logw, logp = _log_weights(values, counts, prior)
+    order = np.argsort(f, kind="stable")
+    f, logw, logp = f[order], logw[order], logp[order]
+    x = (f - f[f.size // 2]) / float(scale)  # centred: smaller cumulative terms
+    left = np.logaddexp.accumulate(logw + x) - x  # worlds k <= j
+    right = np.empty_like(x)  # worlds k > j
+    right[-1] = -np.inf
+    right[:-1] = (np.logaddexp.accumulate((logw - x)[::-1])[::-1])[1:] + x[:-1]
+    log_risk = logp - np.logaddexp(left, right)
+    return float(np.exp(np.max(log_risk[np.isfinite(logw)])))
+
+
+def numpy_expected_risk(values, *, scale, counts=None, prior=None, noise="laplace", world=None):
+    """The expected success at a uniform prior by diffident's algorithm, in plain NumPy.
+
+    The distinct values (``np.unique``) and their Voronoi cells: the mass of
+    each cell under its own value's noise, ``1 - e^{-h_l/b}/2 - e^{-h_r/b}/2``
+    (Laplace, half-gaps h) or ``Phi(h_r/sigma) - Phi(-h_l/sigma)``
+    (Gaussian), summed over the cells and divided by the number of worlds;
+    with ``world=j`` the mass of j's cell over the number of worlds on j's
+    value.  ``scale`` a finite float > 0; a ``prior`` is refused (its cells
+    are those of an upper envelope, not the Voronoi cells).  Returns a float.
+    """
+    from scipy.special import ndtr
+
+    if prior is not None:
+        raise ValueError("numpy_expected_risk takes a uniform prior only")
+
+    f = np.asarray(values, dtype=np.float64)
+    c = np.ones_like(f) if counts is None else np.asarray(counts, dtype=np.float64)
+    u = np.unique(f[c > 0])  # a value no world has (count 0) has no cell
+    inv = np.searchsorted(u, f)
+    per_value = np.bincount(inv[c > 0], weights=c[c > 0], minlength=u.size)
+    h = np.diff(u) / 2.0
+    h_left = np.concatenate(([np.inf], h))
+    h_right = np.concatenate((h, [np.inf]))
+    s = float(scale)
+    if noise == "laplace":
+        mass = 1.0 - np.exp(-h_left / s) / 2.0 - np.exp(-h_right / s) / 2.0
+    elif noise == "gaussian":
+        mass = ndtr(h_right / s) - ndtr(-h_left / s)
+    else:
+        raise ValueError(f"noise must be 'laplace' or 'gaussian', got {noise!r}")
+    if world is not None:
+        k = inv[world]
+        return float(mass[k] / per_value[k]) if c[world] > 0 else 0.0
+    return float(np.sum(mass) / np.sum(c))

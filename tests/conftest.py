@@ -46,3 +46,18 @@ def require_adult():
 def adult():
     """The UCI Adult numeric columns as a dict of float arrays (load_adult)."""
     return load_adult(require_adult())
+
+
+# Options that ask pytest-benchmark for timings; without any of them the
+# benchmarks in tests/test_benchmarks.py run once each, as plain tests.
+_TIMING_OPTIONS = ("benchmark_only", "benchmark_enable", "benchmark_autosave", "benchmark_save",
+                   "benchmark_compare", "benchmark_json", "benchmark_histogram")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    """``--benchmark-disable`` unless a benchmark option asks for timings
+    (pytest-benchmark builds its session after this hook)."""
+    if config.pluginmanager.hasplugin("benchmark") and not any(
+            config.getoption(name, None) for name in _TIMING_OPTIONS):
+        config.option.benchmark_disable = True

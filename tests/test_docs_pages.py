@@ -38,7 +38,7 @@ FENCE = re.compile(r"^(?P<indent>[ \t]*)```(?P<lang>[\w-]*)[^\n]*\n(?P<body>.*?)
 NEEDS = re.compile(r"<!--\s*needs:\s*(?P<what>[\w, -]+?)\s*-->")
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 # Programs a bash/console block may name besides `diffident`; they are not run here.
-NOT_RUN = {"python", "python3", "pip", "mkdocs", "asv", "git", "cd", "export", "cp", "ls", "bash"}
+NOT_RUN = {"python", "python3", "pip", "mkdocs", "asv", "git", "cd", "export", "cp", "ls", "bash", "pytest-benchmark"}
 
 
 def blocks(text):
@@ -101,7 +101,7 @@ def run_console(body, where):
 
 
 def run_bash(body, where):
-    for line in body.splitlines():
+    for line in body.replace("\\\n", " ").splitlines():  # a line ending in a backslash goes on
         line = line.strip()
         if not line or line.startswith("#"):
             continue

@@ -425,6 +425,7 @@ _ENTRIES = [
     Comparison(di.log_evidence, (
         Reference("dense", dense.dense_log_evidence, rtol=1e-12, atol=1e-12),
         _scipy(dense.scipy_log_evidence, 1e-12, 1e-12),
+        Reference("numpy", dense.numpy_log_evidence, rtol=1e-12, atol=1e-12),
         _mpmath("log_evidence", 1e-12, 1e-12),
     ), _log_evidence_case),
     Comparison(di.log_posterior, (_mpmath("log_posterior", 1e-15, 1e-9),), _posterior_case),

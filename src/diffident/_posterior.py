@@ -14,9 +14,12 @@ from ._worlds import Worlds, check_scaling, energy_factor, scaling_exponent, too
 
 __all__ = ["log_evidence", "log_posterior", "posterior", "disclosure_risk"]
 
-# Rough costs (ns) used to pick the direct or the sweep strategy.
-_DIRECT_NS = 0.8       # per world and point, vectorised exp
-_SORT_NS = 80.0        # per world, sorting and grouping
+# Rough costs (ns) used to pick the direct or the sweep strategy, measured
+# on the performance page's Xeon (1e4-4e6 worlds, 17-1000 responses) with
+# benchmarks/crossover.py: the choice is within 1.1x of the better strategy
+# but for about 1e4 worlds and 30-60 responses (at most 1.8x, 0.1 ms).
+_DIRECT_NS = 1.5       # per world and point on one thread, vectorised exp
+_SORT_NS = 27.0        # per world, sorting and grouping
 _SWEEP_NS = 4.0        # per distinct value and distinct scale
 _LOOKUP_NS = 150.0     # per point: binary search and two exps
 _PARALLEL_MIN = 1 << 15  # worlds x points below which threads do not pay
@@ -105,7 +108,7 @@ def _evaluate(ws, R, lam, wld, gauss, log_risk=False, lattice=None):
     nw = numba.get_num_threads()
     direct_cost = _DIRECT_NS * n * m / nw
     # the sweep sums linear weights: only where none underflows against the largest
-    if n > 64 and direct_cost > 1e6 and not gauss and not log_risk and ws.linear_ok:
+    if n > 16 and direct_cost > 1e5 and not gauss and not log_risk and ws.linear_ok:
         inv_u, inverse = np.unique(lam, return_inverse=True)
         sweep_cost = _SORT_NS * m + _SWEEP_NS * inv_u.size * m + _LOOKUP_NS * n / nw
         if sweep_cost < direct_cost:

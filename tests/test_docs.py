@@ -16,6 +16,7 @@ from diffident import (
     _mechanisms,
     _mechanisms_integer,
     _mechanisms_noise,
+    _mechanisms_pld,
     _membership,
     _multi,
     _neighbours,
@@ -35,7 +36,7 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 
 @pytest.mark.parametrize("module", [_closed_form, _posterior, _worst_case, _possible, _sweep, _table, _columns,
                                     _expected, _multi, _gaussian, dp,
-                                    _membership, _mechanisms, _mechanisms_noise, _mechanisms_integer,
+                                    _membership, _mechanisms, _mechanisms_noise, _mechanisms_integer, _mechanisms_pld,
                                     _chunked, _neighbours, _search, replicate, rr])
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)

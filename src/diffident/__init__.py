@@ -26,6 +26,7 @@ from ._gaussian import gaussian_delta, gaussian_sigma_for
 from ._mechanisms import ApproxDP, Mechanism, PureDP
 from ._mechanisms_integer import DiscreteGaussian, DiscreteLaplace
 from ._mechanisms_noise import Gaussian, Laplace, RandomizedResponse
+from ._mechanisms_pld import Composition, SubsampledGaussian, compose
 from ._membership import membership_risk, membership_tight_scale
 from ._multi import multi_tight_scale, multi_worst_case_risk
 from ._neighbours import dataset_tight_scale
@@ -96,6 +97,9 @@ __all__ = [
     "RandomizedResponse",
     "PureDP",
     "ApproxDP",
+    "SubsampledGaussian",
+    "Composition",
+    "compose",
     "chunked_log_evidence",
     "chunked_disclosure_risk",
     "chunked_worst_case_risk",

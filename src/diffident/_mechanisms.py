@@ -436,6 +436,44 @@ class Mechanism(abc.ABC):
         return ret(1.0 - np.clip(self._tradeoff(a), 0.0, 1.0 - a), sc)
 
 
+    def compose(self, k: int, *, discretization: float = 1e-4) -> "Mechanism":
+        """The same mechanism released k times about one person: ``compose(self, ..., self)``.
+
+        Parameters
+        ----------
+        k : int
+            The number of releases, a whole number >= 1.
+        discretization : float, keyword-only
+            The width of the privacy-loss grid where the composition needs
+            dp-accounting's PLD (default 1e-4).
+
+        Returns
+        -------
+        Mechanism
+            ``self`` for k = 1, else a `diffident.Composition`.
+
+        Raises
+        ------
+        ValueError
+            If k is not a whole number >= 1.
+        TypeError
+            If k is not a number.
+
+        Examples
+        --------
+        >>> from diffident import Laplace
+        >>> m = Laplace(1.0).compose(10)
+        >>> m
+        Composition(Laplace(scale=1.0, sensitivity=1.0) * 10)
+        >>> m.pure_epsilon
+        10.0
+        """
+        from ._mechanisms_pld import Composition, _count
+
+        k = _count("k", k)
+        return self if k == 1 else Composition(((self, k),), discretization=discretization)
+
+
 class _Noise(Mechanism):
     """Noise of one scale parameter (the first of ``_fields``) added to a
     query whose neighbours lie ``sensitivity`` apart (abstract).

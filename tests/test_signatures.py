@@ -23,6 +23,8 @@ EXCEPTIONS = {
     # lo <= hi is checked, so a swap is an error rather than a wrong
     # number (as with range(lo, hi)); integer= is keyword-only.
     "diffident.Domain": ("lo", "hi"),
+    # a class and a number: they cannot be swapped without a TypeError
+    "diffident.calibrate": ("family", "target"),
 }
 
 

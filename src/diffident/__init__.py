@@ -7,6 +7,7 @@ and goes beyond it with the exact worst-case risk and tight calibration.
 """
 
 from . import dp, rr
+from ._calibrate_mech import calibrate
 from ._chunked import (
     chunked_disclosure_risk,
     chunked_log_evidence,
@@ -100,6 +101,7 @@ __all__ = [
     "SubsampledGaussian",
     "Composition",
     "compose",
+    "calibrate",
     "chunked_log_evidence",
     "chunked_disclosure_risk",
     "chunked_worst_case_risk",

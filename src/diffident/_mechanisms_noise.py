@@ -19,6 +19,33 @@ _SQRT2 = float(np.sqrt(2.0))
 _GL_X, _GL_W = np.polynomial.legendre.leggauss(16)
 
 
+def laplace_delta(e, eps):
+    """The Laplace profile at epsilons ``e`` for pure epsilons ``eps`` (broadcast)."""
+    with np.errstate(invalid="ignore"):
+        return -np.expm1(np.minimum((e - eps) / 2.0, 0.0))
+
+
+def laplace_tradeoff(alpha, eps):
+    """The Laplace trade-off curve at ``alpha`` for pure epsilons ``eps`` (broadcast)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        first = 1.0 - np.exp(eps + np.log(alpha))
+        middle = np.exp(-eps - np.log(4.0 * alpha))
+        last = np.exp(-eps + np.log1p(-alpha))
+    knee = np.exp(-eps) / 2.0
+    out = np.where(alpha < knee, first, np.where(alpha <= 0.5, middle, last))
+    return np.where(alpha == 0.0, 1.0, out)  # full support: no test of size 0 finds B
+
+
+def gaussian_tradeoff(alpha, mu):
+    """The Gaussian trade-off curve ``Phi(Phi^-1(1 - alpha) - mu)`` (broadcast)."""
+    return ndtr(-ndtri(alpha) - mu)
+
+
+def gaussian_advantage(mu):
+    """The Gaussian advantage ``2 Phi(mu / 2) - 1 = erf(mu / (2 sqrt 2))`` (broadcast)."""
+    return erf(np.asarray(mu, dtype=np.float64) / (2.0 * _SQRT2))
+
+
 class Laplace(_Noise):
     """The Laplace mechanism: noise of scale b on a query of sensitivity Delta.
 
@@ -130,19 +157,10 @@ class Laplace(_Noise):
         return float(self._sensitivity / self._scale)
 
     def _delta(self, e):
-        eps = self.pure_epsilon
-        with np.errstate(invalid="ignore"):
-            return -np.expm1(np.minimum((e - eps) / 2.0, 0.0))
+        return laplace_delta(e, self.pure_epsilon)
 
     def _tradeoff(self, alpha):
-        eps = self.pure_epsilon
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            first = 1.0 - np.exp(eps + np.log(alpha))
-            middle = np.exp(-eps - np.log(4.0 * alpha))
-            last = np.exp(-eps + np.log1p(-alpha))
-        knee = np.exp(-eps) / 2.0
-        out = np.where(alpha < knee, first, np.where(alpha <= 0.5, middle, last))
-        return np.where(alpha == 0.0, 1.0, out)  # full support: no test of size 0 finds B
+        return laplace_tradeoff(alpha, self.pure_epsilon)
 
 
 def _gauss_delta(e, mu):
@@ -353,7 +371,23 @@ class Gaussian(_Noise):
         return _gauss_delta(e, self.mu)
 
     def _tradeoff(self, alpha):
-        return ndtr(-ndtri(alpha) - self.mu)
+        return gaussian_tradeoff(alpha, self.mu)
+
+    def advantage(self) -> float:
+        """The membership advantage: ``2 Phi(mu / 2) - 1``, the profile at 0.
+
+        Returns
+        -------
+        float
+            The advantage, in [0, 1).
+
+        Examples
+        --------
+        >>> from diffident import Gaussian
+        >>> round(Gaussian(1.0).advantage(), 6)
+        0.382925
+        """
+        return float(gaussian_advantage(self.mu))
 
 
 class RandomizedResponse(Mechanism):

@@ -8,6 +8,7 @@ import pytest
 
 import diffident
 from diffident import (
+    _calibrate_mech,
     _chunked,
     _closed_form,
     _columns,
@@ -22,6 +23,7 @@ from diffident import (
     _neighbours,
     _possible,
     _posterior,
+    _profiles,
     _search,
     _sweep,
     _table,
@@ -37,6 +39,7 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 @pytest.mark.parametrize("module", [_closed_form, _posterior, _worst_case, _possible, _sweep, _table, _columns,
                                     _expected, _multi, _gaussian, dp,
                                     _membership, _mechanisms, _mechanisms_noise, _mechanisms_integer, _mechanisms_pld,
+                                    _profiles, _calibrate_mech,
                                     _chunked, _neighbours, _search, replicate, rr])
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)

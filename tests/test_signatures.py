@@ -25,6 +25,8 @@ EXCEPTIONS = {
     "diffident.Domain": ("lo", "hi"),
     # a class and a number: they cannot be swapped without a TypeError
     "diffident.calibrate": ("family", "target"),
+    # Kazan and Reiter's (a, r), in their order
+    "diffident.RatioProfile": ("a", "r"),
 }
 
 

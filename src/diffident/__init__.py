@@ -33,6 +33,7 @@ from ._multi import multi_tight_scale, multi_worst_case_risk
 from ._neighbours import dataset_tight_scale
 from ._possible import contributions, dataset_sensitive_range, sensitive_range, world_values
 from ._posterior import disclosure_risk, log_evidence, log_posterior, posterior
+from ._profiles import RatioProfile, profile_epsilon
 from ._search import ConvergenceWarning
 from ._sweep import InferredDomainWarning, SkippedColumnWarning, SweepTable, sweep
 from ._world_sets import Domain
@@ -102,6 +103,8 @@ __all__ = [
     "Composition",
     "compose",
     "calibrate",
+    "RatioProfile",
+    "profile_epsilon",
     "chunked_log_evidence",
     "chunked_disclosure_risk",
     "chunked_worst_case_risk",

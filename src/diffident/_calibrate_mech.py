@@ -288,7 +288,7 @@ def calibrate(family: Any, target: RealArrayLike, *, measure: str, rtol: float =
     >>> round(b, 4), bool(Laplace(b).advantage() <= 0.1)
     (4.7456, True)
     >>> s = calibrate("gaussian", [0.05, 0.1], measure="tpr_at_fpr", fpr=0.01)
-    >>> [round(x, 3) for x in s]
+    >>> [round(float(x), 3) for x in s]
     [1.467, 0.957]
     """
     cls = _family(family)

@@ -13,6 +13,7 @@ from diffident import (
     _closed_form,
     _columns,
     _expected,
+    _explain,
     _gaussian,
     _mechanisms,
     _mechanisms_integer,
@@ -39,7 +40,7 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 @pytest.mark.parametrize("module", [_closed_form, _posterior, _worst_case, _possible, _sweep, _table, _columns,
                                     _expected, _multi, _gaussian, dp,
                                     _membership, _mechanisms, _mechanisms_noise, _mechanisms_integer, _mechanisms_pld,
-                                    _profiles, _calibrate_mech,
+                                    _profiles, _calibrate_mech, _explain,
                                     _chunked, _neighbours, _search, replicate, rr])
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)

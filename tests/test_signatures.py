@@ -27,6 +27,8 @@ EXCEPTIONS = {
     "diffident.calibrate": ("family", "target"),
     # Kazan and Reiter's (a, r), in their order
     "diffident.RatioProfile": ("a", "r"),
+    # the guarantee (epsilon, delta), as it is written
+    "diffident.explain": ("epsilon", "delta"),
 }
 
 

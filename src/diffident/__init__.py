@@ -23,6 +23,7 @@ from ._closed_form import (
     scale_for_rho,
 )
 from ._expected import expected_risk
+from ._explain import Explanation, explain
 from ._gaussian import gaussian_delta, gaussian_sigma_for
 from ._mechanisms import ApproxDP, Mechanism, PureDP
 from ._mechanisms_integer import DiscreteGaussian, DiscreteLaplace
@@ -105,6 +106,8 @@ __all__ = [
     "calibrate",
     "RatioProfile",
     "profile_epsilon",
+    "explain",
+    "Explanation",
     "chunked_log_evidence",
     "chunked_disclosure_risk",
     "chunked_worst_case_risk",

@@ -8,6 +8,9 @@
 * ``diffident calibrate --worlds M --range S``: the paper's Laplace
   calibration (Theorem 1) for risk bounds, a number of worlds and a
   sensitive range.
+* ``diffident explain --epsilon E [--delta D]``: what a DP guarantee means
+  to an attacker (posteriors, identification, advantage, TPR at FPR), for
+  the guarantee and the noise that attains it.
 
 Bad arguments give a one-line error and exit status 2.
 """
@@ -95,6 +98,27 @@ def _calibrate(args, out):
     print("epsilon = ln((m-1) rho / (1-rho)), scale = S / epsilon; the risk bound is", file=out)
     print("1 / (1 + (m-1) exp(-S/scale)) at the returned scale (<= rho by construction).", file=out)
     print("Printed to 10 significant digits: scales and risk bounds rounded up, epsilons down.", file=out)
+    return 0
+
+
+def _explain(args, out):
+    e = di.explain(args.epsilon, args.delta, mechanism=args.mechanism, m=args.m, priors=args.prior)
+    if args.plot:
+        try:
+            import matplotlib
+
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:
+            raise ValueError('--plot needs matplotlib: pip install "diffident[plot]"') from None
+        fig, ax = plt.subplots(figsize=(5.0, 4.5))
+        e.plot(ax)
+        fig.tight_layout()
+        fig.savefig(args.plot)
+        plt.close(fig)
+    print(e, file=out)
+    if args.plot:
+        print(f"\ntrade-off curves written to {args.plot}", file=out)
     return 0
 
 
@@ -203,7 +227,7 @@ def _number(name):
 
 
 def build_parser():
-    """The ``diffident`` argument parser, with its three subcommands."""
+    """The ``diffident`` argument parser, with its four subcommands."""
     p = _Parser(prog="diffident",
                 description="Differential identifiability: re-identification risk and noise calibration.")
     p.add_argument("--version", action="version", version=f"diffident {__version__}")
@@ -263,6 +287,26 @@ def build_parser():
     w.add_argument("--quiet", action="store_true",
                    help="no progress, compile notice or summary (warnings and errors still print)")
     w.set_defaults(func=_sweep)
+
+    x = sub.add_parser(
+        "explain",
+        help="what an (epsilon, delta) guarantee means to an attacker",
+        description="What an (epsilon, delta)-DP guarantee means to an attacker: the largest posterior at several "
+        "priors (as odds), the bounds on naming one of m candidates, the membership advantage and the TPR at a 1%% "
+        "FPR, for the guarantee and for the continuous and integer noise that attain it.",
+    )
+    x.add_argument("--epsilon", type=_number("epsilon"), required=True, help="the guarantee's epsilon (required)")
+    x.add_argument("--delta", type=_number("delta"), default=0.0, help="the guarantee's delta (default 0)")
+    x.add_argument("--mechanism", default=None,
+                   choices=["laplace", "gaussian", "discrete_laplace", "discrete_gaussian"],
+                   help="the noise to show (default: Laplace and discrete Laplace for delta 0, else the Gaussians)")
+    x.add_argument("--m", type=_number("m"), nargs="+", default=[10, 100, 1000],
+                   help="numbers of candidates (default 10 100 1000)")
+    x.add_argument("--prior", type=_number("prior"), nargs="+", default=[0.001, 0.01, 0.1, 0.5],
+                   help="the attacker's priors, in (0, 1) (default 0.001 0.01 0.1 0.5)")
+    x.add_argument("--plot", metavar="FILE", default=None,
+                   help="also draw the trade-off curves into FILE (.png, .pdf, .svg; needs the plot extra)")
+    x.set_defaults(func=_explain)
 
     r = sub.add_parser(
         "replicate",

@@ -192,7 +192,7 @@ def test_every_command_line_option_is_documented():
     text = (DOCS / "reference" / "cli.md").read_text()
     parser = cli.build_parser()
     subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    assert set(subparsers.choices) == {"replicate", "sweep", "calibrate"}
+    assert set(subparsers.choices) == {"replicate", "sweep", "calibrate", "explain"}
     for name, sub in subparsers.choices.items():
         section = text.split(f"## diffident {name}\n", 1)[1].split("\n## ", 1)[0]
         for action in sub._actions:

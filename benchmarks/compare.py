@@ -53,6 +53,11 @@ Cases (targets from the performance issue):
   (baseline: ``np.sort`` alone, for information).
 * ``tight_scale(risk="expected")``, 100 values of rho over 1e5 worlds:
   < 0.5 s, and no returned scale whose expected success exceeds its rho.
+* DP-SGD: the trade-off curve at 1000 FPRs of 10,000 steps (sigma 1, q
+  0.01), building the PLD included: < 2 s (baseline: riskcal on the same
+  PLD; dp-accounting's PLD alone is printed as the floor).
+* ``calibrate``: 1e6 Gaussian advantage targets and 1e6 Laplace TPR-at-FPR
+  targets: < 0.5 s each (baseline: ``brentq`` per target, extrapolated).
 * ``every_neighbour``: ``dataset_tight_scale`` of capital-gain's std (123
   removals of 1e5 worlds each) at 1000 rho, for information (baseline:
   ``tight_scale`` on every removal's worlds, extrapolated from three).
@@ -525,6 +530,70 @@ CASES.append(case_analytic_gaussian)
 # ------------------------------------------------------------ huge world sets
 
 
+def case_dpsgd_curve(quick, rng):
+    """A trade-off curve of 1000 FPRs for DP-SGD (sigma 1, q 0.01), PLD included."""
+    try:
+        from dp_accounting.pld import privacy_loss_distribution as pld_lib
+    except ImportError:
+        return dict(case="DP-SGD trade-off curve", error="dp-accounting is not installed", target="< 2 s")
+    steps = 1000 if quick else 10000
+    alpha = np.linspace(0.0, 1.0, 1000)
+
+    def ours():  # a fresh value each time: its PLD is built inside the timing
+        return di.SubsampledGaussian(1.0, sampling_rate=0.01, steps=steps).tradeoff(alpha)
+
+    def pld_alone():
+        return pld_lib.from_gaussian_mechanism(1.0, sampling_prob=0.01).self_compose(steps)
+
+    t_di, got = best_time(ours, repeat=3, budget=10.0)
+    t_pld, pld = best_time(pld_alone, repeat=3, budget=10.0)
+    try:
+        from riskcal.analysis.conversions import get_beta_from_pld
+    except ImportError:
+        t_rc, check, name = t_pld, None, "dp-accounting's PLD alone (riskcal not installed)"
+    else:
+        t_rc, ref = best_time(lambda: get_beta_from_pld(pld_alone(), alpha=alpha), repeat=3, budget=10.0)
+        check, name = float(np.max(np.abs(got - ref))), "riskcal on the same PLD"
+    target = 2.0
+    return dict(case=f"DP-SGD curve, 1000 FPRs, {steps} steps, incl. PLD",
+                note=f"PLD alone {fmt_t(t_pld)}; check is the largest absolute difference",
+                t_diffident=t_di, t_baseline=t_rc, baseline=name, speedup=t_rc / t_di,
+                target=f"< {target:g} s", passed=t_di < target, check=check)
+
+
+def case_calibrate_targets(quick, rng):
+    """calibrate on 1e6 advantage targets (Gaussian) and TPR-at-FPR targets (Laplace)."""
+    from scipy.optimize import brentq
+    from scipy.special import ndtr
+
+    n = 10**5 if quick else 10**6
+    t = rng.uniform(0.01, 0.99, n)
+
+    def ours():
+        a = di.calibrate(di.Gaussian, t, measure="advantage")
+        b = di.calibrate(di.Laplace, t, measure="tpr_at_fpr", fpr=0.001)
+        return a, b
+
+    t_di, (a, b) = best_time(ours, repeat=3)
+    sub = t[:200]
+
+    def per_target():  # brentq on each closed-form measure, in log sigma
+        return np.array([
+            np.exp(brentq(lambda ls, v=v: 2 * ndtr(np.exp(-ls) / 2) - 1 - v, -30, 30, xtol=1e-14))
+            for v in sub])
+
+    t_b, ref = best_time(per_target, repeat=1, warmup=False)
+    t_base = 2 * t_b * n / sub.size  # (two measures)
+    violations = int(np.count_nonzero([di.Gaussian(x).advantage() > v for x, v in zip(a[:2000], t[:2000],
+                                                                                       strict=True)]))
+    target = 0.5 if not quick else 0.05
+    return dict(case=f"calibrate {fmt_n(n)} targets x 2 measures (closed forms)",
+                t_diffident=t_di, t_baseline=t_base, baseline="brentq per target (extrapolated)",
+                speedup=t_base / t_di, target=f"< {target:g} s (per measure)",
+                passed=t_di / 2 < target and not violations,
+                check=rel_diff(a[:200], ref), violations=violations)
+
+
 def case_huge_worlds(quick, rng):
     """Adult capital-loss: the Adult rows as the universe, a 1,000-row
     database, k = 3 unknown individuals (about 1.8e13 worlds), end to end."""
@@ -594,7 +663,7 @@ def case_dask(quick, rng):
                 speedup=t_m / t_d, target="(info)", passed=True, check=rel_diff(got, ref))
 
 
-CASES.extend([case_huge_worlds, case_chunked_memmap, case_dask])
+CASES.extend([case_dpsgd_curve, case_calibrate_targets, case_huge_worlds, case_chunked_memmap, case_dask])
 
 
 # --------------------------------------------------------------------------- report

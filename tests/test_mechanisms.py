@@ -69,7 +69,9 @@ def _pieces(cuts):
 def test_laplace_delta_is_the_hockey_stick(b, s, e):
     pa = stats.laplace(0.0, b).pdf
     pb = stats.laplace(s, b).pdf
-    ref = _hockey(pa, pb, e, _pieces([0.0, s]))
+    # cut where p_A = e^e p_B, (s - e b) / 2, and its mirror: quad misses a kink
+    kinks = [c for c in ((s - e * b) / 2.0, (s + e * b) / 2.0) if 0.0 < c < s]
+    ref = _hockey(pa, pb, e, _pieces([0.0, s, *kinks]))
     assert Laplace(b, sensitivity=s).delta(e) == pytest.approx(ref, rel=1e-8, abs=1e-12)
 
 

@@ -217,3 +217,12 @@ def test_without_dp_accounting_the_message_says_what_to_install(monkeypatch):
     # a composition of Gaussians needs no PLD, nor the pure epsilon
     assert di.compose(di.Gaussian(1.0), di.Gaussian(2.0)).advantage() > 0
     assert m.pure_epsilon == 1.5
+
+
+def test_a_dp_sgd_run_composes_with_other_releases_on_one_grid():
+    s = di.SubsampledGaussian(1.0, sampling_rate=0.01, steps=50, discretization=1e-3)
+    assert (s.sampling_rate, s.steps, s.neighbours) == (0.01, 50, "add_remove")
+    both = di.compose(s, di.Laplace(5.0))  # the composition's grid (1e-4), not the run's
+    alone = di.SubsampledGaussian(1.0, sampling_rate=0.01, steps=50)
+    assert both.delta(0.5) > alone.delta(0.5)
+    assert both.delta(0.5) >= di.Laplace(5.0).delta(0.5)

@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._kernels.hull import hockey_tails, upper_envelope
-from ._mechanisms import Mechanism, _positive
+from ._mechanisms import ApproxDP, Mechanism, _positive
 from ._mechanisms_integer import DiscreteGaussian, DiscreteLaplace
 from ._mechanisms_noise import Gaussian, Laplace, RandomizedResponse
 from ._validate import scalar
@@ -76,10 +76,10 @@ def _part_pld(m, interval):
         if not 0.0 < noise <= 1.0:
             raise ValueError(f"randomized response with p = {m.p!r} below 1/d cannot be composed")
         return pld.from_randomized_response(noise, m.d, **kw)
-    if isinstance(m, SubsampledGaussian):
-        return m._pld
-    from ._mechanisms import ApproxDP
-
+    if isinstance(m, SubsampledGaussian):  # (on the composition's grid: PLDs compose on one)
+        same = m._discretization == interval
+        return (m if same else SubsampledGaussian(m._sigma, sampling_rate=m._sampling_rate, steps=m._steps,
+                                                  neighbours=m._neighbours, discretization=interval))._pld
     if isinstance(m, ApproxDP):
         e, d = m.pair
         return pld.from_privacy_parameters(common.DifferentialPrivacyParameters(e, d), **kw)
@@ -306,6 +306,57 @@ class SubsampledGaussian(_Accounted):
         0.8
         """
         return float(self._sigma)
+
+    @property
+    def sampling_rate(self) -> float:
+        """The Poisson sampling rate q.
+
+        Returns
+        -------
+        float
+            q, in (0, 1].
+
+        Examples
+        --------
+        >>> from diffident import SubsampledGaussian
+        >>> SubsampledGaussian(0.8, sampling_rate=0.01, steps=100).sampling_rate
+        0.01
+        """
+        return float(self._sampling_rate)
+
+    @property
+    def steps(self) -> int:
+        """The number of steps T.
+
+        Returns
+        -------
+        int
+            T, >= 1.
+
+        Examples
+        --------
+        >>> from diffident import SubsampledGaussian
+        >>> SubsampledGaussian(0.8, sampling_rate=0.01, steps=100).steps
+        100
+        """
+        return int(self._steps)
+
+    @property
+    def neighbours(self) -> str:
+        """The neighbouring relation: "add_remove" or "replace_one".
+
+        Returns
+        -------
+        str
+            The relation.
+
+        Examples
+        --------
+        >>> from diffident import SubsampledGaussian
+        >>> SubsampledGaussian(0.8, sampling_rate=0.01, steps=100).neighbours
+        'add_remove'
+        """
+        return str(self._neighbours)
 
     @property
     def pure_epsilon(self) -> float:

@@ -1,9 +1,12 @@
 """calibrate: the least noise whose attack measure meets a target.
 
 Every returned parameter is checked with the mechanism's own public method
-(conservative) and against 1e-12 less noise (tight, for the closed forms);
+(conservative) and against 1e-9 less noise (tight, for the closed forms);
 the edges return their documented values.
 """
+
+import os
+import zlib
 
 import numpy as np
 import pytest
@@ -11,6 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import diffident as di
+
+SEED = int(os.environ.get("DIFFIDENT_TEST_SEED", "0"))  # (other seeds: a soak run)
 
 FAST = [
     (di.Laplace, "advantage", {}),
@@ -43,7 +48,7 @@ def measured(family, x, measure, fixed):
 
 @pytest.mark.parametrize(("family", "measure", "fixed"), FAST, ids=lambda v: getattr(v, "__name__", str(v)))
 def test_closed_forms_are_conservative_and_tight(family, measure, fixed):
-    rng = np.random.default_rng(abs(hash((family.__name__, measure))) % 2**32)
+    rng = np.random.default_rng([zlib.crc32(f"{family.__name__} {measure} {sorted(fixed.items())}".encode()), SEED])
     t = np.concatenate([rng.uniform(0.0, 1.0, 400), 10.0 ** rng.uniform(-12, -1, 100)])
     x = di.calibrate(family, t, measure=measure, **fixed)
     assert x.shape == t.shape
@@ -51,7 +56,7 @@ def test_closed_forms_are_conservative_and_tight(family, measure, fixed):
         if not np.isfinite(xi) or xi == 0.0:
             continue
         assert measured(family, xi, measure, fixed) <= ti  # the user's own evaluator
-        assert measured(family, xi * (1 - 1e-12), measure, fixed) > ti  # less noise fails
+        assert measured(family, xi * (1 - 1e-9), measure, fixed) > ti  # less noise fails
 
 
 @pytest.mark.parametrize(("family", "measure", "fixed"), FAST, ids=lambda v: getattr(v, "__name__", str(v)))

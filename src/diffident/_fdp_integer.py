@@ -345,11 +345,16 @@ def _lattice_tradeoff(alpha, s, d, noise):
     comp = 1.0 - xs  # exact for xs > 1/2
     lo = np.full(xs.shape, -b + 1.0)
     hi = np.full(xs.shape, b)
-    while np.any(hi - lo > 1.0):
+    while True:
         c = np.floor((lo + hi) / 2.0)
+        # (beyond 2^53 lattice steps the floats run out of integers: the
+        # bracket ends at adjacent floats there)
+        act = (hi - lo > 1.0) & (c > lo) & (c < hi)
+        if not act.any():
+            break
         ok = np.where(upper, _tail(c, s, noise) >= xs, _head(c - 1.0, s, noise) <= comp)
-        lo = np.where(ok, c, lo)
-        hi = np.where(ok, hi, c)
+        lo = np.where(act & ok, c, lo)
+        hi = np.where(act & ~ok, c, hi)
     c = lo
     gap = np.where(upper, _tail(c, s, noise) - xs, comp - _head(c - 1.0, s, noise))
     pc = _point(c, s, noise)

@@ -128,3 +128,12 @@ def test_values_are_immutable_and_compare_by_value():
 def test_bad_input(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+@pytest.mark.parametrize("sigma", [1e14, 1e15, 1e20, 1e300])
+def test_huge_sigmas_end_their_threshold_search(sigma):
+    # beyond 2^53 lattice steps the bisection ends at adjacent floats (it used to loop forever)
+    m = di.DiscreteGaussian(sigma)
+    tpr = m.tpr_at_fpr(np.array([0.001, 0.01, 0.5]))
+    np.testing.assert_allclose(tpr, [0.001, 0.01, 0.5], rtol=1e-6)
+    assert np.all(tpr >= [0.001, 0.01, 0.5])

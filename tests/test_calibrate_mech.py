@@ -89,6 +89,9 @@ def test_the_search_path_is_conservative(t, measure):
     if measure == "tpr_at_fpr" and t <= 0.01:
         return
     x = di.calibrate(di.DiscreteGaussian, t, measure=measure, **fixed)
+    if np.isinf(x):  # a target within rounding of the infinite-noise floor: no float sigma meets it
+        assert measure == "tpr_at_fpr" and t <= 0.01 * (1 + 1e-9)
+        return
     assert measured(di.DiscreteGaussian, x, measure, fixed) <= t
     assert measured(di.DiscreteGaussian, x * (1 - 1e-8), measure, fixed) > t
 

@@ -158,12 +158,12 @@ def _fast(cls, measure, arg, t, sens):
     out[check] = x[check]
     out[todo] = np.nan  # (still failing: left to the bisection)
     # where the estimate passes, a float lower may too: step down while it does
-    down = np.flatnonzero(check)
+    down = np.flatnonzero(np.isfinite(out))  # (not those left to the bisection)
     for _ in range(8):
         if down.size == 0:
             break
         lower = np.nextafter(out[down], 0.0)
-        ok = (lower > 0.0) & (value(np.maximum(lower, 5e-324)) <= t[down])
+        ok = (lower > 0.0) & (value(np.maximum(lower, 5e-324)) <= t[down])  # (0 is no mechanism)
         out[down[ok]] = lower[ok]
         down = down[ok]
     # every float passes (no noise needed) where the target is at the top

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ._kernels.hull import hockey_tails, upper_envelope
+from ._kernels.pld import hockey_tails, upper_envelope
 from ._mechanisms import ApproxDP, Mechanism, _positive
 from ._mechanisms_integer import DiscreteGaussian, DiscreteLaplace
 from ._mechanisms_noise import Gaussian, Laplace, RandomizedResponse
@@ -168,19 +168,24 @@ class _Accounted(Mechanism):
             self._cache["pld"] = self._make_pld()
         return self._cache["pld"]
 
+    @property
+    def _orders(self) -> list[_Profile]:
+        """The profile of each order of the pair (one where the PLD is symmetric)."""
+        if "orders" not in self._cache:
+            pld = self._pld
+            pmfs = (pld._pmf_remove,) if pld._symmetric else (pld._pmf_remove, pld._pmf_add)
+            self._cache["orders"] = [_Profile(o) for o in pmfs]
+        return list(self._cache["orders"])
+
     def _delta(self, e):
         g = self._gaussian
         if g is not None:
             return g._delta(e)
         e = np.asarray(e, dtype=np.float64)
         flat = e.reshape(-1)
-        if "profile" not in self._cache:
-            pld = self._pld
-            orders = (pld._pmf_remove,) if pld._symmetric else (pld._pmf_remove, pld._pmf_add)
-            self._cache["profile"] = [_Profile(o) for o in orders]
         out = np.zeros(flat.size)
         fin = np.isfinite(flat)
-        for order in self._cache["profile"]:  # the larger of the two orders, as dp-accounting
+        for order in self._orders:  # the larger of the two orders, as dp-accounting
             out = np.maximum(out, np.where(fin, order(np.where(fin, flat, 0.0)), order.inf))
         # no privacy loss exceeds the pure epsilon: the profile is 0 there
         # (the PLD's truncated tail would leave ~1e-15)
@@ -191,12 +196,9 @@ class _Accounted(Mechanism):
     @property
     def _floor(self) -> float:
         """delta(inf): the mass of outputs that only A gives (either order)."""
-        if "floor" not in self._cache:
-            if np.isfinite(self.pure_epsilon):
-                return 0.0
-            pld = self._pld
-            self._cache["floor"] = max(float(pld._pmf_remove._infinity_mass), float(pld._pmf_add._infinity_mass))
-        return float(self._cache["floor"])
+        if np.isfinite(self.pure_epsilon):
+            return 0.0
+        return max(o.inf for o in self._orders)
 
     def _excess(self, e):
         if self._gaussian is not None:
@@ -212,8 +214,7 @@ class _Accounted(Mechanism):
         if g is not None:
             return g._tradeoff(alpha)
         if "curve" not in self._cache:
-            self._delta(np.zeros(1))  # (builds the profiles)
-            atoms = np.unique(np.concatenate([o.loss for o in self._cache["profile"]] + [[0.0]]))
+            atoms = np.unique(np.concatenate([o.loss for o in self._orders] + [[0.0]]))
             atoms = atoms[atoms >= 0.0]
             self._cache["curve"] = _envelope(atoms, self._delta(atoms))
         breaks, slope, inter = self._cache["curve"]

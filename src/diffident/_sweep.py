@@ -96,8 +96,9 @@ def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: Sequence[
         from its own stream, ``SeedSequence([seed, column number, size
         number])``, so a column gives the same rows whatever else is swept.
     rtol : float, optional
-        Relative precision of the tight scales (default 1e-12; 0 bisects to
-        adjacent floats, about 40% more passes).  Always conservative.
+        Relative precision of the tight scales (default 1e-12; 0 bisects
+        each rho to adjacent floats, several times the passes: see
+        `tight_scale`).  Always conservative.
     progress : bool, optional
         Report progress on standard error (default False: nothing): a bar
         when standard error is a terminal, else (a log, CI) a line such as

@@ -9,7 +9,27 @@ timing.
 ``benchmarks/compare.py`` is a separate plain script (not an asv suite) that
 times diffident against the same baselines in one process and checks the
 performance targets.
+
+Two profiles, chosen by the environment variable ``DIFFIDENT_ASV_PROFILE``
+when asv discovers and runs the suites:
+
+* ``full`` (the default): every size, for the history (``asv run``,
+  ``asv publish``);
+* ``fast``: each suite at its smallest size or two, with more samples per
+  benchmark, for checking a change against main
+  (``DIFFIDENT_ASV_PROFILE=fast asv continuous main HEAD --factor 1.25``).
 """
+
+import os
+
+PROFILE = os.environ.get("DIFFIDENT_ASV_PROFILE", "full")
+if PROFILE not in ("full", "fast"):
+    raise ValueError(f"DIFFIDENT_ASV_PROFILE must be 'full' or 'fast', got {PROFILE!r}")
+
+
+def sizes(full, fast):
+    """A suite's size list: ``full`` in the full profile, ``fast`` in the fast one."""
+    return list(fast) if PROFILE == "fast" else list(full)
 
 
 def warm_up(suite, *params, skip=()):

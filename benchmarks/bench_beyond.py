@@ -5,12 +5,14 @@ import numpy as np
 import diffident as di
 from diffident.testing import COMPARISONS
 
+from . import sizes
+
 # the NumPy O(m^2 q) reference of the multi-release worst case (the table's)
 dense_multi_worst_case_risk = COMPARISONS["multi_worst_case_risk"].reference("dense")
 
 
 class GaussianDelta:
-    params = [[10**3, 10**4, 10**5]]
+    params = [sizes([10**3, 10**4, 10**5], [10**3])]
     param_names = ["worlds"]
 
     def setup(self, m):
@@ -22,7 +24,7 @@ class GaussianDelta:
 
 
 class GaussianDeltaMaxOverWorlds:
-    params = [[100, 1000]]
+    params = [sizes([100, 1000], [100])]
     param_names = ["worlds"]
 
     def setup(self, m):
@@ -34,7 +36,7 @@ class GaussianDeltaMaxOverWorlds:
 
 
 class MultiRelease:
-    params = [[10**3, 10**4], [2, 3]]
+    params = [sizes([10**3, 10**4], [10**3]), [2, 3]]
     param_names = ["worlds", "queries"]
 
     def setup(self, m, q):

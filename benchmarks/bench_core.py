@@ -21,7 +21,7 @@ import diffident as di
 from diffident.replicate.paper import ADULT_N, DOMAINS
 from diffident.testing import COMPARISONS
 
-from . import warm_up
+from . import sizes, warm_up
 
 # the baselines (diffident.testing's table): scipy.special.logsumexp of the
 # Laplace terms, and the O(m^2) formula max_j 1 / sum_k exp(-|f_j - f_k| / scale)
@@ -59,7 +59,7 @@ class _OneResponse:
 class LogEvidence(_OneResponse):
     """One response, one scale: log sum_k exp(-|R - f_k| / scale)."""
 
-    params = [[10**5, 10**6, 10**7]]
+    params = [sizes([10**5, 10**6, 10**7], [10**5])]
     timeout = 300
     response, scale = 1.5, 2.0
 
@@ -89,7 +89,7 @@ class LogEvidenceNoise:
     noises' lattice check rides in the evidence kernel's pass (target:
     discrete within 1.2x of continuous at m = 1e7)."""
 
-    params = [[10**6, 10**7], ["laplace", "discrete_laplace", "gaussian", "discrete_gaussian"]]
+    params = [sizes([10**6, 10**7], [10**5]), ["laplace", "discrete_laplace", "gaussian", "discrete_gaussian"]]
     param_names = ["m", "noise"]
     timeout = 120
     response, scale = 17.0, 3.0
@@ -105,7 +105,7 @@ class LogEvidenceNoise:
 class ManyResponses:
     """Many responses at one scale over m worlds (issue target: 1e6 x 1e7 < 1 s)."""
 
-    params = [[10**5, 10**7], [10**3, 10**6]]
+    params = [sizes([10**5, 10**7], [10**5]), sizes([10**3, 10**6], [10**3])]
     param_names = ["m", "n_resp"]
     timeout = 600
 
@@ -137,7 +137,7 @@ class ManyResponses:
 class WorstCaseRisk:
     """Distinct unsorted values, one scale (issue target: 1e7 values < 0.5 s incl. sort)."""
 
-    params = [[10**5, 10**6, 10**7]]
+    params = [sizes([10**5, 10**6, 10**7], [10**5])]
     param_names = ["m"]
     timeout = 300
 
@@ -163,7 +163,7 @@ class WorstCaseRisk:
 class WorstCaseRiskWeighted:
     """Repeated values with counts / prior weights."""
 
-    params = [[10**6], ["none", "counts", "prior", "counts+prior"]]
+    params = [sizes([10**6], [10**5]), ["none", "counts", "prior", "counts+prior"]]
     param_names = ["m", "weights"]
     timeout = 300
 
@@ -186,7 +186,7 @@ class WorstCaseRiskWeighted:
 class WorstCaseRiskDense:
     """Sweep vs the dense O(m^2) NumPy formula (issue target: >= 100x at m = 2e4)."""
 
-    params = [[2 * 10**3, 2 * 10**4]]
+    params = [sizes([2 * 10**3, 2 * 10**4], [2 * 10**3])]
     param_names = ["m"]
     timeout = 600
 
@@ -231,7 +231,7 @@ class WorstCaseRiskScales:
 class TightScale:
     """Tight calibration by bisection (issue target: 100 rho over 1e5 worlds < 0.5 s, rtol 0)."""
 
-    params = [[10**5], [1, 100], [0.0, 1e-6]]
+    params = [sizes([10**5], [10**4]), [1, 100], [0.0, 1e-6]]
     param_names = ["m", "n_rho", "rtol"]
     timeout = 300
 
@@ -258,7 +258,7 @@ class TightScale:
 class ClosedForms:
     """Vectorised closed forms (paper Theorem 1) on 1e6-element grids."""
 
-    params = [[10**6]]
+    params = [sizes([10**6], [10**5])]
     param_names = ["n"]
     timeout = 120
 
@@ -299,7 +299,7 @@ class ClosedForms:
 class Posterior(_OneResponse):
     """Per-world posteriors for one response."""
 
-    params = [[10**4, 10**6]]
+    params = [sizes([10**4, 10**6], [10**4])]
     timeout = 120
     response, scale = 0.25, 1.0
 

@@ -23,6 +23,8 @@ from diffident.dp import (
 )
 from diffident.testing import COMPARISONS
 
+from . import sizes
+
 DP_ACCOUNTING = COMPARISONS["analytic_gaussian_sigma"].reference("dp_accounting")
 
 
@@ -41,7 +43,7 @@ class AnalyticGaussian:
     dp-accounting's scalar get_sigma_gaussian in a loop (target >= 50x at
     n = 1000)."""
 
-    params = [[100, 1000, 10000], [1e-12, 1e-6, 0.1]]
+    params = [sizes([100, 1000, 10000], [100]), [1e-12, 1e-6, 0.1]]
     param_names = ["n_eps", "delta"]
     timeout = 300
 
@@ -78,7 +80,7 @@ class AnalyticGaussianGrid:
     """The full (epsilon x delta x sensitivity) broadcast: one batched
     solve for every cell."""
 
-    params = [[100, 1000], [100]]
+    params = [sizes([100, 1000], [100]), [100]]
     param_names = ["n_eps", "n_delta"]
     timeout = 300
 
@@ -114,7 +116,7 @@ class ScalarCalls:
 class ClosedForms:
     """The elementwise closed forms on large arrays."""
 
-    params = [[10**4, 10**6]]
+    params = [sizes([10**4, 10**6], [10**4])]
     param_names = ["n"]
 
     def setup(self, n):

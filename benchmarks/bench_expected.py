@@ -9,7 +9,7 @@ import numpy as np
 import diffident as di
 from diffident.replicate.paper import ADULT_N, DOMAINS
 
-from . import warm_up
+from . import sizes, warm_up
 
 
 def _values(m):
@@ -20,7 +20,7 @@ class ExpectedRisk:
     """One scale, the sort included; a uniform prior (the Voronoi cells) or a
     random one (the upper envelope), continuous or integer noise."""
 
-    params = [[10**6, 10**7], ["uniform", "prior"], ["laplace", "discrete_laplace", "gaussian"]]
+    params = [sizes([10**6, 10**7], [10**5]), ["uniform", "prior"], ["laplace", "discrete_laplace", "gaussian"]]
     param_names = ["m", "prior", "noise"]
     timeout = 300
 
@@ -38,7 +38,7 @@ class ExpectedRisk:
 class TightScaleExpected:
     """The calibration to the expected success over a rho grid."""
 
-    params = [[10**4, 10**5], [1, 100], ["laplace", "gaussian"]]
+    params = [sizes([10**4, 10**5], [10**4]), [1, 100], ["laplace", "gaussian"]]
     param_names = ["m", "n_rho", "noise"]
     timeout = 300
 

@@ -5,12 +5,14 @@ import numpy as np
 import diffident as di
 from diffident.replicate.paper import ADULT_N, DOMAINS
 
+from . import sizes
+
 
 class SubsetSumWorlds:
     """An Adult-sized universe (4357 values of capital-loss), a 1,000-row
     database, k unknown individuals: about 1.8e13 worlds for k = 3."""
 
-    params = [[2, 3, 4]]
+    params = [sizes([2, 3, 4], [2])]
     param_names = ["k"]
 
     def setup(self, k):
@@ -36,7 +38,7 @@ class SubsetSumWorlds:
 
 
 class Membership:
-    params = [[2, 3]]
+    params = [sizes([2, 3], [2])]
     param_names = ["k"]
 
     def setup(self, k):
@@ -50,7 +52,7 @@ class Membership:
 
 
 class Chunked:
-    params = [[10**6, 10**7]]
+    params = [sizes([10**6, 10**7], [10**6])]
     param_names = ["worlds"]
 
     def setup(self, n):

@@ -9,6 +9,8 @@ from diffident.replicate.paper import ADULT_N, DOMAINS
 from diffident.testing import COMPARISONS
 from diffident.testing.brute_force import jit_spread as _spread
 
+from . import PROFILE, sizes
+
 brute_world_values = COMPARISONS["world_values"].reference("brute")
 
 
@@ -16,7 +18,7 @@ class WorldValues:
     """world_values for named queries (k = 1 over an integer domain, k = 3
     over explicit candidates) against itertools enumeration."""
 
-    params = (["mean", "median", "std"], [1, 3])
+    params = (["mean", "median", "std"], sizes([1, 3], [1]))
     param_names = ["query", "k"]
 
     def setup(self, query, k):
@@ -40,7 +42,7 @@ class WorldValues:
 class SensitiveRange:
     """Closed forms for named queries against enumeration of every world."""
 
-    params = (["mean", "median", "var"], [1, 2, 3])
+    params = (["mean", "median", "var"], sizes([1, 2, 3], [1]))
     param_names = ["query", "k"]
 
     def setup(self, query, k):
@@ -61,7 +63,8 @@ class SensitiveRange:
 class DatasetSensitiveRange:
     """The paper's max over D' = D - i*, k = 1, on Adult-sized integer columns."""
 
-    params = (["mean", "median", "std"], [DOMAINS["hours-per-week"], DOMAINS["capital-gain"]])
+    params = (["mean", "median", "std"], sizes([DOMAINS["hours-per-week"], DOMAINS["capital-gain"]],
+                                                    [DOMAINS["hours-per-week"]]))
     param_names = ["query", "domain"]
 
     def setup(self, query, domain):
@@ -81,7 +84,7 @@ class DatasetSensitiveRange:
 class Enumeration:
     """The enumeration path: a jitted callable over C(n, 3) worlds."""
 
-    params = [100, 200, 400]
+    params = sizes([100, 200, 400], [100])
     param_names = ["candidates"]
 
     def setup(self, n):
@@ -102,16 +105,21 @@ class Enumeration:
 
 
 class Sweep:
-    """The main job's engine: a grid over rho for Adult-sized integer columns."""
+    """The main job's engine: a grid over rho for Adult-sized integer columns
+    (seeded stand-ins with the Adult domains), mean, median and std, bound
+    and tight calibrations; from 64 rho the tight ones share evaluations.
+    """
 
-    params = [[10, 100, 1000]]
+    params = [sizes([10, 100, 1000], [100])]
     param_names = ["n_rho"]
+    timeout = 300
 
     def setup(self, n_rho):
         rng = np.random.default_rng(3)
-        self.data = {c: rng.integers(DOMAINS[c][0], DOMAINS[c][1] + 1, ADULT_N).astype(float)
-                     for c in ("age", "capital-loss")}
-        di.sweep(self.data, n_rho=3)
+        cols = ("age",) if PROFILE == "fast" else ("age", "capital-loss")
+        self.data = {c: rng.integers(DOMAINS[c][0], DOMAINS[c][1] + 1, ADULT_N).astype(float) for c in cols}
+        self.domains = {c: DOMAINS[c] for c in cols}
+        di.sweep(self.data, n_rho=3, domains=self.domains)
 
     def time_sweep(self, n_rho):
-        di.sweep(self.data, n_rho=n_rho)
+        di.sweep(self.data, n_rho=n_rho, domains=self.domains)

@@ -16,7 +16,7 @@ from diffident.testing.timing import best_time
 MODES = {"direct": (None, 1e30), "sweep": (1e9, 0.0), "auto": (None, None)}  # (_DIRECT_NS, _SORT_NS)
 
 
-def time_modes(values, responses):
+def measure_modes(values, responses):
     direct_ns, sort_ns = _posterior._DIRECT_NS, _posterior._SORT_NS
     out = {}
     try:
@@ -35,7 +35,7 @@ def main():
     for m in (10**4, 10**5, 10**6, 4 * 10**6):
         values = rng.standard_normal(m) * 10.0
         for n in (17, 24, 32, 40, 48, 64, 100, 200, 1000):
-            t = time_modes(values, rng.uniform(-40, 40, n))
+            t = measure_modes(values, rng.uniform(-40, 40, n))
             ratio = t["auto"] / min(t["direct"], t["sweep"])
             worst = max(worst, ratio)
             print(f"m={m:.0e} n={n:5d}  " + "  ".join(f"{k} {v * 1e3:8.2f} ms" for k, v in t.items())

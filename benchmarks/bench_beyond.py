@@ -5,7 +5,7 @@ import numpy as np
 import diffident as di
 from diffident.testing import COMPARISONS
 
-from . import sizes
+from . import sizes, tune
 
 # the NumPy O(m^2 q) reference of the multi-release worst case (the table's)
 dense_multi_worst_case_risk = COMPARISONS["multi_worst_case_risk"].reference("dense")
@@ -54,3 +54,6 @@ class MultiRelease:
     def time_multi_tight_scale(self, m, q):
         if m <= 10**3:
             di.multi_tight_scale(self.F, rho=[0.01, 0.1])
+
+
+tune(globals())

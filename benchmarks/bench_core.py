@@ -21,7 +21,7 @@ import diffident as di
 from diffident.replicate.paper import ADULT_N, DOMAINS
 from diffident.testing import COMPARISONS
 
-from . import sizes, warm_up
+from . import sizes, tune, warm_up
 
 # the baselines (diffident.testing's table): scipy.special.logsumexp of the
 # Laplace terms, and the O(m^2) formula max_j 1 / sum_k exp(-|f_j - f_k| / scale)
@@ -311,3 +311,6 @@ class Posterior(_OneResponse):
 
     def time_disclosure_risk(self, m):
         di.disclosure_risk(self.values, response=self.response, scale=self.scale, world=3)
+
+
+tune(globals())

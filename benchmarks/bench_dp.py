@@ -23,7 +23,7 @@ from diffident.dp import (
 )
 from diffident.testing import COMPARISONS
 
-from . import sizes
+from . import sizes, tune
 
 DP_ACCOUNTING = COMPARISONS["analytic_gaussian_sigma"].reference("dp_accounting")
 
@@ -146,3 +146,6 @@ class ClosedForms:
     def time_numpy_sum_rows(self, n):
         # reference: the plain (not upward-rounded) NumPy sum
         self.rows.sum(axis=-1)
+
+
+tune(globals())

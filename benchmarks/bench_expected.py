@@ -9,7 +9,7 @@ import numpy as np
 import diffident as di
 from diffident.replicate.paper import ADULT_N, DOMAINS
 
-from . import sizes, warm_up
+from . import sizes, tune, warm_up
 
 
 def _values(m):
@@ -77,3 +77,6 @@ class SweepRisk:
     def time_sweep(self, risk, noise, query):
         di.sweep(self.data, queries=[query], n_rho=50, domains=self.domains, noise=noise, risk=risk,
                  calibrations=["tight"])
+
+
+tune(globals())

@@ -5,7 +5,7 @@ import numpy as np
 import diffident as di
 from diffident.replicate.paper import ADULT_N, DOMAINS
 
-from . import sizes
+from . import sizes, tune
 
 
 class SubsetSumWorlds:
@@ -70,3 +70,6 @@ class Chunked:
 
     def time_chunked_worst_case(self, n):
         di.chunked_worst_case_risk(self.parts, scale=0.1)
+
+
+tune(globals())

@@ -9,7 +9,7 @@ from diffident.replicate.paper import ADULT_N, DOMAINS
 from diffident.testing import COMPARISONS
 from diffident.testing.brute_force import jit_spread as _spread
 
-from . import PROFILE, sizes
+from . import PROFILE, sizes, tune
 
 brute_world_values = COMPARISONS["world_values"].reference("brute")
 
@@ -123,3 +123,6 @@ class Sweep:
 
     def time_sweep(self, n_rho):
         di.sweep(self.data, n_rho=n_rho, domains=self.domains)
+
+
+tune(globals())

@@ -1,0 +1,72 @@
+#!/usr/bin/env python
+"""Run the asv suites over the last N commits of main from a clean clone, and publish.
+
+Usage (from the repository root, with the ``bench`` extra installed)::
+
+    python benchmarks/history.py 10            # the last 10 commits, full profile
+    python benchmarks/history.py 3 --fast      # the fast profile (smaller sizes)
+    python benchmarks/history.py 10 --publish  # then asv publish: .asv/history/html
+
+The clone lives in ``.asv/history/repo`` (ignored by git) and is refreshed
+from this repository's ``main`` on every run, so uncommitted work never
+enters a timing; asv keeps its environments and results under
+``.asv/history``, and commits already measured on this machine are skipped
+(``--skip-existing-commits``), so a later run adds only the new ones.  The
+HTML report (``--publish``) is a static site: open
+``.asv/history/html/index.html``, or serve it with ``asv preview``.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(cmd, cwd, env=None):
+    print("+", " ".join(cmd), flush=True)
+    subprocess.run(cmd, cwd=cwd, env=env, check=True)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("n", type=int, help="how many of main's last commits to measure")
+    ap.add_argument("--fast", action="store_true", help="the fast profile (DIFFIDENT_ASV_PROFILE=fast)")
+    ap.add_argument("--publish", action="store_true", help="then build the HTML report (asv publish)")
+    ap.add_argument("--branch", default="main", help="the branch to measure (default main)")
+    args = ap.parse_args(argv)
+    if args.n < 1:
+        ap.error(f"n must be at least 1, got {args.n}")
+
+    home = ROOT / ".asv" / "history"
+    repo = home / "repo"
+    if repo.exists():
+        shutil.rmtree(repo)
+    home.mkdir(parents=True, exist_ok=True)
+    run(["git", "clone", "--quiet", "--branch", args.branch, str(ROOT), str(repo)], cwd=home)
+    # asv's directories outside the clone: they survive the next refresh
+    conf = json.loads(_strip_comments((repo / "asv.conf.json").read_text()))
+    conf.update(env_dir=str(home / "env"), results_dir=str(home / "results"), html_dir=str(home / "html"))
+    (repo / "asv.history.json").write_text(json.dumps(conf, indent=2))
+    env = dict(os.environ, DIFFIDENT_ASV_PROFILE="fast" if args.fast else "full")
+    asv = [sys.executable, "-m", "asv"]
+    cfg = ["--config", "asv.history.json"]
+    run(asv + ["machine", "--yes"] + cfg, cwd=repo, env=env)
+    run(asv + ["run", *cfg, "--skip-existing-commits", f"{args.branch}~{args.n}..{args.branch}"], cwd=repo, env=env)
+    if args.publish:
+        run(asv + ["publish", *cfg], cwd=repo, env=env)
+        print(f"report: {home / 'html' / 'index.html'}")
+    return 0
+
+
+def _strip_comments(text):
+    """asv.conf.json allows // comments (asv reads it as JSON5-like); drop them."""
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

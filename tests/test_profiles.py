@@ -79,3 +79,33 @@ def test_values():
     assert repr(a) == "RatioProfile(a=0.25, r=3.0)"
     with pytest.raises(AttributeError):
         a.r = 4
+
+
+def test_ratio_profile_is_vectorised_and_exact_over_q():
+    # one call over many q equals the dense-grid minimum at each q, never above it
+    prof = di.RatioProfile(0.05, 2.0)
+    q = np.linspace(0.01, 1.0, 200)
+    got = di.profile_epsilon(prof, q=q)
+    priors = np.append(DENSE, [0.025, 1.0])  # (the kink and p = 1)
+    brute = _epsilon_at(priors[:, None], 1.0 / prof(priors)[:, None], q).min(axis=0)
+    assert np.all(got <= brute * (1 + 1e-12))
+    np.testing.assert_allclose(got, brute, rtol=1e-12)
+    # where q < 1 / r the bound at p = 1 binds: ln((1 - q) / (1 / r - q)) / 2
+    low = di.profile_epsilon(di.RatioProfile(0.9, 5.0), q=0.1)
+    assert low == pytest.approx(0.5 * math.log(0.9 / 0.1), rel=1e-12)
+
+
+def test_ratio_profile_minimum_on_random_profiles():
+    # the kink and p = 1 are the only candidates: a dense grid of priors (with
+    # both added) never finds a smaller epsilon, on random (a, r, q)
+    rng = np.random.default_rng(20261124)
+    for _ in range(100):
+        a, r = rng.uniform(0.01, 2.0), rng.uniform(1.01, 20.0)
+        q = rng.uniform(0.0, 1.0, 5)
+        prof = di.RatioProfile(a, r)
+        got = di.profile_epsilon(prof, q=q)
+        priors = np.append(DENSE, [min(a / r, 1.0), 1.0])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            brute = _epsilon_at(priors[:, None], 1.0 / prof(priors)[:, None], q)
+        brute = np.where(np.isnan(brute), np.inf, brute).min(axis=0)
+        np.testing.assert_allclose(got, brute, rtol=1e-12)

@@ -13,7 +13,7 @@ Conventions (as in numpy's own ``benchmarks/``):
 Run from the repository root, e.g.::
 
     asv check -E existing
-    asv run --quick -E existing --python=same --bench LogEvidence
+    asv run --quick --python=same --bench LogEvidence
 """
 import numpy as np
 

@@ -25,7 +25,9 @@ runs out of steps anyway reports ``MAXITER`` for the entry and still returns
 its verified end, and the public function warns with `ConvergenceWarning`.
 In the spirit of SciPy's elementwise iterative methods
 (``scipy/_lib/_elementwise_iterative_method.py``): one loop, batched, with a
-status per element.
+status per element.  Where one function serves a whole grid of targets,
+`diffident._inversion` shares its evaluations between them and hands what
+it cannot settle to `smallest` and `refine`, under the same contract.
 
 Floats are ordered like the integers ``key(x)``: the bit pattern for
 ``x >= 0`` and its negation (sign bit cleared) for ``x < 0``, so that

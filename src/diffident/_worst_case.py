@@ -412,11 +412,12 @@ def tight_scale(values: RealArrayLike, *, rho: RealArrayLike, counts: RealArrayL
         Unnormalised per-world prior weights (>= 0).
     rtol : float, optional
         Stop when the bracket is within this relative width.  ``0`` (the
-        default) bisects until its two ends are adjacent floats.  With at
-        least 1e-13 and 64 or more rho, the grid shares its evaluations (an
-        interpolant of rho* locates every answer, and two evaluations each
-        confirm it), and each scale returned lies at the top of its
-        window: a relative ``rtol`` at most above a scale that fails.
+        default) bisects until its two ends are adjacent floats.  For the
+        worst case with rtol at least 1e-13 and 64 or more rho, the grid
+        shares its evaluations (an interpolant of rho* locates every
+        answer, and two evaluations each confirm it), and each scale
+        returned lies at the top of its window: a relative ``rtol`` at most
+        above a scale that fails.
     risk : {"worst", "expected"}, optional
         The risk to keep at most rho: the worst case of `worst_case_risk`
         (default), or the adversary's expected success of `expected_risk`

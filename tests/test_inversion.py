@@ -95,6 +95,30 @@ def test_few_evaluations_per_target(monkeypatch):
     assert sum(calls) / rho.size < 3.0
 
 
+@pytest.mark.parametrize("kind", ["normal", "lognormal", "cauchy", "ties"])
+def test_sparse_targets_cost_no_more_than_the_per_target_search(monkeypatch, kind):
+    # 64 rho over the whole range: intervals with too few targets to pay
+    # for their nodes go to the per-target search from the grid
+    rng = np.random.default_rng(5)
+    v = {"normal": lambda: rng.normal(size=5000), "lognormal": lambda: rng.lognormal(0, 3, 3000),
+         "cauchy": lambda: rng.standard_cauchy(3000), "ties": lambda: np.round(rng.normal(size=3000) * 10)}[kind]()
+    rho = _grid(v, None, None, 64)
+    calls = []
+    orig = _worst_case.Evaluator.__call__
+
+    def counting(self, inv):
+        calls.append(inv.size)
+        return orig(self, inv)
+
+    monkeypatch.setattr(_worst_case.Evaluator, "__call__", counting)
+    di.tight_scale(v, rho=rho, rtol=1e-12)
+    grid = sum(calls)
+    calls.clear()
+    for r in np.split(rho, 2):  # (fewer than 64 at a time: the per-target search)
+        di.tight_scale(v, rho=r, rtol=1e-12)
+    assert grid <= sum(calls)
+
+
 # ------------------------------------------------------------ the module itself --
 
 def _kinked(x):

@@ -16,16 +16,18 @@ set against a rho grid), its evaluations can be shared instead:
    interval;
 3. each estimate x is checked as `_search.refine` would end: ``lo`` just
    below it must fail and ``hi = lo / (1 - rtol)`` (rounded in) must pass,
-   both evaluated by the caller's own ``f`` in one batch.  Passing ``hi``
-   at the top of the ``rtol`` window returns at least as much noise as any
-   search that stops within ``rtol`` of the answer.
+   both evaluated by the caller's own ``f`` in one batch.  With ``hi`` at
+   the top of the ``rtol`` window, the answer is, as a rule, at least as
+   large as that of a search that stops anywhere within ``rtol`` of it.
 
-A target whose interval has a kink (the attaining group changes), whose
-interpolant did not converge, whose estimate is not accurate to a quarter of
-``rtol``, or whose check fails, goes to `_search.refine` with the tightest
-evaluated bracket; a target outside the grid goes to `_search.smallest`.
-So every answer is, as there, an evaluated passing ``hi`` with an evaluated
-failing ``lo`` within ``rtol`` below it.
+A target whose interval has a kink (the attaining group changes) or fewer
+than `MIN_PER_INTERVAL` targets (its nodes would cost more than they
+save), whose interpolant did not converge, whose estimate is not accurate
+to an eighth of ``rtol``, or whose check fails, goes to `_search.refine`
+with the tightest evaluated bracket (and its answer, too, to the top of
+its window where that passes); a target outside the grid goes to
+`_search.smallest`.  So every answer is, as there, an evaluated passing
+``hi`` with an evaluated failing ``lo`` within ``rtol`` below it.
 """
 
 import numpy as np
@@ -35,6 +37,7 @@ from . import _search
 MIN_TARGETS = 64  # fewer targets: the grid costs more than it saves
 MIN_RTOL = 1e-13  # the estimates are good to a few units of roundoff; tighter searches refine
 NODES = 32  # Chebyshev degree per interval: converged to rounding for a log-slope up to ~15
+MIN_PER_INTERVAL = 5  # targets an interval needs for its NODES - 1 evaluations to pay
 _MAX_GRID = 512  # coarse points at most (a wider range gives longer intervals, which may not converge)
 _U = 2.0 ** -53
 
@@ -213,8 +216,10 @@ def _estimates(evaluate, grid, F, arg, j, t, rtol):
     X[:, 0], X[:, -1] = grid[ivs], grid[ivs + 1]
     Fv = np.empty_like(X)
     Fv[:, 0], Fv[:, -1] = F[ivs], F[ivs + 1]
-    # the interior nodes of intervals that one group attains at both ends
-    same = arg[ivs] == arg[ivs + 1]
+    # the interior nodes of intervals that one group attains at both ends,
+    # and that hold enough targets to pay for them (the per-target search
+    # takes about eight evaluations from an interval's ends)
+    same = (arg[ivs] == arg[ivs + 1]) & (np.bincount(inv, minlength=ivs.size) >= MIN_PER_INTERVAL)
     G = np.zeros(X.shape, dtype=np.asarray(arg).dtype)
     G[:, 0], G[:, -1] = arg[ivs], arg[ivs + 1]
     Fv[~same, 1:-1] = np.nan

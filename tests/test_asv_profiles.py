@@ -76,3 +76,14 @@ def test_history_reads_asv_conf_and_refuses_bad_input(capsys):
     with pytest.raises(SystemExit):
         h.main(["0"])
     assert "n must be at least 1, got 0" in capsys.readouterr().err
+
+
+def test_history_table_names_real_benchmarks():
+    # every headline row names a method and parameter values (as asv writes
+    # them: repr) that the fast profile runs
+    fast = json.loads(_suites("fast").stdout)
+    for name, want in _history().HEADLINE:
+        mod, cls, meth = name.split(".")
+        params = eval(fast[f"{mod}.{cls}"]["params"])  # (the repr of lists of numbers and strings)
+        assert all(w in [repr(v) for v in ps] for w, ps in zip(want, params, strict=True)), name
+        assert callable(getattr(getattr(importlib.import_module(f"benchmarks.{mod}"), cls), meth))

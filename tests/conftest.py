@@ -42,6 +42,24 @@ def require_adult():
     return path
 
 
+@pytest.fixture
+def evaluator_calls(monkeypatch):
+    """The number of scales in each call of the worst-case evaluator (a list
+    that the test's calls fill).
+    """
+    from diffident import _worst_case
+
+    sizes = []
+    orig = _worst_case.Evaluator.__call__
+
+    def counting(self, inv):
+        sizes.append(inv.size)
+        return orig(self, inv)
+
+    monkeypatch.setattr(_worst_case.Evaluator, "__call__", counting)
+    return sizes
+
+
 @pytest.fixture(scope="session")
 def adult():
     """The UCI Adult numeric columns as a dict of float arrays (load_adult)."""

@@ -78,45 +78,29 @@ def test_default_rtol_keeps_the_per_target_search(name, v, c, p):
     np.testing.assert_array_equal(grid, one)
 
 
-def test_few_evaluations_per_target(monkeypatch):
+def test_few_evaluations_per_target(evaluator_calls):
     v = (1e6 + np.arange(20_000.0)) / 48_842.0
     rho = _grid(v, None, None, 1000)
-    calls = []
-    orig = _worst_case.Evaluator.__call__
-
-    def counting(self, inv):
-        calls.append(inv.size)
-        return orig(self, inv)
-
-    monkeypatch.setattr(_worst_case.Evaluator, "__call__", counting)
     di.tight_scale(v, rho=rho, rtol=1e-12)
     # two confirmations per target, the grid and the interpolation nodes;
     # the per-target search takes about eleven
-    assert sum(calls) / rho.size < 3.0
+    assert sum(evaluator_calls) / rho.size < 3.0
 
 
 @pytest.mark.parametrize("kind", ["normal", "lognormal", "cauchy", "ties"])
-def test_sparse_targets_cost_no_more_than_the_per_target_search(monkeypatch, kind):
+def test_sparse_targets_cost_no_more_than_the_per_target_search(evaluator_calls, kind):
     # 64 rho over the whole range: intervals with too few targets to pay
     # for their nodes go to the per-target search from the grid
     rng = np.random.default_rng(5)
     v = {"normal": lambda: rng.normal(size=5000), "lognormal": lambda: rng.lognormal(0, 3, 3000),
          "cauchy": lambda: rng.standard_cauchy(3000), "ties": lambda: np.round(rng.normal(size=3000) * 10)}[kind]()
     rho = _grid(v, None, None, 64)
-    calls = []
-    orig = _worst_case.Evaluator.__call__
-
-    def counting(self, inv):
-        calls.append(inv.size)
-        return orig(self, inv)
-
-    monkeypatch.setattr(_worst_case.Evaluator, "__call__", counting)
     di.tight_scale(v, rho=rho, rtol=1e-12)
-    grid = sum(calls)
-    calls.clear()
+    grid = sum(evaluator_calls)
+    evaluator_calls.clear()
     for r in np.split(rho, 2):  # (fewer than 64 at a time: the per-target search)
         di.tight_scale(v, rho=r, rtol=1e-12)
-    assert grid <= sum(calls)
+    assert grid <= sum(evaluator_calls)
 
 
 # ------------------------------------------------------------ the module itself --

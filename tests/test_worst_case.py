@@ -156,19 +156,11 @@ def test_tight_epsilon_at_least_the_papers():
     assert np.all(di.tight_epsilon(v, rho=rho) >= di.epsilon_for_rho(rho, m=v.size))
 
 
-def test_fewer_passes_than_bisection(monkeypatch):
+def test_fewer_passes_than_bisection(evaluator_calls):
     rng = np.random.default_rng(0)
     v = rng.random(2000)
-    calls = []
-    orig = _worst_case.Evaluator.__call__
-
-    def counting(self, inv):
-        calls.append(inv.size)
-        return orig(self, inv)
-
-    monkeypatch.setattr(_worst_case.Evaluator, "__call__", counting)
     di.tight_scale(v, rho=np.linspace(0.01, 0.5, 50))
-    assert sum(calls) / 50 < 30  # bisection to adjacent floats needs ~55
+    assert sum(evaluator_calls) / 50 < 30  # bisection to adjacent floats needs ~55
 
 
 @pytest.mark.parametrize(

@@ -139,12 +139,10 @@ def _solve(evaluate, target, grid, F, arg, rtol, x, status):
         return rest
     t = target[idx]
     j = k[idx] - 1  # the interval [grid[j], grid[j + 1]]: F fails at j (F >= run > t), passes at j + 1
-    b_lo, b_hi = grid[j], grid[j + 1]
-    f_lo, f_hi = F[j], F[j + 1]
     est, err, xs, fs = _estimates(evaluate, grid, F, arg, j, t, rtol)
-    # the intervals' evaluated points tighten the brackets: the highest
-    # failing node below the lowest passing one
-    # (NaN: a node not evaluated, neither)
+    # each bracket: the highest failing node of its interval below the
+    # lowest passing one (its ends are grid[j] and grid[j + 1]; NaN: a
+    # node not evaluated, neither)
     first_pass = np.argmax(fs <= t[:, None], axis=1)  # (every row's last node passes)
     col = np.arange(fs.shape[1])
     last_fail = np.where((fs > t[:, None]) & (col < first_pass[:, None]), col, 0).max(axis=1)  # (node 0 fails)

@@ -7,14 +7,17 @@ Usage (from the repository root, with the ``bench`` extra installed)::
     python benchmarks/history.py 3 --fast      # the fast profile (smaller sizes)
     python benchmarks/history.py 10 --publish  # then asv publish: .asv/history/html
     python benchmarks/history.py 10 --table    # print the headline rows as Markdown
+                                               # (with --fast: the fast profile's)
 
 The clone lives in ``.asv/history/repo`` (ignored by git) and is refreshed
 from this repository's ``main`` on every run, so uncommitted work never
 enters a timing; asv keeps its environments and results under
 ``.asv/history``, and commits already measured on this machine are skipped
-(``--skip-existing-commits``), so a later run adds only the new ones.  The
-HTML report (``--publish``) is a static site: open
-``.asv/history/html/index.html``, or serve it with ``asv preview``.
+(``--skip-existing-commits``), so a later run adds only the new ones.  Each
+profile keeps its own results and report (``results``, ``html``; with
+``--fast``, ``results-fast``, ``html-fast``).  The HTML report
+(``--publish``) is a static site: open ``.asv/history/html/index.html``, or
+serve it with ``asv preview``.
 """
 
 import argparse
@@ -44,11 +47,14 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.n < 1:
         ap.error(f"n must be at least 1, got {args.n}")
+    home = ROOT / ".asv" / "history"
+    # each profile keeps its own results (the same names at other sizes) and report
+    tag = "-fast" if args.fast else ""
+    results, html = home / f"results{tag}", home / f"html{tag}"
     if args.table:
-        print(table(ROOT / ".asv" / "history" / "results", args.branch, args.n))
+        print(table(results, args.branch, args.n))
         return 0
 
-    home = ROOT / ".asv" / "history"
     repo = home / "repo"
     if repo.exists():
         shutil.rmtree(repo)
@@ -56,7 +62,7 @@ def main(argv=None):
     run(["git", "clone", "--quiet", "--branch", args.branch, str(ROOT), str(repo)], cwd=home)
     # asv's directories outside the clone: they survive the next refresh
     conf = json.loads(_strip_comments((repo / "asv.conf.json").read_text()))
-    conf.update(env_dir=str(home / "env"), results_dir=str(home / "results"), html_dir=str(home / "html"))
+    conf.update(env_dir=str(home / "env"), results_dir=str(results), html_dir=str(html))
     (repo / "asv.history.json").write_text(json.dumps(conf, indent=2))
     env = dict(os.environ, DIFFIDENT_ASV_PROFILE="fast" if args.fast else "full")
     asv = [sys.executable, "-m", "asv"]
@@ -65,7 +71,7 @@ def main(argv=None):
     run(asv + ["run", *cfg, "--skip-existing-commits", f"{args.branch}~{args.n}..{args.branch}"], cwd=repo, env=env)
     if args.publish:
         run(asv + ["publish", *cfg], cwd=repo, env=env)
-        print(f"report: {home / 'html' / 'index.html'}")
+        print(f"report: {html / 'index.html'}")
     return 0
 
 

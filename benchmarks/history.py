@@ -61,7 +61,9 @@ def main(argv=None):
     home.mkdir(parents=True, exist_ok=True)
     run(["git", "clone", "--quiet", "--branch", args.branch, str(ROOT), str(repo)], cwd=home)
     # asv's directories outside the clone: they survive the next refresh
-    conf = json.loads(_strip_comments((repo / "asv.conf.json").read_text()))
+    from asv.util import load_json  # (asv reads its configuration with // comments)
+
+    conf = load_json(repo / "asv.conf.json", js_comments=True)
     conf.update(env_dir=str(home / "env"), results_dir=str(results), html_dir=str(html))
     (repo / "asv.history.json").write_text(json.dumps(conf, indent=2))
     env = dict(os.environ, DIFFIDENT_ASV_PROFILE="fast" if args.fast else "full")
@@ -118,11 +120,6 @@ def table(results, branch, n):
 
 def _fmt(t):
     return f"{t * 1e3:.3g} ms" if t < 1 else f"{t:.3g} s"
-
-
-def _strip_comments(text):
-    """asv.conf.json allows // comments (asv reads it as JSON5-like); drop them."""
-    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
 
 
 if __name__ == "__main__":

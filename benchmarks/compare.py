@@ -372,7 +372,7 @@ def case_enumeration(quick, rng):
                 speedup=t_base / t_di, target=">= 1e7 worlds/s", passed=rate >= 1e7, check=None)
 
 
-def _sweep_row(quick, rng, n_rho, target):
+def _sweep_row(rng, n_rho, target):
     """The sweep over five Adult columns x (mean, median, std) x ``n_rho`` rho,
     bound and tight.  Baseline: scipy's brentq per grid point on each
     column and query's attaining D' (timed on 3 rho each, extrapolated to
@@ -420,11 +420,11 @@ def _sweep_row(quick, rng, n_rho, target):
 
 
 def case_sweep(quick, rng):
-    return _sweep_row(quick, rng, 100 if quick else 1000, 0.1 if quick else 1.0)
+    return _sweep_row(rng, 100 if quick else 1000, 0.1 if quick else 1.0)
 
 
 def case_sweep_large(quick, rng):
-    return _sweep_row(quick, rng, 1000 if quick else 10_000, 0.4 if quick else 4.0)
+    return _sweep_row(rng, 1000 if quick else 10_000, 0.4 if quick else 4.0)
 
 
 def case_every_neighbour(quick, rng):

@@ -15,8 +15,8 @@ when asv discovers and runs the suites:
 
 * ``full`` (the default): every size, for the history (``asv run``,
   ``asv publish``);
-* ``fast``: each suite at its smallest size or two, with more samples per
-  benchmark, for checking a change against main
+* ``fast``: each suite at its smallest size or two, one round of seven
+  samples per benchmark (`tune`), for checking a change against main
   (``DIFFIDENT_ASV_PROFILE=fast asv continuous main HEAD --factor 1.25``).
 """
 

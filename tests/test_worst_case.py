@@ -81,6 +81,31 @@ def test_scale_array_shapes_and_paths():
     assert isinstance(di.worst_case_risk(v, scale=1.0), float)
 
 
+@pytest.mark.parametrize("classes", [1, 2, 63, 64, 65, 300])
+def test_shared_gap_factors_give_the_same_bits(classes):
+    # the blocked kernel forms one set of factors per distinct gap where
+    # there are at most MAX_CLASSES of them: the same bits as one factor
+    # per value (the single-scale kernel), on either side of the limit
+    from diffident._kernels import worstcase
+
+    rng = np.random.default_rng(classes)
+    steps = rng.permutation(np.arange(1, classes + 1))  # every gap appears
+    gaps = np.concatenate([steps, rng.choice(steps, 3000 - classes)]) * 2.0**-10
+    v = np.concatenate([[0.0], np.cumsum(gaps)])
+    ev = _worst_case.Evaluator(v, np.ones(v.size), np.ones(v.size))
+    gi, gv = ev.gaps()
+    if classes <= worstcase.MAX_CLASSES:
+        np.testing.assert_array_equal(np.sort(gv), np.unique(np.diff(v)))
+        np.testing.assert_array_equal(gv[gi[1:]], np.diff(v))
+    else:
+        assert gv.size == 0 and np.array_equal(gi, np.arange(v.size))
+    scales = np.geomspace(1e-2, 1e3, 24)
+    blocked, world = di.worst_case_risk(v, scale=scales, return_world=True)
+    for s, r, w in zip(scales, blocked, world, strict=True):
+        one, w1 = di.worst_case_risk(v, scale=s, return_world=True)
+        assert one == r and w1 == w
+
+
 def test_counts_and_prior_equivalences():
     rng = np.random.default_rng(8)
     v = rng.integers(0, 9, 50).astype(float)

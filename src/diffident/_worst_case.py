@@ -30,6 +30,19 @@ class Evaluator:
         self.blocked_ok = self.nw * (u * 2 + self.nl * 3) * worstcase.BLOCK * 8 <= _BLOCK_BYTES
         self._one = None
         self._blk = None
+        self._gaps = None
+
+    def gaps(self):
+        """The blocked kernel's gap classes (``gi``, ``gv``): the distinct
+        neighbour gaps where there are few, else the identity and no values
+        (formed once).
+        """
+        if self._gaps is None:
+            gi = np.empty(self.fs.size, np.int64)
+            gv = np.empty(worstcase.MAX_CLASSES)
+            n = worstcase.gap_classes(self.fs, gi, gv)
+            self._gaps = (gi, gv[:n].copy()) if n > 0 else (np.arange(self.fs.size), gv[:0])
+        return self._gaps
 
     def __call__(self, inv):
         """rho* and the argmax group, for a 1-d float64 array of 1/scale.
@@ -55,14 +68,16 @@ class Evaluator:
             o = np.empty(pad.size)
             a = np.empty(pad.size, np.int64)
             nw = min(self.nw, nb)
+            gi, gv = self.gaps()
             if self._blk is None or self._blk[0].shape[0] < nw:
                 # each worker's state row padded by a cache line: the rows are
                 # written at every step, and two workers sharing a line would
                 # stall each other (false sharing)
-                self._blk = (np.empty((nw, u, 2 * worstcase.BLOCK)), np.empty((nw, self.nl, 3 * worstcase.BLOCK)),
-                             np.empty((nw, 13 * worstcase.BLOCK + 8)))
-            Z, LK, C = self._blk
-            worstcase.worst_case_blocks_parallel(self.fs, self.W, invP, pad, o, a, Z[:nw], LK[:nw], C[:nw])
+                self._blk = (np.empty((nw, max(gv.size, 1), worstcase.BLOCK)), np.empty((nw, u, 2 * worstcase.BLOCK)),
+                             np.empty((nw, self.nl, 3 * worstcase.BLOCK)), np.empty((nw, 13 * worstcase.BLOCK + 8)))
+            T, Z, LK, C = self._blk
+            worstcase.worst_case_blocks_parallel(self.fs, self.W, invP, gi, gv, pad, o, a, T[:nw], Z[:nw], LK[:nw],
+                                                 C[:nw])
             out[:] = o[:k]
             arg[:] = a[:k]
         else:

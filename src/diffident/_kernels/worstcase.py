@@ -61,7 +61,7 @@ evaluates it, and so does any chunking.
 import numba
 import numpy as np
 
-from ._jit import kernel, parallel_kernel
+from ._jit import inlined_kernel, kernel, parallel_kernel
 from ._math import (
     exp_full as exp,  # factors down to subnormals: weights span up to 2**1000
 )
@@ -327,6 +327,57 @@ def chunk_worst(fs, W, invP, g0, inv, F, Bs, last, best, E, A, LK, Fs):
 # that the per-value loop has no branch.  Lane state C: 0 L / LR, 1 R / RR,
 # 2 C / CR, 3 anchor, 4 T / U hi, 5 lo, 6 inv, 7 smallest S/P, 9-11 the new
 # link, 12 the position of the smallest S/P.
+#
+# Shared factors: where the gaps fs[g] - fs[g-1] take at most MAX_CLASSES
+# distinct values (:func:`gap_classes`), the lanes' factors of each are
+# formed once per block into a table ``T`` (row ``gi[g]`` for value g)
+# instead of once per value into Z.  Equally spaced values (a sum's or a
+# mean's worlds) have one to three distinct gaps in floating point: their
+# factors cost a handful of exponentials per block, the table stays in the
+# first-level cache, and the sweeps are left with multiply-adds.  A factor
+# is ``exp(-d * inv)`` of the same ``d`` either way, so the bits do not
+# change.
+
+MAX_CLASSES = 64  # more distinct gaps than this: one table row per value
+
+
+@kernel
+def gap_classes(fs, gi, gv):
+    """Sort the gaps fs[g] - fs[g-1] (g >= 1) into distinct values: ``gv[k]``
+    the k-th distinct gap, ``gi[g]`` its class (``gi[0] = 0``, ``gv[0]`` the
+    first gap, or 0 for one value).  Returns the number of classes, or -1
+    (``gi``, ``gv`` then undefined) past :data:`MAX_CLASSES`.
+    """
+    u = fs.size
+    gi[0] = 0
+    gv[0] = fs[1] - fs[0] if u > 1 else 0.0
+    n = 1
+    last = 0
+    for g in range(1, u):
+        d = fs[g] - fs[g - 1]
+        if d != gv[last]:
+            k = 0
+            while k < n and gv[k] != d:
+                k += 1
+            if k == n:
+                if n == MAX_CLASSES:
+                    return -1
+                gv[n] = d
+                n += 1
+            last = k
+        gi[g] = last
+    return n
+
+
+@kernel
+def _block_table(gv, T, C, n8):
+    """The lanes' factors of each distinct gap: T[k, s] = exp(-gv[k] inv_s)."""
+    B = BLOCK
+    for k in range(gv.size):
+        d = gv[k]
+        for s in range(n8):
+            T[k, s] = exp(-d * C[6 * B + s])
+
 
 @kernel
 def _block_link(g, fs, W, Z, LK, C, n8):
@@ -351,7 +402,7 @@ def _block_link(g, fs, W, Z, LK, C, n8):
         C[9 * B + s] = ps
         C[10 * B + s] = qe
         C[11 * B + s] = kind
-        Z[g, s] = e
+        Z[g, s] = e  # (read back only where the factors are not shared)
         Z[g, B + s] = fma(c, 1.0, 0.0)
     k = g // K - 1
     for s in range(3 * B):  # apart: one more array in the loop above keeps it scalar
@@ -359,9 +410,10 @@ def _block_link(g, fs, W, Z, LK, C, n8):
 
 
 @kernel
-def _block_forward(fs, W, Z, LK, C, n8):
+def _block_forward(fs, W, gi, T, Z, LK, C, n8, shared):
     """:func:`forward` for the lanes, a sub-block at a time; Z (u, 2 BLOCK):
-    factors | A'.
+    factors | A'.  The factors are read from the table ``T`` if ``shared``
+    (rows ``gi``), else formed and written to Z.
     """
     B = BLOCK
     u = fs.size
@@ -373,22 +425,33 @@ def _block_forward(fs, W, Z, LK, C, n8):
         C[3 * B + s] = f0
         C[4 * B + s] = 0.0
         C[5 * B + s] = 0.0
-        Z[0, s] = 0.0
         Z[0, B + s] = fma(0.0, 1.0, 0.0)
     for s0 in range(0, u, K):
         if s0 > 0:
             _block_link(s0, fs, W, Z, LK, C, n8)
-        for g in range(s0 + 1, min(s0 + K, u)):
-            d = fs[g] - fs[g - 1]
-            wp = W[g - 1]
-            for s in range(n8):
-                e = exp(-d * C[6 * B + s])
-                L = (C[s] + wp) * e
-                R = C[B + s] * e
-                C[s] = L
-                C[B + s] = R
-                Z[g, s] = e
-                Z[g, B + s] = fma(C[2 * B + s], R, L)
+        if shared:
+            for g in range(s0 + 1, min(s0 + K, u)):
+                wp = W[g - 1]
+                r = gi[g]
+                for s in range(n8):
+                    e = T[r, s]
+                    L = (C[s] + wp) * e
+                    R = C[B + s] * e
+                    C[s] = L
+                    C[B + s] = R
+                    Z[g, B + s] = fma(C[2 * B + s], R, L)
+        else:
+            for g in range(s0 + 1, min(s0 + K, u)):
+                d = fs[g] - fs[g - 1]
+                wp = W[g - 1]
+                for s in range(n8):
+                    e = exp(-d * C[6 * B + s])
+                    L = (C[s] + wp) * e
+                    R = C[B + s] * e
+                    C[s] = L
+                    C[B + s] = R
+                    Z[g, s] = e
+                    Z[g, B + s] = fma(C[2 * B + s], R, L)
 
 
 @kernel
@@ -404,9 +467,32 @@ def _block_q(g, w, ip, Z, C, n8):
         C[12 * B + s] = gf if take else C[12 * B + s]
 
 
+@inlined_kernel
+def _block_step_back(g, w, ip, wn, F, r, Z, C, n8):
+    """One value of the backward sweep for the lanes: value g (weight ``w``,
+    ``ip`` = 1/P) from the state at g + 1 (weight ``wn``, factors in row r
+    of ``F``).
+    """
+    B = BLOCK
+    gf = float(g)
+    for s in range(n8):
+        e = F[r, s]
+        LR = (C[s] + wn) * e
+        RR = C[B + s] * e
+        C[s] = LR
+        C[B + s] = RR
+        q = ((Z[g, B + s] + w) + fma(C[2 * B + s], RR, LR)) * ip
+        old = C[7 * B + s]
+        take = q <= old
+        C[7 * B + s] = q if take else old
+        C[12 * B + s] = gf if take else C[12 * B + s]
+
+
 @kernel
-def _block_backward(W, invP, Z, LK, C, n8):
-    """:func:`backward` for the lanes, a sub-block at a time."""
+def _block_backward(W, invP, gi, T, Z, LK, C, n8, shared):
+    """:func:`backward` for the lanes, a sub-block at a time; the factors in
+    rows ``gi`` of the table ``T`` if ``shared``, else in Z.
+    """
     B = BLOCK
     u = W.size
     for s in range(n8):
@@ -423,45 +509,43 @@ def _block_backward(W, invP, Z, LK, C, n8):
             C[s] = 0.0
             C[B + s] = 1.0
         _block_q(e0, W[e0], invP[e0], Z, C, n8)
-        for g in range(e0 - 1, s0 - 1, -1):
-            w = W[g]
-            ip = invP[g]
-            wn = W[g + 1]
-            gf = float(g)
-            for s in range(n8):
-                e = Z[g + 1, s]
-                LR = (C[s] + wn) * e
-                RR = C[B + s] * e
-                C[s] = LR
-                C[B + s] = RR
-                q = ((Z[g, B + s] + w) + fma(C[2 * B + s], RR, LR)) * ip
-                old = C[7 * B + s]
-                take = q <= old
-                C[7 * B + s] = q if take else old
-                C[12 * B + s] = gf if take else C[12 * B + s]
+        if shared:
+            for g in range(e0 - 1, s0 - 1, -1):
+                _block_step_back(g, W[g], invP[g], W[g + 1], T, gi[g + 1], Z, C, n8)
+        else:
+            for g in range(e0 - 1, s0 - 1, -1):
+                _block_step_back(g, W[g], invP[g], W[g + 1], Z, g + 1, Z, C, n8)
         if j > 0:
             w = W[s0]
+            F = T if shared else Z
+            r = gi[s0] if shared else s0
             for s in range(n8):
                 b = fma(C[2 * B + s], C[B + s], C[s])  # B' at s0, as above
                 cr, hi, lo = _link_backward(b, w, C[s], C[4 * B + s], C[5 * B + s],
-                                            LK[j - 1, s], LK[j - 1, B + s], LK[j - 1, 2 * B + s], Z[s0, s])
+                                            LK[j - 1, s], LK[j - 1, B + s], LK[j - 1, 2 * B + s], F[r, s])
                 C[2 * B + s] = cr
                 C[4 * B + s] = hi
                 C[5 * B + s] = lo
 
 
 @kernel
-def _worst_case_block(fs, W, invP, inv8, out8, arg8, Z, LK, C):
-    """BLOCK scales at once.  ``Z`` is (u, 2 BLOCK), ``LK`` (>= (u - 1) // K,
-    3 BLOCK), ``C`` (13 BLOCK,).  Arithmetic identical to
-    :func:`worst_case_one`, scale by scale.
+def _worst_case_block(fs, W, invP, gi, gv, inv8, out8, arg8, T, Z, LK, C):
+    """BLOCK scales at once.  ``gi``, ``gv``: the gap classes
+    (:func:`gap_classes`; or the identity and no values: every value's
+    factors are formed as they are needed and kept in Z); ``T`` (>= gv.size,
+    BLOCK), ``Z`` (u, 2 BLOCK), ``LK`` (>= (u - 1) // K, 3 BLOCK), ``C`` (13
+    BLOCK,).
+    Arithmetic identical to :func:`worst_case_one`, scale by scale.
     """
     B = BLOCK
     n8 = inv8.size  # = BLOCK, but not a compile-time constant (see above)
     for s in range(n8):
         C[6 * B + s] = inv8[s]
-    _block_forward(fs, W, Z, LK, C, n8)
-    _block_backward(W, invP, Z, LK, C, n8)
+    shared = gv.size > 0
+    if shared:
+        _block_table(gv, T, C, n8)
+    _block_forward(fs, W, gi, T, Z, LK, C, n8, shared)
+    _block_backward(W, invP, gi, T, Z, LK, C, n8, shared)
     for s in range(n8):
         best = C[7 * B + s]
         out8[s] = min(1.0 / best, 1.0)
@@ -469,17 +553,17 @@ def _worst_case_block(fs, W, invP, inv8, out8, arg8, Z, LK, C):
 
 
 @parallel_kernel
-def worst_case_blocks_parallel(fs, W, invP, inv, out, arg, Z, LK, C):
+def worst_case_blocks_parallel(fs, W, invP, gi, gv, inv, out, arg, T, Z, LK, C):
     """Many scales: blocks of BLOCK shared among ``Z.shape[0]`` workers.
 
-    ``inv.size`` must be a multiple of BLOCK (the caller pads); ``Z`` is
-    (workers, u, 2 BLOCK), ``LK`` (workers, >= (u - 1) // K, 3 BLOCK) and
-    ``C`` (workers, 13 BLOCK).
+    ``inv.size`` must be a multiple of BLOCK (the caller pads); ``T`` is
+    (workers, >= gv.size, BLOCK), ``Z`` (workers, u, 2 BLOCK), ``LK``
+    (workers, >= (u - 1) // K, 3 BLOCK) and ``C`` (workers, 13 BLOCK).
     """
     nw = Z.shape[0]
     nb = inv.size // BLOCK
     for t in numba.prange(nw):
         for b in range(t, nb, nw):
             s0 = b * BLOCK
-            _worst_case_block(fs, W, invP, inv[s0:s0 + BLOCK], out[s0:s0 + BLOCK],
-                              arg[s0:s0 + BLOCK], Z[t], LK[t], C[t])
+            _worst_case_block(fs, W, invP, gi, gv, inv[s0:s0 + BLOCK], out[s0:s0 + BLOCK],
+                              arg[s0:s0 + BLOCK], T[t], Z[t], LK[t], C[t])

@@ -357,7 +357,8 @@ def direct_one_point_parallel(f, lw, weighted, gauss, R, c, fw, lpw, with_risk, 
 
 @kernel
 def _posterior_row(f, lw, lp, weighted, gauss, R, c, row, buf, lat):
-    dh, dl, g, s = _point_triple(f, lw, weighted, True, gauss, R, c, buf, lat)
+    # (np.bool_: a literal True would compile a second specialisation of the callees)
+    dh, dl, g, s = _point_triple(f, lw, weighted, np.bool_(True), gauss, R, c, buf, lat)
     cst = g + math.log(s)
     for i in range(f.size):
         xh, xl = _pair(R, f[i])

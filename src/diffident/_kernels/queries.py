@@ -114,7 +114,7 @@ def evaluate_row(code, row, ks, p, st, c, ddof, q):
         v = max(dd.div_d(nh, nl, float(N) * float(N - ddof)), 0.0)
         return v if code == VAR else math.sqrt(v)
     if code == MIN:
-        return kth(ks, p, row, 0)
+        return kth(ks, p, row, np.int64(0))  # (not a literal 0: one specialisation)
     if code == MAX:
         return kth(ks, p, row, N - 1)
     if code == MEDIAN:
@@ -135,7 +135,7 @@ def evaluate_row(code, row, ks, p, st, c, ddof, q):
 def evaluate(code, S, ks, st, c, ddof, q, out):
     """out[w] = query(known + S[w]) for each row of S (rows sorted)."""
     for w in range(S.shape[0]):
-        out[w] = evaluate_row(code, S[w], ks, -1, st, c, ddof, q)
+        out[w] = evaluate_row(code, S[w], ks, np.int64(-1), st, c, ddof, q)  # (not a literal: one specialisation)
 
 
 @kernel

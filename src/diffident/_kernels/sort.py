@@ -263,7 +263,7 @@ def order_run(vbits, cbits, pbits, order, m, shift, keys, tmp, hist):
     else:
         hist[:, :] = 0
         dummy = np.empty(0, np.int64)
-        if _radix(keys[:m], tmp[:m], dummy, dummy, False, hist):
+        if _radix(keys[:m], tmp[:m], dummy, dummy, np.bool_(False), hist):  # (np.bool_: one specialisation)
             srt, free = tmp, keys
     _permute(vbits, m, srt, pos, free)
     _permute(cbits, m, srt, pos, free)

@@ -213,18 +213,21 @@ class WorstCaseRiskDense:
 
 
 class WorstCaseRiskScales:
-    """An array of scales over the same values (one sort, many sweeps)."""
+    """An array of scales over the same values (one sort, many sweeps).
+    ``spacing``: random values, or equally spaced ones (a mean's worlds: a
+    few distinct gaps, whose factors the blocked kernel shares).
+    """
 
-    params = [[10**5], [1, 100]]
-    param_names = ["m", "n_scales"]
+    params = [[10**5], [1, 100], ["random", "equal"]]
+    param_names = ["m", "n_scales", "spacing"]
     timeout = 300
 
-    def setup(self, m, n_scales):
-        self.values = _values(m)
+    def setup(self, m, n_scales, spacing):
+        self.values = _values(m) if spacing == "random" else 1000.0 + np.arange(m) / 48842.0
         self.scales = np.geomspace(1e-3, 1e3, n_scales)
-        warm_up(self, m, n_scales)
+        warm_up(self, m, n_scales, spacing)
 
-    def time_worst_case_risk(self, m, n_scales):
+    def time_worst_case_risk(self, m, n_scales, spacing):
         di.worst_case_risk(self.values, scale=self.scales)
 
 

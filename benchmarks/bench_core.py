@@ -215,10 +215,11 @@ class WorstCaseRiskDense:
 class WorstCaseRiskScales:
     """An array of scales over the same values (one sort, many sweeps).
     ``spacing``: random values, or equally spaced ones (a mean's worlds: a
-    few distinct gaps, whose factors the blocked kernel shares).
+    few distinct gaps, whose factors the blocked kernel shares); 3e6 values
+    take the blocked kernel's chunks.
     """
 
-    params = [[10**5], [1, 100], ["random", "equal"]]
+    params = [sizes([10**5, 3 * 10**6], [10**5]), [1, 100], ["random", "equal"]]
     param_names = ["m", "n_scales", "spacing"]
     timeout = 300
 

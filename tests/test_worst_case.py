@@ -106,6 +106,52 @@ def test_shared_gap_factors_give_the_same_bits(classes):
         assert one == r and w1 == w
 
 
+@pytest.mark.parametrize("spacing", ["equal", "random"])
+@pytest.mark.parametrize("rows", [64, 192, 4096])
+def test_chunked_blocks_give_the_same_bits(spacing, rows):
+    # where a row of work memory per value does not fit, the blocked kernel
+    # goes in chunks and sweeps each forward twice: the same bits as the
+    # whole sweep and as the single-scale kernel
+    from diffident._kernels import worstcase
+
+    rng = np.random.default_rng(rows)
+    u = 5000
+    if spacing == "equal":
+        v = 1000.0 + np.arange(u) / 48842.0
+    else:
+        v = np.sort(rng.standard_normal(u)) * 10
+    W = rng.integers(1, 4, u).astype(float)
+    W /= W.sum()
+    invP = 1.0 / W
+    inv = 1.0 / (np.geomspace(1e-4, 2.0, 40) * np.ptp(v))
+    whole = _worst_case.Evaluator(v, W, invP)
+    chunked = _worst_case.Evaluator(v, W, invP)
+    assert whole.rows == u
+    chunked.rows, chunked.nc = rows, -(-u // rows)
+    assert rows % worstcase.K == 0
+    a, wa = whole(inv)
+    b, wb = chunked(inv)
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(wa, wb)
+    for x, r, w in zip(inv[:5], a, wa, strict=False):  # the single-scale kernel
+        one, w1 = whole(np.array([x]))
+        assert one[0] == r and w1[0] == w
+
+
+def test_chunks_are_taken_where_a_row_per_value_does_not_fit(monkeypatch):
+    from diffident._kernels import worstcase
+
+    v = np.sort(np.random.default_rng(2).standard_normal(3 * worstcase.CHUNK + 100))
+    scales = np.geomspace(1e-3, 10.0, 16)
+    whole = di.worst_case_risk(v, scale=scales)
+    ev = _worst_case.Evaluator(v, np.ones(v.size), np.ones(v.size))
+    chunked = ev.nw * (worstcase.CHUNK * 2 + ev.nl * 3 + 4 * worstcase.NS) * worstcase.BLOCK * 8
+    monkeypatch.setattr(_worst_case, "_BLOCK_BYTES", chunked)  # too small for a row per value
+    ev = _worst_case.Evaluator(v, np.ones(v.size), np.ones(v.size))
+    assert ev.rows == worstcase.CHUNK and ev.blocked_ok
+    np.testing.assert_array_equal(di.worst_case_risk(v, scale=scales), whole)
+
+
 def test_counts_and_prior_equivalences():
     rng = np.random.default_rng(8)
     v = rng.integers(0, 9, 50).astype(float)

@@ -27,7 +27,14 @@ class Evaluator:
         u = fs.size
         self.nw = numba.get_num_threads()
         self.nl = max(1, (u - 1) // worstcase.K)  # links between sub-blocks
-        self.blocked_ok = self.nw * (u * 2 + self.nl * 3) * worstcase.BLOCK * 8 <= _BLOCK_BYTES
+        # the blocked kernel's rows of Z: one per value where they fit,
+        # else chunks of worstcase.CHUNK values (one more forward sweep)
+        self.rows = u
+        if self.nw * (u * 2 + self.nl * 3) * worstcase.BLOCK * 8 > _BLOCK_BYTES:
+            self.rows = worstcase.CHUNK
+        self.nc = -(-u // self.rows)
+        self.blocked_ok = (self.nw * (self.rows * 2 + self.nl * 3 + self.nc * worstcase.NS) * worstcase.BLOCK * 8
+                           <= _BLOCK_BYTES)
         self._one = None
         self._blk = None
         self._gaps = None
@@ -73,11 +80,13 @@ class Evaluator:
                 # each worker's state row padded by a cache line: the rows are
                 # written at every step, and two workers sharing a line would
                 # stall each other (false sharing)
-                self._blk = (np.empty((nw, max(gv.size, 1), worstcase.BLOCK)), np.empty((nw, u, 2 * worstcase.BLOCK)),
-                             np.empty((nw, self.nl, 3 * worstcase.BLOCK)), np.empty((nw, 13 * worstcase.BLOCK + 8)))
-            T, Z, LK, C = self._blk
+                B = worstcase.BLOCK
+                self._blk = (np.empty((nw, max(gv.size, 1), B)), np.empty((nw, self.rows, 2 * B)),
+                             np.empty((nw, self.nl, 3 * B)), np.empty((nw, 16 * B + 8)),
+                             np.empty((nw, self.nc, worstcase.NS * B)))
+            T, Z, LK, C, S = self._blk
             worstcase.worst_case_blocks_parallel(self.fs, self.W, invP, gi, gv, pad, o, a, T[:nw], Z[:nw], LK[:nw],
-                                                 C[:nw])
+                                                 C[:nw], S[:nw])
             out[:] = o[:k]
             arg[:] = a[:k]
         else:

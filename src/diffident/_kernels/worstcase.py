@@ -326,7 +326,8 @@ def chunk_worst(fs, W, invP, g0, inv, F, Bs, last, best, E, A, LK, Fs):
 # that make short loops scalar).  The loops go a sub-block at a time, so
 # that the per-value loop has no branch.  Lane state C: 0 L / LR, 1 R / RR,
 # 2 C / CR, 3 anchor, 4 T / U hi, 5 lo, 6 inv, 7 smallest S/P, 9-11 the new
-# link, 12 the position of the smallest S/P.
+# link, 12 the position of the smallest S/P, 13-15 rows 2, 4 and 5 kept
+# aside (chunks).
 #
 # Shared factors: where the gaps fs[g] - fs[g-1] take at most MAX_CLASSES
 # distinct values (:func:`gap_classes`), the lanes' factors of each are
@@ -380,13 +381,16 @@ def _block_table(gv, T, C, n8):
 
 
 @kernel
-def _block_link(g, fs, W, Z, LK, C, n8):
-    """The link at value g (a sub-block's first value, g > 0) for the lanes."""
+def _block_link(g, fs, W, Z, za, LK, C, n8):
+    """The link at value g (a sub-block's first value, g > 0) for the lanes
+    (its Z row: g - za).
+    """
     B = BLOCK
     f = fs[g]
     fprev = fs[g - 1]
     d = f - fprev
     wp = W[g - 1]
+    z = g - za
     for s in range(n8):
         inv = C[6 * B + s]
         e = exp(-d * inv)
@@ -402,65 +406,72 @@ def _block_link(g, fs, W, Z, LK, C, n8):
         C[9 * B + s] = ps
         C[10 * B + s] = qe
         C[11 * B + s] = kind
-        Z[g, s] = e  # (read back only where the factors are not shared)
-        Z[g, B + s] = fma(c, 1.0, 0.0)
+        Z[z, s] = e  # (read back only where the factors are not shared)
+        Z[z, B + s] = fma(c, 1.0, 0.0)
     k = g // K - 1
     for s in range(3 * B):  # apart: one more array in the loop above keeps it scalar
         LK[k, s] = C[9 * B + s]
 
 
 @kernel
-def _block_forward(fs, W, gi, T, Z, LK, C, n8, shared):
-    """:func:`forward` for the lanes, a sub-block at a time; Z (u, 2 BLOCK):
-    factors | A'.  The factors are read from the table ``T`` if ``shared``
-    (rows ``gi``), else formed and written to Z.
+def _block_forward(fs, W, gi, T, Z, LK, C, n8, shared, a, b):
+    """:func:`forward` for the lanes over the sub-blocks that start at a ..
+    b - 1 (a a multiple of K), from the lanes' state after value a - 1 (or
+    from the start, a = 0).  Z (rows from value a, 2 BLOCK): factors | A'.
+    The factors are read from the table ``T`` if ``shared`` (rows ``gi``),
+    else formed and written to Z.
     """
     B = BLOCK
     u = fs.size
-    f0 = fs[0]
-    for s in range(n8):
-        C[s] = 0.0
-        C[B + s] = 1.0
-        C[2 * B + s] = 0.0
-        C[3 * B + s] = f0
-        C[4 * B + s] = 0.0
-        C[5 * B + s] = 0.0
-        Z[0, B + s] = fma(0.0, 1.0, 0.0)
-    for s0 in range(0, u, K):
+    if a == 0:
+        f0 = fs[0]
+        for s in range(n8):
+            C[s] = 0.0
+            C[B + s] = 1.0
+            C[2 * B + s] = 0.0
+            C[3 * B + s] = f0
+            C[4 * B + s] = 0.0
+            C[5 * B + s] = 0.0
+            Z[0, B + s] = fma(0.0, 1.0, 0.0)
+    for s0 in range(a, min(b, u), K):
         if s0 > 0:
-            _block_link(s0, fs, W, Z, LK, C, n8)
+            _block_link(s0, fs, W, Z, a, LK, C, n8)
         if shared:
             for g in range(s0 + 1, min(s0 + K, u)):
                 wp = W[g - 1]
                 r = gi[g]
+                z = g - a
                 for s in range(n8):
                     e = T[r, s]
                     L = (C[s] + wp) * e
                     R = C[B + s] * e
                     C[s] = L
                     C[B + s] = R
-                    Z[g, B + s] = fma(C[2 * B + s], R, L)
+                    Z[z, B + s] = fma(C[2 * B + s], R, L)
         else:
             for g in range(s0 + 1, min(s0 + K, u)):
                 d = fs[g] - fs[g - 1]
                 wp = W[g - 1]
+                z = g - a
                 for s in range(n8):
                     e = exp(-d * C[6 * B + s])
                     L = (C[s] + wp) * e
                     R = C[B + s] * e
                     C[s] = L
                     C[B + s] = R
-                    Z[g, s] = e
-                    Z[g, B + s] = fma(C[2 * B + s], R, L)
+                    Z[z, s] = e
+                    Z[z, B + s] = fma(C[2 * B + s], R, L)
 
 
 @kernel
-def _block_q(g, w, ip, Z, C, n8):
-    """S/P at value g for the lanes (LR, RR in C), and the running minimum."""
+def _block_q(g, z, w, ip, Z, C, n8):
+    """S/P at value g (Z row z) for the lanes (LR, RR in C), and the running
+    minimum.
+    """
     B = BLOCK
     gf = float(g)
     for s in range(n8):
-        q = ((Z[g, B + s] + w) + fma(C[2 * B + s], C[B + s], C[s])) * ip
+        q = ((Z[z, B + s] + w) + fma(C[2 * B + s], C[B + s], C[s])) * ip
         old = C[7 * B + s]
         take = q <= old
         C[7 * B + s] = q if take else old
@@ -468,10 +479,10 @@ def _block_q(g, w, ip, Z, C, n8):
 
 
 @inlined_kernel
-def _block_step_back(g, w, ip, wn, F, r, Z, C, n8):
-    """One value of the backward sweep for the lanes: value g (weight ``w``,
-    ``ip`` = 1/P) from the state at g + 1 (weight ``wn``, factors in row r
-    of ``F``).
+def _block_step_back(g, z, w, ip, wn, F, r, Z, C, n8):
+    """One value of the backward sweep for the lanes: value g (Z row z,
+    weight ``w``, ``ip`` = 1/P) from the state at g + 1 (weight ``wn``,
+    factors in row r of ``F``).
     """
     B = BLOCK
     gf = float(g)
@@ -481,7 +492,7 @@ def _block_step_back(g, w, ip, wn, F, r, Z, C, n8):
         RR = C[B + s] * e
         C[s] = LR
         C[B + s] = RR
-        q = ((Z[g, B + s] + w) + fma(C[2 * B + s], RR, LR)) * ip
+        q = ((Z[z, B + s] + w) + fma(C[2 * B + s], RR, LR)) * ip
         old = C[7 * B + s]
         take = q <= old
         C[7 * B + s] = q if take else old
@@ -489,39 +500,36 @@ def _block_step_back(g, w, ip, wn, F, r, Z, C, n8):
 
 
 @kernel
-def _block_backward(W, invP, gi, T, Z, LK, C, n8, shared):
-    """:func:`backward` for the lanes, a sub-block at a time; the factors in
-    rows ``gi`` of the table ``T`` if ``shared``, else in Z.
+def _block_backward(W, invP, gi, T, Z, LK, C, n8, shared, a, b):
+    """:func:`backward` for the lanes over the sub-blocks that start at a ..
+    b - 1, from the last, with the Z rows of :func:`_block_forward` (a,
+    b); the factors in rows ``gi`` of the table ``T`` if ``shared``, else
+    in Z.  The lanes' carried state (C rows 2, 4, 5, 7, 12) is set by
+    :func:`_block_backward_start` and carried from call to call.
     """
     B = BLOCK
     u = W.size
-    for s in range(n8):
-        C[2 * B + s] = 0.0
-        C[4 * B + s] = 0.0
-        C[5 * B + s] = 0.0
-        C[7 * B + s] = np.inf
-        C[12 * B + s] = 0.0
-    for j in range((u - 1) // K, -1, -1):
+    for j in range((min(b, u) - 1) // K, a // K - 1, -1):
         s0 = j * K
         e0 = min(s0 + K, u) - 1
         # the sub-block's last value
         for s in range(n8):
             C[s] = 0.0
             C[B + s] = 1.0
-        _block_q(e0, W[e0], invP[e0], Z, C, n8)
+        _block_q(e0, e0 - a, W[e0], invP[e0], Z, C, n8)
         if shared:
             for g in range(e0 - 1, s0 - 1, -1):
-                _block_step_back(g, W[g], invP[g], W[g + 1], T, gi[g + 1], Z, C, n8)
+                _block_step_back(g, g - a, W[g], invP[g], W[g + 1], T, gi[g + 1], Z, C, n8)
         else:
             for g in range(e0 - 1, s0 - 1, -1):
-                _block_step_back(g, W[g], invP[g], W[g + 1], Z, g + 1, Z, C, n8)
+                _block_step_back(g, g - a, W[g], invP[g], W[g + 1], Z, g + 1 - a, Z, C, n8)
         if j > 0:
             w = W[s0]
             F = T if shared else Z
-            r = gi[s0] if shared else s0
+            r = gi[s0] if shared else s0 - a
             for s in range(n8):
-                b = fma(C[2 * B + s], C[B + s], C[s])  # B' at s0, as above
-                cr, hi, lo = _link_backward(b, w, C[s], C[4 * B + s], C[5 * B + s],
+                b_ = fma(C[2 * B + s], C[B + s], C[s])  # B' at s0, as above
+                cr, hi, lo = _link_backward(b_, w, C[s], C[4 * B + s], C[5 * B + s],
                                             LK[j - 1, s], LK[j - 1, B + s], LK[j - 1, 2 * B + s], F[r, s])
                 C[2 * B + s] = cr
                 C[4 * B + s] = hi
@@ -529,23 +537,71 @@ def _block_backward(W, invP, gi, T, Z, LK, C, n8, shared):
 
 
 @kernel
-def _worst_case_block(fs, W, invP, gi, gv, inv8, out8, arg8, T, Z, LK, C):
+def _block_backward_start(C, n8):
+    """The backward sweep's carried state before the last value."""
+    B = BLOCK
+    for s in range(n8):
+        C[2 * B + s] = 0.0
+        C[4 * B + s] = 0.0
+        C[5 * B + s] = 0.0
+        C[7 * B + s] = np.inf
+        C[12 * B + s] = 0.0
+
+
+NS = 6  # lane rows of C (L, R, C, anchor, T hi, lo) saved at a chunk's start
+CHUNK = 1 << 13  # values per chunk where a row of Z per value takes too much memory (a multiple of K)
+
+
+@kernel
+def _worst_case_block(fs, W, invP, gi, gv, inv8, out8, arg8, T, Z, LK, C, S):
     """BLOCK scales at once.  ``gi``, ``gv``: the gap classes
     (:func:`gap_classes`; or the identity and no values: every value's
     factors are formed as they are needed and kept in Z); ``T`` (>= gv.size,
-    BLOCK), ``Z`` (u, 2 BLOCK), ``LK`` (>= (u - 1) // K, 3 BLOCK), ``C`` (13
-    BLOCK,).
-    Arithmetic identical to :func:`worst_case_one`, scale by scale.
+    BLOCK), ``Z`` (rows, 2 BLOCK), ``LK`` (>= (u - 1) // K, 3 BLOCK), ``C``
+    (16 BLOCK,), ``S`` (>= u / rows, NS BLOCK).  Arithmetic identical to
+    :func:`worst_case_one`, scale by scale.
+
+    With a row of Z per value (rows >= u), one forward and one backward
+    sweep.  Otherwise the values go in chunks of ``rows`` (a multiple of
+    K), so that the work memory stays in cache whatever the number of
+    values: a forward sweep keeps the lanes' state at each chunk's start
+    (in S), then, from the last chunk to the first, the chunk's forward
+    sweep is formed again from its state, then its backward sweep.  The
+    same operations on the same state: the same bits.
     """
     B = BLOCK
     n8 = inv8.size  # = BLOCK, but not a compile-time constant (see above)
+    u = fs.size
+    ch = Z.shape[0]
     for s in range(n8):
         C[6 * B + s] = inv8[s]
     shared = gv.size > 0
     if shared:
         _block_table(gv, T, C, n8)
-    _block_forward(fs, W, gi, T, Z, LK, C, n8, shared)
-    _block_backward(W, invP, gi, T, Z, LK, C, n8, shared)
+    if ch >= u:
+        _block_forward(fs, W, gi, T, Z, LK, C, n8, shared, 0, u)
+        _block_backward_start(C, n8)
+        _block_backward(W, invP, gi, T, Z, LK, C, n8, shared, 0, u)
+    else:
+        nc = (u + ch - 1) // ch
+        for c in range(nc):
+            for i in range(NS * B):
+                S[c, i] = C[i]
+            _block_forward(fs, W, gi, T, Z, LK, C, n8, shared, c * ch, (c + 1) * ch)
+        _block_backward_start(C, n8)
+        for c in range(nc - 1, -1, -1):
+            for i in range(B):  # the backward sweep's carry and anchored sum
+                C[13 * B + i] = C[2 * B + i]
+                C[14 * B + i] = C[4 * B + i]
+                C[15 * B + i] = C[5 * B + i]
+            for i in range(NS * B):
+                C[i] = S[c, i]
+            _block_forward(fs, W, gi, T, Z, LK, C, n8, shared, c * ch, (c + 1) * ch)
+            for i in range(B):
+                C[2 * B + i] = C[13 * B + i]
+                C[4 * B + i] = C[14 * B + i]
+                C[5 * B + i] = C[15 * B + i]
+            _block_backward(W, invP, gi, T, Z, LK, C, n8, shared, c * ch, (c + 1) * ch)
     for s in range(n8):
         best = C[7 * B + s]
         out8[s] = min(1.0 / best, 1.0)
@@ -553,12 +609,13 @@ def _worst_case_block(fs, W, invP, gi, gv, inv8, out8, arg8, T, Z, LK, C):
 
 
 @parallel_kernel
-def worst_case_blocks_parallel(fs, W, invP, gi, gv, inv, out, arg, T, Z, LK, C):
+def worst_case_blocks_parallel(fs, W, invP, gi, gv, inv, out, arg, T, Z, LK, C, S):
     """Many scales: blocks of BLOCK shared among ``Z.shape[0]`` workers.
 
     ``inv.size`` must be a multiple of BLOCK (the caller pads); ``T`` is
-    (workers, >= gv.size, BLOCK), ``Z`` (workers, u, 2 BLOCK), ``LK``
-    (workers, >= (u - 1) // K, 3 BLOCK) and ``C`` (workers, 13 BLOCK).
+    (workers, >= gv.size, BLOCK), ``Z`` (workers, rows, 2 BLOCK), ``LK``
+    (workers, >= (u - 1) // K, 3 BLOCK), ``C`` (workers, 16 BLOCK) and
+    ``S`` (workers, >= u / rows, NS BLOCK): see :func:`_worst_case_block`.
     """
     nw = Z.shape[0]
     nb = inv.size // BLOCK
@@ -566,4 +623,4 @@ def worst_case_blocks_parallel(fs, W, invP, gi, gv, inv, out, arg, T, Z, LK, C):
         for b in range(t, nb, nw):
             s0 = b * BLOCK
             _worst_case_block(fs, W, invP, gi, gv, inv[s0:s0 + BLOCK], out[s0:s0 + BLOCK],
-                              arg[s0:s0 + BLOCK], T[t], Z[t], LK[t], C[t])
+                              arg[s0:s0 + BLOCK], T[t], Z[t], LK[t], C[t], S[t])

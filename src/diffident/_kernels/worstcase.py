@@ -344,7 +344,7 @@ MAX_CLASSES = 64  # more distinct gaps than this: one table row per value
 
 @kernel
 def gap_classes(fs, gi, gv):
-    """Sort the gaps fs[g] - fs[g-1] (g >= 1) into distinct values: ``gv[k]``
+    """Classify the gaps fs[g] - fs[g-1] (g >= 1) by value: ``gv[k]``
     the k-th distinct gap, ``gi[g]`` its class (``gi[0] = 0``, ``gv[0]`` the
     first gap, or 0 for one value).  Returns the number of classes, or -1
     (``gi``, ``gv`` then undefined) past :data:`MAX_CLASSES`.

@@ -32,12 +32,16 @@ class Evaluator:
         self.rows = u
         if self.nw * (u * 2 + self.nl * 3) * worstcase.BLOCK * 8 > _BLOCK_BYTES:
             self.rows = worstcase.CHUNK
-        self.nc = -(-u // self.rows)
-        self.blocked_ok = (self.nw * (self.rows * 2 + self.nl * 3 + self.nc * worstcase.NS) * worstcase.BLOCK * 8
+        self.blocked_ok = (self.nw * (self.rows * 2 + self.nl * 3 + self.chunks * worstcase.NS) * worstcase.BLOCK * 8
                            <= _BLOCK_BYTES)
         self._one = None
         self._blk = None
         self._gaps = None
+
+    @property
+    def chunks(self):
+        """How many chunks of ``rows`` values the blocked kernel takes (1: none)."""
+        return -(-self.fs.size // self.rows)
 
     def gaps(self):
         """The blocked kernel's gap classes (``gi``, ``gv``): the distinct
@@ -83,7 +87,7 @@ class Evaluator:
                 B = worstcase.BLOCK
                 self._blk = (np.empty((nw, max(gv.size, 1), B)), np.empty((nw, self.rows, 2 * B)),
                              np.empty((nw, self.nl, 3 * B)), np.empty((nw, 16 * B + 8)),
-                             np.empty((nw, self.nc, worstcase.NS * B)))
+                             np.empty((nw, self.chunks, worstcase.NS * B)))
             T, Z, LK, C, S = self._blk
             worstcase.worst_case_blocks_parallel(self.fs, self.W, invP, gi, gv, pad, o, a, T[:nw], Z[:nw], LK[:nw],
                                                  C[:nw], S[:nw])

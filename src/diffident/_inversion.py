@@ -254,17 +254,24 @@ def _estimates(evaluate, grid, F, arg, j, t, rtol):
     with np.errstate(divide="ignore", invalid="ignore"):
         s = sl + (sh - sl) * (target_h - hl) / (hh - hl)
     s = np.where((s > sl) & (s < sh), s, 0.5 * (sl + sh))
+    # each target iterates until its step is below rtol / 1024 in ln x or its
+    # residual is within the interpolant's rounding (where further steps
+    # only move it by rounding, back and forth)
+    act = np.arange(use.size)
+    noise = 8.0 * _U * scale[iv]
     for _ in range(64):
-        p, dp = _clenshaw(C, s)
-        r = p - target_h
-        sl = np.where(r < 0, s, sl)
-        sh = np.where(r >= 0, s, sh)
+        sa, la, ha = s[act], sl[act], sh[act]
+        p, dp = _clenshaw(C[act], sa)
+        r = p - target_h[act]
+        la = np.where(r < 0, sa, la)
+        ha = np.where(r >= 0, sa, ha)
         with np.errstate(divide="ignore", invalid="ignore"):
-            s_new = s - r / dp
-        s_new = np.where((s_new >= sl) & (s_new <= sh), s_new, 0.5 * (sl + sh))  # (a step of 0 stays)
-        moved = np.abs(s_new - s) * half[iv]  # in ln x
-        s = s_new
-        if np.all(moved <= rtol / 1024.0):  # (rounding leaves steps of a few ulps)
+            s_new = sa - r / dp
+        s_new = np.where((s_new >= la) & (s_new <= ha), s_new, 0.5 * (la + ha))  # (a step of 0 stays)
+        moved = np.abs(s_new - sa) * half[iv[act]]  # in ln x
+        s[act], sl[act], sh[act] = s_new, la, ha
+        act = act[(moved > rtol / 1024.0) & (np.abs(r) > noise[act])]
+        if act.size == 0:
             break
     p, dp = _clenshaw(C, s)
     # the estimate's error in ln x: the interpolant's (its tail, relative to

@@ -98,7 +98,7 @@ def test_shared_gap_factors_give_the_same_bits(classes):
         np.testing.assert_array_equal(np.sort(gv), np.unique(np.diff(v)))
         np.testing.assert_array_equal(gv[gi[1:]], np.diff(v))
     else:
-        assert gv.size == 0 and np.array_equal(gi, np.arange(v.size))
+        assert gv.size == 0 and gi.size == 0
     scales = np.geomspace(1e-2, 1e3, 24)
     blocked, world = di.worst_case_risk(v, scale=scales, return_world=True)
     for s, r, w in zip(scales, blocked, world, strict=True):

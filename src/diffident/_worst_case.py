@@ -45,14 +45,14 @@ class Evaluator:
 
     def gaps(self):
         """The blocked kernel's gap classes (``gi``, ``gv``): the distinct
-        neighbour gaps where there are few, else the identity and no values
-        (formed once).
+        neighbour gaps where there are few, else two empty arrays (the
+        kernel then forms each value's factors; formed once).
         """
         if self._gaps is None:
             gi = np.empty(self.fs.size, np.int64)
             gv = np.empty(worstcase.MAX_CLASSES)
             n = worstcase.gap_classes(self.fs, gi, gv)
-            self._gaps = (gi, gv[:n].copy()) if n > 0 else (np.arange(self.fs.size), gv[:0])
+            self._gaps = (gi, gv[:n].copy()) if n > 0 else (gi[:0].copy(), gv[:0])
         return self._gaps
 
     def __call__(self, inv):

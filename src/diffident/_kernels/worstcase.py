@@ -555,8 +555,8 @@ CHUNK = 1 << 13  # values per chunk where a row of Z per value takes too much me
 @kernel
 def _worst_case_block(fs, W, invP, gi, gv, inv8, out8, arg8, T, Z, LK, C, S):
     """BLOCK scales at once.  ``gi``, ``gv``: the gap classes
-    (:func:`gap_classes`; or the identity and no values: every value's
-    factors are formed as they are needed and kept in Z); ``T`` (>= gv.size,
+    (:func:`gap_classes`; or both empty: every value's factors are formed
+    as they are needed and kept in Z, and ``gi`` is not read); ``T`` (>= gv.size,
     BLOCK), ``Z`` (rows, 2 BLOCK), ``LK`` (>= (u - 1) // K, 3 BLOCK), ``C``
     (16 BLOCK,), ``S`` (>= u / rows, NS BLOCK).  Arithmetic identical to
     :func:`worst_case_one`, scale by scale.

@@ -12,7 +12,7 @@ from typing import overload
 
 import numpy as np
 
-from . import _search, _validate
+from . import _progress, _search, _validate
 from ._kernels import expected as kern
 from ._typing import AnyNoise, FloatOrArray, RealArrayLike
 from ._worlds import Worlds
@@ -206,6 +206,7 @@ class Success:
 
     def __call__(self, lam, world=None):
         """The success (or world's success) at each scale of the 1-d ``lam``."""
+        _progress.tick()
         ls = self.scaled(lam)
         out = np.empty(ls.size)
         if world is None and self.uniform and self.g is None:

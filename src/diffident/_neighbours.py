@@ -66,7 +66,8 @@ from typing import Literal, overload
 import numba
 import numpy as np
 
-from . import _grouping, _search, _validate
+from . import _grouping, _progress, _search, _validate
+from ._budget import DEFAULT_MAX_MEMORY, Held
 from ._kernels import neighbours, queries
 from ._possible import (
     dataset_k1,
@@ -95,6 +96,7 @@ __all__ = ["dataset_tight_scale"]
 _OWN_ROUNDING = 32 * 2.0 ** -53
 _BATCH_RATIO = 4.0  # largest ratio of 1/scale within a certificate batch
 _ONE_BATCH_WORLDS = 4096  # up to this many distinct values, try one batch first
+_CHUNK_PAIRS = 1 << 27  # worlds x removals per chunk of the var/std certificate (about 0.3 s)
 _ULP = 2.0 ** -52
 _UNIT = 2.0 ** -53
 _ORDER_STATS = (queries.MEDIAN, queries.QUANTILE, queries.MIN, queries.MAX, queries.COUNT)
@@ -260,8 +262,11 @@ class Problem:
     every-neighbour search over them.
     """
 
-    def __init__(self, qy, k, x, cands, max_worlds, order=None):
-        """``order``: the stable argsort of ``x``, when the caller has it."""
+    def __init__(self, qy, k, x, cands, max_worlds, order=None, max_memory=DEFAULT_MAX_MEMORY):
+        """``order``: the stable argsort of ``x``, when the caller has it;
+        ``max_memory``: the bytes the world sets kept for reuse may take
+        (half of it; the reference's are always kept).
+        """
         self.qy, self.k, self.cands, self.max_worlds = qy, k, cands, max_worlds
         self.order = np.argsort(x, kind="stable") if order is None else order
         self.xs = np.ascontiguousarray(x[self.order])
@@ -278,10 +283,11 @@ class Problem:
             if m > max_worlds:
                 raise ValueError(f"{count_text(m)} possible worlds exceed max_worlds={max_worlds}: raise max_worlds to "
                                  "enumerate them")
-        self._cache = {}  # removal -> (fs, counts) of its worlds
+        # removal -> (fs, counts) of its worlds, set -> (Risk, Worlds): kept
+        # within a budget, least recently used out first
+        self.held = Held(max_memory // 2)
         self._matched = {}  # removal -> matched values (the reference's)
         self.ref = None
-        self._risks = {}
         self.stats = {"removals": len(self.combos), "sets": 0, "certified": 0, "exact": 0, "binding": 0}
         self._build_sets()
 
@@ -321,14 +327,18 @@ class Problem:
 
     def grouped(self, i):
         """(values, counts) of the worlds of removal i, as `world_values` gives them."""
-        if i not in self._cache:
-            if self.k == 1:
-                self._cache[i] = _grouping.group_counts(self.matched_values(i))
-            else:
-                cand = self._world_cands(i)  # (validated with the data, by dataset_setup)
-                kn = Known(self.known(i), cand.lo)
-                self._cache[i] = world_values_of(self.qy, self.k, cand, kn, self.max_worlds)
-        return self._cache[i]
+        return self.held.get(("grouped", i), lambda: self._grouped(i), self._pinned(i))
+
+    def _grouped(self, i):
+        if self.k == 1:
+            return _grouping.group_counts(self.matched_values(i))
+        cand = self._world_cands(i)  # (validated with the data, by dataset_setup)
+        kn = Known(self.known(i), cand.lo)
+        return world_values_of(self.qy, self.k, cand, kn, self.max_worlds)
+
+    def _pinned(self, i):
+        """Whether removal i is the reference's (its sets are always kept)."""
+        return self.ref is not None and i == self.sets[self.ref][0]
 
     def risk(self, s):
         """The worst-case evaluator (`Risk`) of world set s."""
@@ -339,11 +349,12 @@ class Problem:
         return self._risk_worlds(s)[1]
 
     def _risk_worlds(self, s):
-        if s not in self._risks:
+        def make():
             fs, c = self.grouped(self.sets[s][0])
             ws = Worlds(fs, c)
-            self._risks[s] = (Risk(ws), ws)
-        return self._risks[s]
+            return Risk(ws), ws
+
+        return self.held.get(("risk", s), make, s == self.ref)
 
     # -------------------------------------------------------------- sets --
 
@@ -505,6 +516,7 @@ class Problem:
         self.stats["certified"] += int(certified.sum()) * (len(self.sets) - 1)
         fails = []
         for s in range(len(self.sets)):
+            _progress.tick(lambda s=s: f"checking D' {s + 1}/{len(self.sets)}")
             # the reference is not covered by its own certificate
             covered = certified if (cert is not None and s != self.ref) else np.zeros(idx.size, bool)
             sel = idx[~covered & (who[idx] != s)]
@@ -637,7 +649,8 @@ class _Certificate:
         else:
             sp, sc = np.empty(m), np.empty(m)
             xmax = float(np.abs(self.Xs).max())
-            for s in others:
+            for i, s in enumerate(others):
+                _progress.tick(lambda i=i: f"dominance certificate, {i}/{len(others)} D'")
                 Y = prob.matched_values(prob.sets[s][0])[perm]
                 with np.errstate(over="ignore"):  # inf: no offset certified (a search instead)
                     slack = 4.0 * _ULP * (float(np.abs(Y).max()) + self.A * xmax)
@@ -671,14 +684,22 @@ class _Certificate:
         vals = np.ascontiguousarray(prob.cands.vals[perm])
         m = vals.size
         nw = min(numba.get_num_threads(), g.size)
-        if nw > 1 and m * g.size >= 1 << 16:
-            out = np.full((nw, m), -np.inf)
-            work = [np.empty((nw, m)) for _ in range(3)]
-            neighbours.var_offsets_parallel(self.Xs, vals, mu, qc, w, denom, std, self.A, slack, *work, out)
+        # in chunks of removals of about _CHUNK_PAIRS worlds each, with
+        # progress between them
+        step = max(1, _CHUNK_PAIRS // max(m, 1))
+        parallel = nw > 1 and m * g.size >= 1 << 16
+        out = np.full((nw, m), -np.inf) if parallel else B
+        work = [np.empty((nw, m) if parallel else m) for _ in range(3)]
+        for lo in range(0, g.size, step):
+            _progress.tick(lambda lo=lo: f"dominance certificate, {lo}/{g.size} D'")
+            j = slice(lo, lo + step)
+            if parallel:
+                neighbours.var_offsets_parallel(self.Xs, vals, mu[j], qc[j], w, denom, std, self.A, slack[j], *work,
+                                                out)
+            else:
+                neighbours.var_offsets(self.Xs, vals, mu[j], qc[j], w, denom, std, self.A, slack[j], *work, out)
+        if parallel:
             np.maximum(B, out.max(axis=0), out=B)
-        else:
-            neighbours.var_offsets(self.Xs, vals, mu, qc, w, denom, std, self.A, slack, np.empty(m), np.empty(m),
-                           np.empty(m), B)
 
     def check(self, lam, rho):
         """True where every covered set's risk at lam is certified <= rho.

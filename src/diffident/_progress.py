@@ -14,13 +14,25 @@ import sys
 import time
 from typing import Any
 
-__all__ = ["Progress", "compile_notice", "notice", "COMPILING"]
+__all__ = ["Progress", "compile_notice", "notice", "tick", "COMPILING"]
 
 #: What `compile_notice` says.
 COMPILING = "diffident: compiling kernels (first run only, ~10 s)..."
 
 _clock = time.monotonic  # (tests replace it)
 _open_bar: list[Any] = [None]  # the stream whose last line is an unfinished bar
+_active: list[Any] = [None]  # the Progress that `tick` reports to (inside `Progress.active`)
+
+
+def tick(detail=None):
+    """Work inside a step is still moving (``detail``: what it is at, or a
+    callable giving that text): the active `Progress` writes a line when its
+    interval has passed.  Costs one clock reading when one is active, else
+    nothing; the evaluators call it once per pass.
+    """
+    bar = _active[0]
+    if bar is not None:
+        bar.heartbeat(detail)
 
 
 def _isatty(stream):
@@ -61,10 +73,42 @@ class Progress:
         self.clock, self.interval = clock or _clock, float(interval)
         self.start = self.last = self.clock() if self.enabled else 0.0
         self.lines = 0
+        self.label = ""
+
+    @contextlib.contextmanager
+    def active(self):
+        """Within the block, `tick` reports to this Progress."""
+        before = _active[0]
+        _active[0] = self if self.enabled else None
+        try:
+            yield self
+        finally:
+            _active[0] = before
+
+    def heartbeat(self, detail=None):
+        """Inside a step: where ``interval`` seconds have passed since the
+        last line (on a terminal, one second since the last redraw), say
+        which step is running, and ``detail``, and for how long.
+        """
+        now = self.clock()
+        if now - self.last < (1.0 if self.tty else self.interval):
+            return
+        self.last = now
+        if callable(detail):
+            detail = detail()
+        inside = f"{self.label}{': ' + detail if detail else ''}"
+        if self.tty:
+            self._bar(f"{inside} ({now - self.start:.0f} s)")
+            return
+        self.lines += 1
+        pct = int(100 * (self.done - 1) / self.total)
+        notice(f"diffident: {self.what} {self.done - 1}/{self.total} {self.unit} ({pct}%), in {inside}, "
+               f"{now - self.start:.0f} s elapsed", self.stream)
 
     def step(self, label):
         """Start the next step, ``label`` naming it (shown in the bar)."""
         self.done += 1
+        self.label = label
         if not self.enabled:
             return
         if self.tty:
@@ -79,6 +123,10 @@ class Progress:
         """The work is over: the last line, where lines were written."""
         if self.enabled and not self.tty and self.lines:
             self._line(self.done, self.clock())
+        if self.tty and _open_bar[0] is self.stream:
+            self.stream.write("\n")
+            self.stream.flush()
+            _open_bar[0] = None
 
     def _line(self, finished, now):
         self.lines += 1
@@ -89,12 +137,8 @@ class Progress:
     def _bar(self, label):
         width = 30
         fill = int(width * self.done / self.total)
-        self.stream.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {self.done}/{self.total} {label[:40]:40s}")
-        if self.done == self.total:
-            self.stream.write("\n")
-            _open_bar[0] = None
-        else:
-            _open_bar[0] = self.stream
+        self.stream.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {self.done}/{self.total} {label[:60]:60s}")
+        _open_bar[0] = self.stream  # (`close` ends the line)
         self.stream.flush()
 
 

@@ -8,15 +8,14 @@ from typing import Literal, overload
 import numba
 import numpy as np
 
-from . import _inversion, _search, _validate
+from . import _inversion, _progress, _search, _validate
+from ._budget import BLOCK_BYTES as _BLOCK_BYTES
 from ._closed_form import laplace_scale
 from ._kernels import worstcase
 from ._typing import AnyNoise, FloatOrArray, IntOrArray, RealArrayLike
 from ._worlds import Worlds, energy_factor
 
 __all__ = ["worst_case_risk", "tight_scale", "tight_epsilon"]
-
-_BLOCK_BYTES = 1 << 28  # work memory allowed for the blocked kernel
 
 
 class Evaluator:
@@ -64,6 +63,7 @@ class Evaluator:
         ``2**-RISK_SHIFT`` (exact) and their risk scaled back, rounded up
         (`scale_down_up`; the chunked path forms it the same way).
         """
+        _progress.tick()
         return below_normal_again(self._evaluate, inv, self.invP)
 
     def _evaluate(self, inv, invP):

@@ -155,9 +155,11 @@ def test_bar_on_a_terminal_and_a_notice_on_its_own_line():
 
 def test_sweep_reports_to_a_log(monkeypatch, capsys):
     """sweep(progress=True) on a standard error that is not a terminal (as
-    pytest's): lines, with a fake clock that moves 6 s per reading."""
+    pytest's): lines, with a fake clock that moves 6 s per reading (at the
+    cells' starts only: the work inside a cell reports nothing here)."""
     ticks = iter(np.arange(0.0, 600.0, 6.0).tolist())
     monkeypatch.setattr(_progress, "_clock", lambda: next(ticks))
+    monkeypatch.setattr(_progress, "tick", lambda detail=None: None)
     data = {"a": np.arange(1.0, 9.0), "b": np.arange(2.0, 10.0)}
     di.sweep(data, queries=["mean", "max"], rho=[0.2], domains={"a": (0, 10), "b": (0, 10)},
              calibrations=["bound"], progress=True)
@@ -171,9 +173,45 @@ def test_sweep_reports_to_a_log(monkeypatch, capsys):
     assert capsys.readouterr().err == ""  # not asked: silent
 
 
+def test_lines_inside_a_long_step():
+    """Work inside a step (`tick`) writes a line once the interval has
+    passed, naming the step and what it is at; never more often."""
+    stream = io.StringIO()
+    clock = FakeClock([0.0, 1.0, 5.0, 12.0, 13.0, 25.0, 30.0, 31.0])
+    bar = _progress.Progress(2, "sweep", "cells", True, stream=stream, clock=clock, interval=10.0)
+    with bar.active():
+        bar.step("fnlwgt std n=100")           # 1
+        _progress.tick()                        # 5: too soon
+        _progress.tick(lambda: "D' 3/9")        # 12: a line
+        _progress.tick()                        # 13: too soon
+        _progress.tick("D' 7/9")                # 25: a line
+        bar.step("fnlwgt mean n=100")           # 30: too soon
+    _progress.tick()                            # outside: nothing, no clock read
+    bar.close()                                 # 31
+    assert stream.getvalue().splitlines() == [
+        "diffident: sweep 0/2 cells (0%), in fnlwgt std n=100: D' 3/9, 12 s elapsed",
+        "diffident: sweep 0/2 cells (0%), in fnlwgt std n=100: D' 7/9, 25 s elapsed",
+        "diffident: sweep 2/2 cells (100%), 31 s elapsed",
+    ]
+    assert not clock.times
+
+
+def test_sweep_reports_inside_a_cell(monkeypatch, capsys):
+    """A real sweep whose clock moves 6 s per reading: the evaluator's
+    passes inside the one cell write lines that name it."""
+    ticks = iter(np.arange(0.0, 6000.0, 6.0).tolist())
+    monkeypatch.setattr(_progress, "_clock", lambda: next(ticks))
+    di.sweep({"a": np.arange(1.0, 9.0)}, queries=["std"], rho=[0.2, 0.3], domains={"a": (0, 10)},
+             progress=True)
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) >= 2 and err[-1].startswith("diffident: sweep 1/1 cells (100%)")
+    assert all(line.startswith("diffident: sweep 0/1 cells (0%), in a std n=8") for line in err[:-1])
+
+
 def test_cli_progress_unless_quiet(bmi_csv, tmp_path, monkeypatch, capsys):
     ticks = iter(np.arange(0.0, 600.0, 20.0).tolist())
     monkeypatch.setattr(_progress, "_clock", lambda: next(ticks))
+    monkeypatch.setattr(_progress, "tick", lambda detail=None: None)
     out = tmp_path / "o.csv"
     assert sweep_cli(bmi_csv, out, "bmi=12:60:0.1", "age=17:90") == 0
     cap = capsys.readouterr()

@@ -91,3 +91,18 @@ def test_worst_case_extremes_agree_bit_for_bit():
         v = np.array(values)
         got = ddask.worst_case_risk(da.from_array(v, chunks=1), scale=scales)
         np.testing.assert_array_equal(got, di.worst_case_risk(v, scale=scales))
+
+
+def test_sweep_budgets_hold_in_each_task():
+    """The budgets reach every task: a column over them is refused (or
+    skipped, its rows as the in-memory sweep's)."""
+    data = {"a": np.arange(1.0, 9.0), "b": np.arange(0.0, 80.0, 10.0)}
+    domains = {"a": (0, 10), "b": (0, 10**6)}
+    kw = dict(queries=["std"], rho=[0.1, 0.2], domains=domains, max_memory="500M")
+    with pytest.raises(di.OverBudget, match="column 'b', std"):
+        ddask.sweep(data, **kw)
+    with pytest.warns(di.OverBudgetWarning):
+        t = ddask.sweep(data, skip_expensive=True, **kw)
+        local = di.sweep(data, skip_expensive=True, **kw)
+    assert t["status"].tolist() == local["status"].tolist() == ["calibrated"] * 2 + ["over budget"] * 2
+    np.testing.assert_array_equal(t["tight_scale"], local["tight_scale"])

@@ -59,6 +59,7 @@ NO_RAISES = {
     # measured from a PLD: a missing dp-accounting (ImportError) is documented on the class
     **{f"diffident._mechanisms_pld.{cls}.advantage": "no argument; the ImportError is on the class"
        for cls in ("Composition", "SubsampledGaussian")},
+    "diffident._budget.OverBudget": "an exception: what sweep raises",
 }
 
 # Sphinx roles (:func:`x`) render literally in Markdown: plain `x` instead.

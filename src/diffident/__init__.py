@@ -36,7 +36,7 @@ from ._possible import contributions, dataset_sensitive_range, sensitive_range, 
 from ._posterior import disclosure_risk, log_evidence, log_posterior, posterior
 from ._profiles import RatioProfile, profile_epsilon
 from ._search import ConvergenceWarning
-from ._sweep import InferredDomainWarning, SkippedColumnWarning, SweepTable, sweep
+from ._sweep import InferredDomainWarning, OverBudget, OverBudgetWarning, SkippedColumnWarning, SweepTable, sweep
 from ._world_sets import Domain
 from ._worst_case import tight_epsilon, tight_scale, worst_case_risk
 from .dp import (  # the names of diffident.dp, importable from here as before
@@ -86,6 +86,8 @@ __all__ = [
     "SweepTable",
     "InferredDomainWarning",
     "SkippedColumnWarning",
+    "OverBudget",
+    "OverBudgetWarning",
     "multi_worst_case_risk",
     "multi_tight_scale",
     "gaussian_delta",

@@ -10,6 +10,7 @@ batched kernels once for the whole rho grid.
 """
 
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
@@ -17,7 +18,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import _search, _validate
+from . import _budget, _progress, _search, _validate
+from ._budget import DEFAULT_MAX_MEMORY, DEFAULT_MAX_SECONDS, OverBudget, OverBudgetWarning
 from ._closed_form import laplace_epsilon, laplace_scale
 from ._columns import InferredDomainWarning, SkippedColumnWarning, as_columns, resolve_domains
 from ._expected import Success, expected_scale
@@ -30,7 +32,8 @@ from ._world_sets import Known
 from ._worlds import Worlds
 from ._worst_case import Risk
 
-__all__ = ["sweep", "SweepTable", "InferredDomainWarning", "SkippedColumnWarning"]
+__all__ = ["sweep", "SweepTable", "InferredDomainWarning", "SkippedColumnWarning", "OverBudget",
+           "OverBudgetWarning"]
 
 FIELDS = ("column", "query", "n", "m", "domain_source", "noise", "risk", "rho", "sensitive_range", "granularity",
           "bound_scale", "bound_epsilon", "tight_scale", "tight_epsilon", "risk_at_bound", "status")
@@ -46,7 +49,9 @@ def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: Sequence[
           domains: Mapping[str, Any] | None = None, calibrations: Sequence[str] = ("bound", "tight"), ddof: int = 1,
           seed: int = 0, rtol: float = 1e-12, progress: bool = False, column_seed: int | None = None,
           dropna: bool = False, infer_domains: bool | None = None, q: float = 0.5,
-          noise: str | Sequence[str] = "laplace", risk: str | Sequence[str] = "worst") -> SweepTable:
+          noise: str | Sequence[str] = "laplace", risk: str | Sequence[str] = "worst",
+          max_memory: int | str = DEFAULT_MAX_MEMORY, max_seconds: float | None = DEFAULT_MAX_SECONDS,
+          skip_expensive: bool = False) -> SweepTable:
     """Risk and calibration over a grid: rho x queries x columns x sizes x noises x risks.
 
     For every column and dataset size the data set D is fixed; for every
@@ -134,6 +139,18 @@ def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: Sequence[
         risk), or ``"expected"``, the probability that the best adversary
         names the true world (`expected_risk`).  Every noise is swept with
         every risk.
+    max_memory : int or str, optional
+        The memory a cell may take, in bytes or as a text such as ``"4G"``
+        or ``"512MB"`` (default 2 GiB): the world sets kept for reuse stay
+        within half of it, and a cell whose estimated peak exceeds it is
+        refused before any work.
+    max_seconds : float or None, optional
+        The estimated time a cell may take (default 600 s; None: no
+        limit), from its worlds, distinct D' and rho.
+    skip_expensive : bool, optional
+        Make the cells over either budget rows with status ``"over
+        budget"`` (every number NaN) instead of refusing the sweep
+        (default False).
 
     Returns
     -------
@@ -149,7 +166,8 @@ def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: Sequence[
         inf), ``"zero sensitive range"`` (every world has the same value:
         the risk is the same at any noise, and epsilon is reported as 0) or
         ``"no lattice"`` (integer noise for a query whose values lie on no
-        lattice, such as the standard deviation: every number NaN);
+        lattice, such as the standard deviation: every number NaN) or
+        ``"over budget"`` (with ``skip_expensive``: every number NaN);
         ``tight_scale`` meets rho for every D' (`dataset_tight_scale` for
         the worst case), ``tight_epsilon`` is ``sensitive_range /
         tight_scale`` (NaN for Gaussian noise, which is not pure DP), and
@@ -170,11 +188,17 @@ def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: Sequence[
         ``dropna``) or infinite values, rho outside [0, 1], ``n_rho < 1``,
         sizes outside 1..(number of rows), unknown calibrations, unknown
         noises or risks, a noise and risk without a calibration (Gaussian
-        noise with the worst case or the bound, the discrete Gaussian), a key of
+        noise with the worst case or the bound, the discrete Gaussian), a
+        bad ``max_memory`` or ``max_seconds``, a key of
         ``domains`` that is not a column, bad domains, a real interval, data
         outside a domain or off its grid,
         a column that is not integer-valued and has no domain, a missing
-        domain with ``infer_domains=False``, or a bad ddof.
+        domain with ``infer_domains=False``, or a bad ddof; an
+        `OverBudget` (a ValueError) naming every cell whose estimated
+        memory or time exceeds its budget, before any work (unless
+        ``skip_expensive``).
+    MemoryError
+        Naming the cell, where memory ran out all the same.
     TypeError
         For a query that is neither a name nor a callable, a 2-d array that
         is not numeric, domain ends that are not numbers, or an
@@ -258,57 +282,151 @@ def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: Sequence[
     n_rho = int(n_rho)
     if rho is None and n_rho < 1:
         raise ValueError(f"n_rho must be at least 1, got {n_rho}")
+    memory = _budget.parse_memory("max_memory", max_memory)
+    seconds = _budget.parse_seconds("max_seconds", max_seconds)
+    skip_expensive = _validate.flag("skip_expensive", skip_expensive)
+    domain_of = resolve_domains(cols, names, domains, infer_domains)
     plan = []
     for ci, (name, col) in enumerate(cols.items()):
         full = col.size
+        dom = domain_of[name][0]
+        if col.min() < dom.lo or col.max() > dom.hi:
+            raise ValueError(f"column {name!r} has values outside its domain {dom!r}")
+        off = ~dom._on_grid(col)
+        if off.any():
+            raise ValueError(f"column {name!r} has values off its domain {dom!r}: {float(col[off][0])!r}")
         for si, n in enumerate(sizes or [full]):
             n = int(n)
             if not 1 <= n <= full:
                 raise ValueError(f"size {n} is outside 1..{full} for column {name!r}")
             cnum = ci if column_seed is None else int(column_seed)
-            plan.append((name, n, np.random.default_rng([int(seed), cnum, si])))
+            rng = np.random.default_rng([int(seed), cnum, si])
+            plan.append((name, n, col if n == full else rng.choice(col, size=n, replace=False)))
+    # every cell's cost before any work: a refusal now, not after hours
+    over = {}
+    for name, n, d in plan:
+        m = float(domain_of[name][0].size)
+        k = rho_fixed.size if rho is not None else _default_rho(m, n_rho).size
+        for q_name in queries:
+            est = _estimate(q_name, d, m, k, pairs, cals)
+            if est.memory > memory or est.seconds > seconds:
+                over[(name, n, q_name)] = est
+    if over and not skip_expensive:
+        raise OverBudget(_over_text(over, domain_of, memory, seconds, True))
+    if over:
+        warnings.warn(_over_text(over, domain_of, memory, seconds, False), OverBudgetWarning, stacklevel=2)
     bar = Progress(len(plan) * len(queries), "sweep", "cells", progress)
     out: dict[str, list[Any]] = {k: [] for k in FIELDS}
-    domain_of = resolve_domains(cols, names, domains, infer_domains)
-    for name, n, rng in plan:
-        col = cols[name]
-        d = col if n == col.size else rng.choice(col, size=n, replace=False)
-        dom, source = domain_of[name]
-        if d.min() < dom.lo or d.max() > dom.hi:
-            raise ValueError(f"column {name!r} has values outside its domain {dom!r}")
-        off = ~dom._on_grid(d)
-        if off.any():
-            raise ValueError(f"column {name!r} has values off its domain {dom!r}: {float(d[off][0])!r}")
-        m = float(dom.size)
-        grid = rho_fixed if rho is not None else _default_rho(m, n_rho)
-        k = grid.size
-        order = np.argsort(d, kind="stable")  # one sort of the data, shared by every query's range and search
-        for q_name in queries:
-            bar.step(f"{name} {q_name} n={n}")
-            # the cell's query, data and domain validated once, for every computation below
-            qy, _, d, cands, _, _ = dataset_setup(q_name, d, dom, 1, ddof, q, True, 10**8)
-            S, removed = dataset_sensitive_range_of(qy, 1, d, cands, True, 10**8, order)
-            cell = _Cell(qy, d, cands, removed, grid, rtol, order if "tight" in cals else None)
-            spacing = _spacing(qy, dom, n)
-            for nz, rk in pairs:
-                row = dict(column=np.full(k, name, dtype=object), query=np.full(k, q_name, dtype=object),
-                           n=np.full(k, n, dtype=np.int64), m=np.full(k, m),
-                           domain_source=np.full(k, source, dtype=object), noise=np.full(k, nz, dtype=object),
-                           risk=np.full(k, rk, dtype=object), rho=grid, sensitive_range=np.full(k, S))
-                nan = np.full(k, np.nan)
-                row.update(granularity=nan, bound_scale=nan, bound_epsilon=nan, tight_scale=nan,
-                           tight_epsilon=nan, risk_at_bound=nan)
-                g = spacing if nz.startswith("discrete") else None
-                if nz.startswith("discrete") and g is None:
-                    # the query's values lie on no lattice: no integer release of it
-                    row["status"] = np.full(k, STATUSES[4], dtype=object)
-                else:
-                    _calibrate_row(row, cell, cals, rk, nz == "gaussian", g, grid, m, S)
-                for key in FIELDS:
-                    out[key].append(np.asarray(row[key]))
-    bar.close()
+    try:
+        with bar.active():
+            for name, n, d in plan:
+                dom, source = domain_of[name]
+                m = float(dom.size)
+                grid = rho_fixed if rho is not None else _default_rho(m, n_rho)
+                order = np.argsort(d, kind="stable")  # one sort of the data, shared by every query's range and search
+                for q_name in queries:
+                    bar.step(f"{name} {q_name} n={n}")
+                    if (name, n, q_name) in over:
+                        rows = _skipped_rows(name, q_name, n, m, source, pairs, grid)
+                    else:
+                        try:
+                            rows = _cell_rows(name, q_name, n, m, source, pairs, cals, grid, d, dom, order, ddof,
+                                              q, rtol, memory)
+                        except MemoryError as exc:
+                            raise MemoryError(f"sweep: memory ran out in the cell column {name!r}, query "
+                                              f"{q_name!r}, n={n} ({_count(m)} worlds): lower max_memory, "
+                                              f"declare a smaller domain or skip the cell ({exc})") from None
+                    for row in rows:
+                        for key in FIELDS:
+                            out[key].append(np.asarray(row[key]))
+    finally:
+        bar.close()
     table = {k: (np.concatenate(v) if v else np.empty(0)) for k, v in out.items()}
     return SweepTable(table)
+
+
+def _cell_rows(name, q_name, n, m, source, pairs, cals, grid, d, dom, order, ddof, q, rtol, memory):
+    """The rows of one (column, size, query) cell, one per (noise, risk)."""
+    # the cell's query, data and domain validated once, for every computation below
+    qy, _, d, cands, _, _ = dataset_setup(q_name, d, dom, 1, ddof, q, True, 10**8)
+    S, removed = dataset_sensitive_range_of(qy, 1, d, cands, True, 10**8, order)
+    cell = _Cell(qy, d, cands, removed, grid, rtol, order if "tight" in cals else None, memory)
+    spacing = _spacing(qy, dom, n)
+    rows = []
+    for nz, rk in pairs:
+        row = _row(name, q_name, n, m, source, nz, rk, grid, S)
+        g = spacing if nz.startswith("discrete") else None
+        if nz.startswith("discrete") and g is None:
+            # the query's values lie on no lattice: no integer release of it
+            row["status"] = np.full(grid.size, STATUSES[4], dtype=object)
+        else:
+            _calibrate_row(row, cell, cals, rk, nz == "gaussian", g, grid, m, S)
+        rows.append(row)
+    return rows
+
+
+def _row(name, q_name, n, m, source, nz, rk, grid, S):
+    """One (noise, risk) row of a cell, its numbers NaN."""
+    k = grid.size
+    nan = np.full(k, np.nan)
+    return dict(column=np.full(k, name, dtype=object), query=np.full(k, q_name, dtype=object),
+                n=np.full(k, n, dtype=np.int64), m=np.full(k, m), domain_source=np.full(k, source, dtype=object),
+                noise=np.full(k, nz, dtype=object), risk=np.full(k, rk, dtype=object), rho=grid,
+                sensitive_range=np.full(k, S), granularity=nan, bound_scale=nan, bound_epsilon=nan,
+                tight_scale=nan, tight_epsilon=nan, risk_at_bound=nan)
+
+
+def _skipped_rows(name, q_name, n, m, source, pairs, grid):
+    """The rows of a cell over its budget: status "over budget", every number NaN."""
+    rows = [_row(name, q_name, n, m, source, nz, rk, grid, np.nan) for nz, rk in pairs]
+    for row in rows:
+        row["status"] = np.full(grid.size, STATUSES[5], dtype=object)
+    return rows
+
+
+def _estimate(q_name, d, m, k, pairs, cals):
+    """A cell's `_budget.Estimate` from its m worlds, its distinct D' and k rho.
+
+    The D' whose worlds differ: one for sum and mean over a Domain (shifts of
+    each other); a handful for an order statistic (only removals on either
+    side of its rank differ); every distinct value for var, std and a
+    callable, which a dominance certificate compares with the reference.  The expected
+    success checks every distinct D' at every rho, except under integer
+    noise for sum and mean.
+    """
+    distinct = float(np.unique(d).size)
+    shift = q_name in ("sum", "mean")
+    moments = not isinstance(q_name, str) or q_name in ("var", "std")  # (a callable: every removal too)
+    removals = 1.0 if shift else distinct if moments else min(distinct, 4.0)
+    est = _budget.estimate(m, removals, k, certificate=moments, tight="tight" in cals)
+    every = any(rk == "expected" and not (shift and nz.startswith("discrete")) for nz, rk in pairs)
+    if every and "tight" in cals:  # (its checks: every distinct D' at every rho)
+        extra = _budget.estimate(m, distinct, k)
+        est = _budget.Estimate(max(est.memory, extra.memory), est.seconds + extra.seconds)
+    return est
+
+
+def _count(m):
+    return f"{m:,.0f}"
+
+
+def _over_text(over, domain_of, memory, seconds, refused):
+    """The refusal (or, skipped, the warning) of a sweep with cells over
+    their budget: each cell, its counts and estimate, and what to do.
+    """
+    what = "refused before any work" if refused else "written as rows with status 'over budget'"
+    lines = [f"sweep: {len(over)} cell{'s' if len(over) > 1 else ''} over budget (max_memory "
+             f"{_budget.memory_text(memory)}, max_seconds {_budget.seconds_text(seconds)} per cell), {what}:"]
+    for (name, n, q_name), est in over.items():
+        dom, source = domain_of[name]
+        lines.append(f"  column {name!r}, {q_name}, n={n}: {_count(float(dom.size))} worlds ({source} domain "
+                     f"{dom!r}): {est.text()}")
+    lines.append("Declare a smaller domain or a coarser step (domains= / --domain COLUMN=LO:HI:STEP), sweep fewer "
+                 "rho, queries or columns, raise max_memory or max_seconds (--max-memory, --max-seconds), or run "
+                 "the Dask backend (diffident.dask.sweep: one column per worker)" +
+                 (", or turn such cells into rows with status 'over budget' (skip_expensive=True, "
+                  "--skip-expensive)." if refused else "."))
+    return "\n".join(lines)
 
 
 def _calibrate_row(row, cell, cals, risk, gauss, g, grid, m, S):
@@ -393,9 +511,9 @@ class _Cell:
     attains the sensitive range, and the calibrations already computed.
     """
 
-    def __init__(self, qy, d, cands, removed, grid, rtol, order):
+    def __init__(self, qy, d, cands, removed, grid, rtol, order, memory):
         self.qy, self.d, self.cands, self.removed, self.grid, self.rtol = qy, d, cands, removed, grid, rtol
-        self.prob = Problem(qy, 1, d, cands, 10**8, order) if order is not None else None
+        self.prob = Problem(qy, 1, d, cands, 10**8, order, memory) if order is not None else None
         self._worst_risk = None
         self._done = {}
 
@@ -486,7 +604,6 @@ def _expected_every(prob, rho, rtol, gauss, g):
     if (prob.shift and g is not None) or len(prob.sets) == 1:
         return lam
     who = np.full(rho.size, prob.ref)  # the set each scale was calibrated on
-    evaluators = {}
     check = np.arange(rho.size)
     for _ in range(4 * len(prob.sets) + 8):  # every round raises some scale
         moved = set()
@@ -494,9 +611,8 @@ def _expected_every(prob, rho, rtol, gauss, g):
             sel = check[(who[check] != s) & np.isfinite(lam[check])]
             if sel.size == 0:
                 continue
-            if s not in evaluators:
-                evaluators[s] = Success(worlds(s), gauss, g)
-            ev = evaluators[s]
+            _progress.tick(lambda s=s: f"expected success, D' {s + 1}/{len(prob.sets)}")
+            ev = prob.held.get(("success", s, gauss, g), lambda s=s: Success(worlds(s), gauss, g), s == prob.ref)
             ok = np.empty(sel.size, bool)
             at0 = lam[sel] == 0
             if at0.any():  # (an exact sum over the worlds: only where needed)

@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 #: The outcomes of a grid point (the ``status`` column of a sweep).
-STATUSES = ("calibrated", "unattainable", "no noise needed", "zero sensitive range", "no lattice")
+STATUSES = ("calibrated", "unattainable", "no noise needed", "zero sensitive range", "no lattice", "over budget")
 
 # a file path, or an open text buffer (anything with ``write``): returned as given
 PathOrBuffer = TypeVar("PathOrBuffer")

@@ -340,8 +340,11 @@ def sweep(data: Any, *, client: Any = None, **kwargs: Any) -> SweepTable:
     **kwargs
         The keywords of `diffident.sweep` (``columns``, ``queries``, ``rho``,
         ``n_rho``, ``sizes``, ``domains``, ``calibrations``, ``ddof``,
-        ``seed``, ``rtol``, ``progress``, ``dropna``, ``infer_domains``),
-        except ``column_seed``, which the backend sets.  Columns and
+        ``seed``, ``rtol``, ``progress``, ``dropna``, ``infer_domains``,
+        ``max_memory``, ``max_seconds``, ``skip_expensive``), except
+        ``column_seed``, which the backend sets.  The budgets hold per task:
+        each task estimates its column's cells before its work and refuses
+        (or skips) those over them.  Columns and
         domains are resolved here, once, so that an inferred domain is
         warned about in this process.
 

@@ -21,6 +21,7 @@ import decimal
 import math
 import os
 import sys
+import tempfile
 import warnings
 from collections.abc import Sequence
 
@@ -142,20 +143,58 @@ _TABLE_FORMATS = (".csv", ".json", ".parquet")
 
 
 def _sweep(args, out):
-    ext = os.path.splitext(args.out)[1].lower()
-    if ext not in _TABLE_FORMATS:
-        raise ValueError(f"--out must end in {', '.join(_TABLE_FORMATS)} (the format), got {args.out!r}")
+    ext = _check_out(args.out)
     domains = dict(_domain(spec) for spec in args.domain or [])
     progress = not args.quiet  # (a bar on a terminal, else a line every 10 s)
     table = di.sweep(args.data, columns=args.columns, queries=args.queries, rho=args.rho, n_rho=args.n_rho,
                      sizes=args.sizes, domains=domains, calibrations=args.calibration, ddof=args.ddof,
                      seed=args.seed, progress=progress, dropna=args.dropna, q=args.q,
-                     infer_domains=True if args.infer_domains else None, noise=args.noise, risk=args.risk)
-    {".csv": table.to_csv, ".json": table.to_json, ".parquet": table.to_parquet}[ext](args.out)
+                     infer_domains=True if args.infer_domains else None, noise=args.noise, risk=args.risk,
+                     max_memory=args.max_memory, max_seconds=args.max_seconds or None,
+                     skip_expensive=args.skip_expensive)
+    _write_whole(table, ext, args.out)
     if not args.quiet:
         cols = sorted(set(table["column"]))
         print(f"wrote {len(table)} rows ({len(cols)} columns x {len(args.queries)} queries) to {args.out}", file=out)
     return 0
+
+
+def _check_out(path):
+    """The format of ``--out`` (its extension), checked before any work: a
+    known extension, and a folder that exists and can be written to.
+    """
+    ext = os.path.splitext(path)[1].lower()
+    if ext not in _TABLE_FORMATS:
+        raise ValueError(f"--out must end in {', '.join(_TABLE_FORMATS)} (the format), got {path!r}")
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise ValueError(f"--out {path!r} is a directory: name a file in it")
+    if not os.path.isdir(folder):
+        raise ValueError(f"--out {path!r}: the folder {folder!r} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise ValueError(f"--out {path!r}: cannot write there (permission denied)")
+    if ext == ".parquet":
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            raise ValueError("--out .parquet needs pyarrow: python -m pip install pyarrow, or write .csv") from None
+    return ext
+
+
+def _write_whole(table, ext, path):
+    """Write the table to a temporary file beside ``path``, then rename it
+    into place: ``path`` is either the whole table or as it was before.
+    """
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".diffident-", suffix=ext, dir=folder)
+    os.close(fd)
+    try:
+        {".csv": table.to_csv, ".json": table.to_json, ".parquet": table.to_parquet}[ext](tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise
 
 
 _DOMAIN_FORMS = "COLUMN=LO:HI (integers), COLUMN=LO:HI:STEP or COLUMN=LO:HI:real"
@@ -283,6 +322,14 @@ def build_parser():
                    help="risk measure (default worst): worst, the largest posterior over every response; "
                    "expected, the probability that the best adversary names the true world")
     w.add_argument("--ddof", type=int, default=1, choices=[0, 1], help="for var and std (default 1)")
+    w.add_argument("--max-memory", default="2G", metavar="SIZE",
+                   help="memory a cell may take, e.g. 4G or 512M (default 2G); a cell estimated above it is "
+                   "refused before any work")
+    w.add_argument("--max-seconds", type=_number("max-seconds"), default=600.0,
+                   help="estimated seconds a cell may take (default 600; 0: no limit)")
+    w.add_argument("--skip-expensive", action="store_true",
+                   help="write cells over --max-memory or --max-seconds as rows with status 'over budget' "
+                   "instead of refusing the sweep")
     w.add_argument("--seed", type=int, default=0, help="seed of the dataset samples (default 0)")
     w.add_argument("--quiet", action="store_true",
                    help="no progress, compile notice or summary (warnings and errors still print)")
@@ -348,6 +395,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         except (ValueError, TypeError) as exc:
             print(f"diffident: error: {exc}", file=sys.stderr)
+            return 2
+        except MemoryError as exc:  # beyond the budgets' estimates: one line, nothing half-written
+            print(f"diffident: error: out of memory: {exc or 'no message'}", file=sys.stderr)
             return 2
         except OSError as exc:  # an unwritable output, a directory where a file is expected, ...
             where = f"{exc.filename}: " if exc.filename else ""

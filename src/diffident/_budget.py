@@ -21,7 +21,7 @@ import numpy as np
 
 __all__ = ["BLOCK_BYTES", "DEFAULT_MAX_MEMORY", "DEFAULT_MAX_SECONDS", "Estimate", "estimate", "parse_memory",
            "set_bytes", "Held", "nbytes", "OverBudget",
-           "OverBudgetWarning"]
+           "OverBudgetWarning", "cell_estimate", "over_text"]
 
 #: The default memory budget of a sweep cell (bytes): 2 GiB.
 DEFAULT_MAX_MEMORY = 2 * 2**30
@@ -129,6 +129,49 @@ def estimate(m, removals, n_rho, *, certificate=False, tight=True):
         if certificate and removals > 1:
             ns += removals * m * _NS_CERTIFICATE
     return Estimate(memory, ns * 1e-9)
+
+
+def cell_estimate(q_name, distinct, m, k, pairs, tight):
+    """The `Estimate` of a sweep cell: query ``q_name`` (a name or a
+    callable) on data with ``distinct`` values, m worlds, k rho, the
+    (noise, risk) ``pairs``, and whether the tight calibration is asked.
+
+    The D' whose worlds differ: one for sum and mean over a Domain (shifts of
+    each other); a handful for an order statistic (only removals on either
+    side of its rank differ); every distinct value for var, std and a
+    callable, which a dominance certificate compares with the reference.  The expected
+    success checks every distinct D' at every rho, except under integer
+    noise for sum and mean.
+    """
+    distinct = float(distinct)
+    shift = q_name in ("sum", "mean")
+    moments = not isinstance(q_name, str) or q_name in ("var", "std")  # (a callable: every removal too)
+    removals = 1.0 if shift else distinct if moments else min(distinct, 4.0)
+    est = estimate(m, removals, k, certificate=moments, tight=tight)
+    every = any(rk == "expected" and not (shift and nz.startswith("discrete")) for nz, rk in pairs)
+    if every and tight:  # (its checks: every distinct D' at every rho)
+        extra = estimate(m, distinct, k)
+        est = Estimate(max(est.memory, extra.memory), est.seconds + extra.seconds)
+    return est
+
+
+def over_text(over, domain_of, memory, seconds, refused):
+    """The refusal (or, skipped, the warning) of a sweep with cells over
+    their budget: each cell, its counts and estimate, and what to do.
+    """
+    what = "refused before any work" if refused else "written as rows with status 'over budget'"
+    lines = [f"sweep: {len(over)} cell{'s' if len(over) > 1 else ''} over budget (max_memory "
+             f"{memory_text(memory)}, max_seconds {seconds_text(seconds)} per cell), {what}:"]
+    for (name, n, q_name), est in over.items():
+        dom, source = domain_of[name]
+        lines.append(f"  column {name!r}, {q_name}, n={n}: {float(dom.size):,.0f} worlds ({source} domain "
+                     f"{dom!r}): {est.text()}")
+    lines.append("Declare a smaller domain or a coarser step (domains= / --domain COLUMN=LO:HI:STEP), sweep fewer "
+                 "rho, queries or columns, raise max_memory or max_seconds (--max-memory, --max-seconds), or run "
+                 "the Dask backend (diffident.dask.sweep: one column per worker)" +
+                 (", or turn such cells into rows with status 'over budget' (skip_expensive=True, "
+                  "--skip-expensive)." if refused else "."))
+    return "\n".join(lines)
 
 
 _UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "kib": 2**10, "m": 2**20, "mb": 2**20, "mib": 2**20,

@@ -307,14 +307,15 @@ def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: Sequence[
     for name, n, d in plan:
         m = float(domain_of[name][0].size)
         k = rho_fixed.size if rho is not None else _default_rho(m, n_rho).size
+        distinct = np.unique(d).size
         for q_name in queries:
-            est = _estimate(q_name, d, m, k, pairs, cals)
+            est = _budget.cell_estimate(q_name, distinct, m, k, pairs, "tight" in cals)
             if est.memory > memory or est.seconds > seconds:
                 over[(name, n, q_name)] = est
     if over and not skip_expensive:
-        raise OverBudget(_over_text(over, domain_of, memory, seconds, True))
+        raise OverBudget(_budget.over_text(over, domain_of, memory, seconds, True))
     if over:
-        warnings.warn(_over_text(over, domain_of, memory, seconds, False), OverBudgetWarning, stacklevel=2)
+        warnings.warn(_budget.over_text(over, domain_of, memory, seconds, False), OverBudgetWarning, stacklevel=2)
     bar = Progress(len(plan) * len(queries), "sweep", "cells", progress)
     out: dict[str, list[Any]] = {k: [] for k in FIELDS}
     try:
@@ -334,7 +335,7 @@ def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: Sequence[
                                               q, rtol, memory)
                         except MemoryError as exc:
                             raise MemoryError(f"sweep: memory ran out in the cell column {name!r}, query "
-                                              f"{q_name!r}, n={n} ({_count(m)} worlds): lower max_memory, "
+                                              f"{q_name!r}, n={n} ({m:,.0f} worlds): lower max_memory, "
                                               f"declare a smaller domain or skip the cell ({exc})") from None
                     for row in rows:
                         for key in FIELDS:
@@ -382,51 +383,6 @@ def _skipped_rows(name, q_name, n, m, source, pairs, grid):
     for row in rows:
         row["status"] = np.full(grid.size, STATUSES[5], dtype=object)
     return rows
-
-
-def _estimate(q_name, d, m, k, pairs, cals):
-    """A cell's `_budget.Estimate` from its m worlds, its distinct D' and k rho.
-
-    The D' whose worlds differ: one for sum and mean over a Domain (shifts of
-    each other); a handful for an order statistic (only removals on either
-    side of its rank differ); every distinct value for var, std and a
-    callable, which a dominance certificate compares with the reference.  The expected
-    success checks every distinct D' at every rho, except under integer
-    noise for sum and mean.
-    """
-    distinct = float(np.unique(d).size)
-    shift = q_name in ("sum", "mean")
-    moments = not isinstance(q_name, str) or q_name in ("var", "std")  # (a callable: every removal too)
-    removals = 1.0 if shift else distinct if moments else min(distinct, 4.0)
-    est = _budget.estimate(m, removals, k, certificate=moments, tight="tight" in cals)
-    every = any(rk == "expected" and not (shift and nz.startswith("discrete")) for nz, rk in pairs)
-    if every and "tight" in cals:  # (its checks: every distinct D' at every rho)
-        extra = _budget.estimate(m, distinct, k)
-        est = _budget.Estimate(max(est.memory, extra.memory), est.seconds + extra.seconds)
-    return est
-
-
-def _count(m):
-    return f"{m:,.0f}"
-
-
-def _over_text(over, domain_of, memory, seconds, refused):
-    """The refusal (or, skipped, the warning) of a sweep with cells over
-    their budget: each cell, its counts and estimate, and what to do.
-    """
-    what = "refused before any work" if refused else "written as rows with status 'over budget'"
-    lines = [f"sweep: {len(over)} cell{'s' if len(over) > 1 else ''} over budget (max_memory "
-             f"{_budget.memory_text(memory)}, max_seconds {_budget.seconds_text(seconds)} per cell), {what}:"]
-    for (name, n, q_name), est in over.items():
-        dom, source = domain_of[name]
-        lines.append(f"  column {name!r}, {q_name}, n={n}: {_count(float(dom.size))} worlds ({source} domain "
-                     f"{dom!r}): {est.text()}")
-    lines.append("Declare a smaller domain or a coarser step (domains= / --domain COLUMN=LO:HI:STEP), sweep fewer "
-                 "rho, queries or columns, raise max_memory or max_seconds (--max-memory, --max-seconds), or run "
-                 "the Dask backend (diffident.dask.sweep: one column per worker)" +
-                 (", or turn such cells into rows with status 'over budget' (skip_expensive=True, "
-                  "--skip-expensive)." if refused else "."))
-    return "\n".join(lines)
 
 
 def _calibrate_row(row, cell, cals, risk, gauss, g, grid, m, S):
@@ -517,14 +473,23 @@ class _Cell:
         self._worst_risk = None
         self._done = {}
 
+    def _ref_removal(self):
+        """The reference's removal where the D' that attains the sensitive
+        range has the reference's worlds, else None.
+        """
+        prob = self.prob
+        if prob is None or prob.ref is None:
+            return None
+        i = prob.sets[prob.ref][0]
+        return i if self.d[self.removed[0]] == prob.removed(i)[0] else None
+
     def _attaining(self):
         """(values, counts) of the worlds of the D' that attains the sensitive
         range (the first such individual).
         """
-        prob = self.prob
-        if prob is not None and prob.ref is not None and \
-                self.d[self.removed[0]] == prob.removed(prob.sets[prob.ref][0])[0]:
-            return prob.grouped(prob.sets[prob.ref][0])  # the same worlds, grouped and sorted once
+        i = self._ref_removal()
+        if self.prob is not None and i is not None:
+            return self.prob.grouped(i)  # the same worlds, grouped and sorted once
         known = Known(np.delete(self.d, self.removed[0]), self.cands.lo)
         return world_values_of(self.qy, 1, self.cands, known, 10**8)
 
@@ -536,8 +501,10 @@ class _Cell:
             # point, where its posterior is Laplace noise's
             if g is not None:
                 _on_lattice(fs, g)
-            if self._worst_risk is None:
-                self._worst_risk = Risk(Worlds(fs, c))
+            if self._worst_risk is None:  # (the reference's evaluator where the worlds are its)
+                prob = self.prob
+                self._worst_risk = prob.risk(prob.ref) if prob is not None and self._ref_removal() is not None \
+                    else Risk(Worlds(fs, c))
             return self._worst_risk(lam)[0]
         return Success(Worlds(_on_lattice(fs, g), c) if g is not None else Worlds(fs, c), False, g)(lam)
 

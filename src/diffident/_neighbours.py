@@ -76,6 +76,7 @@ from ._possible import (
     value_multisets,
     world_values_of,
 )
+from ._spaced import SpacedRisk, spacing
 from ._typing import CandidatesLike, FloatOrArray, IntOrArray, QueryLike, RealArrayLike
 from ._world_sets import Known, count_text
 from ._worlds import Worlds
@@ -468,7 +469,7 @@ class Problem:
             # every D' is X shifted: no noise only where none is ever needed
             todo = np.flatnonzero(~inf & (rho < 1.0))
             if todo.size:
-                bound = _ShiftBound(X, _shift_offset(self), _set_error(X))
+                bound = self._shift_bound(X)
                 lam[todo], status = smallest_scale(bound, rho[todo], rtol)
                 lam[todo] = no_more_than_the_bound(bound, rho[todo], lam[todo], exact_m=False)
                 _search.warn_unconverged(status, "dataset_tight_scale")
@@ -502,6 +503,23 @@ class Problem:
                 moved.update(idx[up].tolist())
             check = np.array(sorted(moved), dtype=np.int64)
         return lam, who
+
+    def _shift_bound(self, X):
+        """The bound every D' of sum and mean over a Domain is held to: on
+        X's evaluator, or, where X's worlds are an arithmetic progression
+        before rounding with one world each (k = 1, no values merged by
+        rounding), on its closed form (`_spaced.SpacedRisk`, one evaluation
+        per scale instead of a pass).  Each rounded world value lies within
+        B / 4 of the progression, so the closed form's offset adds B / 2 to
+        X's: every D' is then held to a bound at least X's (the results
+        equal or above those of X's evaluator, within its error bound).
+        """
+        B = _shift_offset(self)
+        sp = spacing(self.qy, self.cands, self.n) if self.k == 1 else None
+        m = self.cands.count
+        if sp is None or X.fs.size != m or not np.all(X.W == X.W[0]):
+            return _ShiftBound(X, B, _set_error(X))
+        return _ShiftBound(SpacedRisk(X, sp[0], sp[1], m), 1.5 * B, _set_error(X))
 
     def _verify(self, idx, lam, rho, who, cert):
         """The (set, rho indices) where a set fails its own `tight_scale`

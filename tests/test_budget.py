@@ -135,7 +135,7 @@ def test_a_sweep_cell_stays_within_its_memory_budget():
     x = _std_data(n=400, hi=20000, seed=3)
     kw = dict(queries=["std"], rho=np.geomspace(1e-4, 0.4, 30), domains={"x": (0, 20000)})
     want = di.sweep({"x": x}, **kw)
-    budget = 64 * 2**20
+    budget = max(64 * 2**20, 5 * _budget.set_bytes(20001))  # (the work rows grow with the threads)
     tracemalloc.start()
     try:
         got = di.sweep({"x": x}, max_memory=budget, **kw)
@@ -280,3 +280,7 @@ def test_cli_budget_options(small_csv, tmp_path, capsys):
     assert "diffident: warning: sweep: 1 cell over budget" in capsys.readouterr().err
     assert main(args[:-2] + ["--max-memory", "lots"]) == 2
     assert "max_memory must be" in capsys.readouterr().err
+    assert main(args[:-2] + ["--max-seconds", "-1"]) == 2
+    assert "max_seconds must be a positive number" in capsys.readouterr().err
+    assert main(args[:-2] + ["--max-seconds", "0"]) == 0  # no time limit; the memory is the default's
+

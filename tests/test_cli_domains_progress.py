@@ -196,6 +196,23 @@ def test_lines_inside_a_long_step():
     assert not clock.times
 
 
+def test_bar_inside_a_long_step_on_a_terminal():
+    """On a terminal the bar is redrawn with what the step is at, at most
+    every second, and `close` ends its line."""
+    tty = Tty()
+    bar = _progress.Progress(2, "sweep", "cells", True, stream=tty, clock=FakeClock([0.0, 0.5, 1.5, 2.0]))
+    with bar.active():
+        bar.step("fnlwgt std n=100")
+        _progress.tick("D' 3/9")     # 0.5: too soon
+        _progress.tick("D' 7/9")     # 1.5: redrawn
+        bar.step("fnlwgt mean n=100")
+        _progress.tick("pass")       # 2.0: too soon after 1.5
+    bar.close()
+    text = tty.getvalue()
+    assert "] 1/2 fnlwgt std n=100: D' 7/9 (2 s)" in text and "3/9" not in text
+    assert text.endswith("\n") and text.count("\n") == 1
+
+
 def test_sweep_reports_inside_a_cell(monkeypatch, capsys):
     """A real sweep whose clock moves 6 s per reading: the evaluator's
     passes inside the one cell write lines that name it."""

@@ -10,6 +10,7 @@ after an install or a change), instead of staying silent for seconds.
 """
 
 import contextlib
+import contextvars
 import sys
 import time
 from typing import Any
@@ -21,7 +22,9 @@ COMPILING = "diffident: compiling kernels (first run only, ~10 s)..."
 
 _clock = time.monotonic  # (tests replace it)
 _open_bar: list[Any] = [None]  # the stream whose last line is an unfinished bar
-_active: list[Any] = [None]  # the Progress that `tick` reports to (inside `Progress.active`)
+# the Progress that `tick` reports to (inside `Progress.active`; one per
+# thread: a Dask task's sweep reports to its own)
+_active: contextvars.ContextVar[Any] = contextvars.ContextVar("diffident_progress", default=None)
 
 
 def tick(detail=None):
@@ -30,7 +33,7 @@ def tick(detail=None):
     interval has passed.  Costs one clock reading when one is active, else
     nothing; the evaluators call it once per pass.
     """
-    bar = _active[0]
+    bar = _active.get()
     if bar is not None:
         bar.heartbeat(detail)
 
@@ -78,12 +81,11 @@ class Progress:
     @contextlib.contextmanager
     def active(self):
         """Within the block, `tick` reports to this Progress."""
-        before = _active[0]
-        _active[0] = self if self.enabled else None
+        token = _active.set(self if self.enabled else None)
         try:
             yield self
         finally:
-            _active[0] = before
+            _active.reset(token)
 
     def heartbeat(self, detail=None):
         """Inside a step: where ``interval`` seconds have passed since the

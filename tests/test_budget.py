@@ -284,3 +284,17 @@ def test_cli_budget_options(small_csv, tmp_path, capsys):
     assert "max_seconds must be a positive number" in capsys.readouterr().err
     assert main(args[:-2] + ["--max-seconds", "0"]) == 0  # no time limit; the memory is the default's
 
+
+
+def test_the_estimate_refuses_what_would_take_hours_and_runs_what_takes_seconds():
+    """Measured on the Adult data (2 cores): capital-gain's std at 10,000
+    rho ran in 17 s; fnlwgt's std would take about 4 hours (28,522 D' of
+    1.48 million worlds, each checked at 0.5 s)."""
+    worst = [("laplace", "worst")]
+    fast = _budget.cell_estimate("std", 123, 100_000, 10_000, worst, True)
+    slow = _budget.cell_estimate("std", 28_523, 1_478_116, 50, worst, True)
+    assert 10 < fast.seconds < 120 and fast.memory < 2**30
+    assert slow.seconds > 3600 and slow.memory < 2**31
+    assert _budget.cell_estimate("mean", 28_523, 1_478_116, 50, worst, True).seconds < 10
+    # the expected success checks every D' at every rho
+    assert _budget.cell_estimate("mean", 123, 100_000, 1000, [("laplace", "expected")], True).seconds > 30

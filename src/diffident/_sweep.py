@@ -146,7 +146,8 @@ def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: Sequence[
         refused before any work.
     max_seconds : float or None, optional
         The estimated time a cell may take (default 600 s; None: no
-        limit), from its worlds, distinct D' and rho.
+        limit), from its worlds, distinct D' and rho (an estimate, not a
+        bound).
     skip_expensive : bool, optional
         Make the cells over either budget rows with status ``"over
         budget"`` (every number NaN) instead of refusing the sweep

@@ -81,6 +81,34 @@ class DatasetSensitiveRange:
         di.dataset_sensitive_range(query, data=self.data, candidates=self.domain, ddof=1, return_removed=True)
 
 
+class DatasetTightScale:
+    """The every-D' tight calibration over a grid of rho on Adult-sized
+    integer columns: the mean on the arithmetic progression's closed form
+    (no pass over the worlds per rho, any m), the std on the evaluator and
+    the dominance certificate (uniform data make every domain value a
+    distinct D', so its cost is worlds x domain: a small domain here;
+    Adult's capital-gain std is compare.py's sweep row).
+    """
+
+    params = [sizes(["mean capital-gain", "mean hours-per-week", "std hours-per-week"], ["mean capital-gain",
+                                                                                       "std hours-per-week"])]
+    param_names = ["case"]
+    timeout = 300
+
+    def setup(self, case):
+        query, column = case.split()
+        rng = np.random.default_rng(4)
+        lo, hi = DOMAINS[column]
+        self.query = query
+        self.data = rng.integers(lo, hi + 1, ADULT_N).astype(float)
+        self.domain = di.Domain(lo, hi)
+        self.rho = np.geomspace(1.001 / (hi - lo + 1), 0.5, 1000 if PROFILE != "fast" else 100)
+        di.dataset_tight_scale(query, data=self.data, candidates=self.domain, rho=self.rho[:3], ddof=1, rtol=1e-12)
+
+    def time_dataset_tight_scale(self, case):
+        di.dataset_tight_scale(self.query, data=self.data, candidates=self.domain, rho=self.rho, ddof=1, rtol=1e-12)
+
+
 class Enumeration:
     """The enumeration path: a jitted callable over C(n, 3) worlds."""
 

@@ -250,9 +250,14 @@ def test_nothing_half_written(small_csv, tmp_path, monkeypatch, capsys):
 
 def test_cli_writes_the_whole_table(small_csv, tmp_path):
     out = tmp_path / "o.csv"
-    assert _cli(small_csv, out) == 0
+    old = os.umask(0o022)
+    try:
+        assert _cli(small_csv, out) == 0
+    finally:
+        os.umask(old)
     assert len(out.read_text().splitlines()) == 3
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.csv", "o.csv"]
+    assert out.stat().st_mode & 0o777 == 0o644  # as a plain open would make it
 
 
 def test_cli_memory_error_is_one_line(small_csv, tmp_path, monkeypatch, capsys):

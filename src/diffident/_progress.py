@@ -103,8 +103,9 @@ class Progress:
             self._bar(f"{inside} ({now - self.start:.0f} s)")
             return
         self.lines += 1
-        pct = int(100 * (self.done - 1) / self.total)
-        notice(f"diffident: {self.what} {self.done - 1}/{self.total} {self.unit} ({pct}%), in {inside}, "
+        finished = max(self.done - 1, 0)
+        pct = int(100 * finished / self.total)
+        notice(f"diffident: {self.what} {finished}/{self.total} {self.unit} ({pct}%), in {inside}, "
                f"{now - self.start:.0f} s elapsed", self.stream)
 
     def step(self, label):

@@ -190,6 +190,9 @@ def _write_whole(table, ext, path):
     os.close(fd)
     try:
         {".csv": table.to_csv, ".json": table.to_json, ".parquet": table.to_parquet}[ext](tmp)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # (mkstemp's 0600: the mode a plain open would give)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -58,7 +58,8 @@ class OverBudget(ValueError):
     ...              domains={"x": (0, 10**6)}, max_memory="100M")
     ... except di.OverBudget as e:
     ...     print(str(e).splitlines()[1])
-      column 'x', std, n=8: 1,000,001 worlds (given domain Domain(0, 1000000, integer=True)): 1.22 GB, about ... s
+      column 'x', std, n=8: 1,000,001 worlds (given domain
+      Domain(0, 1000000, integer=True)): 1.22 GB, about ... s
     """
 
 

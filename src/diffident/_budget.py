@@ -20,6 +20,8 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from ._kernels import worstcase
+
 __all__ = ["BLOCK_BYTES", "DEFAULT_MAX_MEMORY", "DEFAULT_MAX_SECONDS", "Estimate", "estimate", "parse_memory",
            "set_bytes", "Held", "nbytes", "OverBudget",
            "OverBudgetWarning", "cell_estimate", "over_text"]
@@ -93,8 +95,9 @@ def set_bytes(m):
     8192 values and a few bytes per value).
     """
     nw = numba.get_num_threads()
-    rows = nw * 128 * m
-    return _WORLD_BYTES * m + (rows if rows <= BLOCK_BYTES else nw * (8192 * 128 + 4 * m))
+    row = 2 * worstcase.BLOCK * 8  # one value's row of the blocked kernel's Z
+    rows = nw * row * m
+    return _WORLD_BYTES * m + (rows if rows <= BLOCK_BYTES else nw * (worstcase.CHUNK * row + 4 * m))
 
 
 @dataclass(frozen=True)

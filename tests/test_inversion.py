@@ -176,7 +176,7 @@ def test_estimates_are_within_their_error_bounds():
     grid = _inversion._grid(np.full(1, 0.3), np.full(1, 200.0))
     F, arg = _smooth(grid)
     j = np.searchsorted(-np.minimum.accumulate(F), -t, side="left") - 1
-    est, err, _, _ = _inversion._estimates(_smooth, grid, F, arg, j, t, 1e-12)
+    est, err, *_ = _inversion._estimates(_smooth, grid, F, arg, j, t, 1e-12)
     exact = _bisected(_smooth, t)
     assert np.all(np.isfinite(est))
     assert np.all(np.abs(est - exact) <= (2.0 * err + 4.0 * 2.0 ** -52) * exact)

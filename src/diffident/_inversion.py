@@ -47,14 +47,17 @@ def applies(n, rtol):
     return n >= MIN_TARGETS and rtol >= MIN_RTOL
 
 
-def smallest(evaluate, target, lo, hi, *, rtol):
+def smallest(evaluate, target, lo, hi, *, rtol, bounds=None):
     """The smallest x > 0 with ``f(x) <= target``, for many targets.
 
     ``evaluate(x)`` returns ``(f, arg)`` for a 1-d array of x: f
     non-increasing, ``arg`` the group attaining it (f is smooth where arg
     stays the same).  ``lo`` and ``hi`` are guesses either side of each
     answer, as for `_search.smallest` (to which targets outside the grid go,
-    with them).  Returns ``(x, status)`` as `_search.smallest` does.
+    with them).  ``bounds(x)``, where given, returns proven lower and upper
+    bounds on what ``evaluate`` gives at x (NaN where none): step 3 then
+    evaluates only the checks they leave open.  Returns ``(x, status)`` as
+    `_search.smallest` does.
     """
     target = np.asarray(target, dtype=np.float64).ravel()
     n = target.size
@@ -67,7 +70,7 @@ def smallest(evaluate, target, lo, hi, *, rtol):
     rest = np.arange(n)
     if grid.size >= 2:
         F, arg = _eval(evaluate, grid)
-        rest = _solve(evaluate, target, grid, F, arg, rtol, x, status)
+        rest = _solve(evaluate, target, grid, F, arg, rtol, x, status, bounds)
     if rest.size:
         x[rest], status[rest] = _search.smallest(lambda i, t: evaluate(t)[0], target[rest], lo[rest], hi[rest],
                                                  rtol=rtol)
@@ -125,7 +128,7 @@ def _clenshaw(c, s):
     return c[:, 0] + s * b1 - b2, b1 + s * d1 - d2
 
 
-def _solve(evaluate, target, grid, F, arg, rtol, x, status):
+def _solve(evaluate, target, grid, F, arg, rtol, x, status, bounds=None):
     """Steps 2 and 3 for the targets bracketed by the grid; fills ``x`` and
     ``status`` for them and returns the indices left to `_search.smallest`.
     """
@@ -139,13 +142,14 @@ def _solve(evaluate, target, grid, F, arg, rtol, x, status):
         return rest
     t = target[idx]
     j = k[idx] - 1  # the interval [grid[j], grid[j + 1]]: F fails at j (F >= run > t), passes at j + 1
-    est, err, xs, fs = _estimates(evaluate, grid, F, arg, j, t, rtol)
+    est, err, slope, xs, fs, fl, fh = _estimates(evaluate, grid, F, arg, j, t, rtol, bounds)
     # each bracket: the highest failing node of its interval below the
     # lowest passing one (its ends are grid[j] and grid[j + 1]; NaN: a
-    # node not evaluated, neither)
-    first_pass = np.argmax(fs <= t[:, None], axis=1)  # (every row's last node passes)
+    # node not evaluated, neither; a bounded node passes or fails where its
+    # bounds decide)
+    first_pass = np.argmax(fh <= t[:, None], axis=1)  # (every row's last node passes)
     col = np.arange(fs.shape[1])
-    last_fail = np.where((fs > t[:, None]) & (col < first_pass[:, None]), col, 0).max(axis=1)  # (node 0 fails)
+    last_fail = np.where((fl > t[:, None]) & (col < first_pass[:, None]), col, 0).max(axis=1)  # (node 0 fails)
     rows = np.arange(idx.size)
     b_lo, f_lo = xs[rows, last_fail], fs[rows, last_fail]
     b_hi, f_hi = xs[rows, first_pass], fs[rows, first_pass]
@@ -155,10 +159,27 @@ def _solve(evaluate, target, grid, F, arg, rtol, x, status):
     if have.size:
         # lo below the estimate by a few times its error: the window's top
         # then lies as high above the answer as the estimate allows
-        p_lo = est[have] * (1.0 - np.minimum(np.maximum(4.0 * err[have], 16.0 * _U), rtol / 4.0))
+        d = np.minimum(np.maximum(4.0 * err[have], 16.0 * _U), rtol / 4.0)
+        if bounds is not None:
+            # with bounds of relative width w there (each side: the exact
+            # value's enclosure and the evaluation's error), lo lower by what
+            # moves f by w, and the estimate's error: then the bounds can
+            # prove that lo fails and, where rtol leaves as much above, that
+            # hi passes
+            b0, b1 = bounds(est[have])
+            need = 1.25 * ((b1 - b0) / b0 / slope[have] + err[have])
+            d = np.where(need <= rtol / 2.0, np.maximum(d, need), d)
+        p_lo = est[have] * (1.0 - d)
         p_hi = _top(p_lo, rtol)
         inb = (p_lo > b_lo[have]) & (p_hi < b_hi[have]) & (p_hi - p_lo <= rtol * p_hi)
         have, p_lo, p_hi = have[inb], p_lo[inb], p_hi[inb]
+        if have.size and bounds is not None:
+            lo_b, _ = bounds(p_lo)
+            _, hi_b = bounds(p_hi)
+            sure = (lo_b > t[have]) & (hi_b <= t[have])
+            done[have[sure]] = True
+            x[idx[have[sure]]] = p_hi[sure]
+            have, p_lo, p_hi = have[~sure], p_lo[~sure], p_hi[~sure]
         if have.size:
             r, _ = _eval(evaluate, np.concatenate([p_lo, p_hi]))
             r_lo, r_hi = r[:have.size], r[have.size:]
@@ -198,13 +219,16 @@ def _top(lo, rtol):
     return np.where(hi - lo > rtol * hi, np.nextafter(hi, 0.0), hi)
 
 
-def _estimates(evaluate, grid, F, arg, j, t, rtol):
+def _estimates(evaluate, grid, F, arg, j, t, rtol, bounds=None):
     """Step 2: the crossing of each target ``t`` in its interval ``j``
     (between ``grid[j]`` and ``grid[j + 1]``) with a bound on its relative
-    error, NaN where f is not one group's smooth function there, the
-    interpolant has not converged to rounding, or the bound exceeds an
-    eighth of ``rtol``.  Also, per target, its interval's nodes ``xs``
-    (ascending, ends included) and f there ``fs`` (NaN where not evaluated).
+    error and the slope ``-d ln f / d ln x`` there, NaN where f is not one
+    group's smooth function there, the interpolant has not converged to
+    rounding, or the bound exceeds an eighth of ``rtol``.  Also, per target,
+    its interval's nodes ``xs`` (ascending, ends included), f there ``fs``
+    (NaN where not evaluated) and bounds on it ``fl``, ``fh``: with
+    ``bounds`` (which then also give the interior nodes' values, their
+    ``estimate``, where they bound them) wider than ``fs``, else ``fs``.
     """
     m = t.size
     ivs, inv = np.unique(j, return_inverse=True)
@@ -221,16 +245,31 @@ def _estimates(evaluate, grid, F, arg, j, t, rtol):
     G = np.zeros(X.shape, dtype=np.asarray(arg).dtype)
     G[:, 0], G[:, -1] = arg[ivs], arg[ivs + 1]
     Fv[~same, 1:-1] = np.nan
+    FL, FH = Fv.copy(), Fv.copy()
     if same.any():
-        f_in, g_in = _eval(evaluate, X[same, 1:-1].ravel())
+        nodes = X[same, 1:-1].ravel()
+        f_in = np.full(nodes.size, np.nan)
+        g_in = np.full(nodes.size, G[same, 0].repeat(NODES - 1))  # (bounded: the one group attains f)
+        lo_in, hi_in = f_in.copy(), f_in.copy()
+        if bounds is not None:
+            lo_in, hi_in = bounds(nodes)
+            f_in = bounds.estimate(nodes)
+            f_in[np.isnan(lo_in)] = np.nan
+        ev = np.flatnonzero(np.isnan(f_in))
+        if ev.size:
+            f_in[ev], g_in[ev] = _eval(evaluate, nodes[ev])
+            lo_in[ev] = hi_in[ev] = f_in[ev]
         Fv[same, 1:-1] = f_in.reshape(-1, NODES - 1)
         G[same, 1:-1] = g_in.reshape(-1, NODES - 1)
+        FL[same, 1:-1] = lo_in.reshape(-1, NODES - 1)
+        FH[same, 1:-1] = hi_in.reshape(-1, NODES - 1)
     smooth = same & np.all(G == G[:, :1], axis=1) & np.all((Fv > 0) & np.isfinite(Fv), axis=1)
-    xs, fs = X[inv], Fv[inv]
+    xs, fs, fl, fh = X[inv], Fv[inv], FL[inv], FH[inv]
     est = np.full(m, np.nan)
     err = np.full(m, np.nan)
+    slopes = np.full(m, np.nan)
     if not smooth.any():
-        return est, err, xs, fs
+        return est, err, slopes, xs, fs, fl, fh
     with np.errstate(divide="ignore", invalid="ignore"):
         H = 1.0 / Fv  # one group's S / P: a sum of exponentials in ln x, ascending
     c = H @ _M.T  # Chebyshev coefficients per interval
@@ -240,7 +279,7 @@ def _estimates(evaluate, grid, F, arg, j, t, rtol):
     conv = smooth & (tail <= 64.0 * _U * scale)
     use = np.flatnonzero(conv[inv])
     if use.size == 0:
-        return est, err, xs, fs
+        return est, err, slopes, xs, fs, fl, fh
     iv = inv[use]
     C = c[iv]
     target_h = 1.0 / t[use]
@@ -283,4 +322,5 @@ def _estimates(evaluate, grid, F, arg, j, t, rtol):
     good = np.isfinite(x_est) & np.isfinite(e) & (e <= rtol / 8.0) & (slope > 0)
     est[use[good]] = x_est[good]
     err[use[good]] = e[good]
-    return est, err, xs, fs
+    slopes[use[good]] = slope[good]
+    return est, err, slopes, xs, fs, fl, fh

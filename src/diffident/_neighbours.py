@@ -97,6 +97,7 @@ __all__ = ["dataset_tight_scale"]
 _OWN_ROUNDING = 32 * 2.0 ** -53
 _BATCH_RATIO = 4.0  # largest ratio of 1/scale within a certificate batch
 _ONE_BATCH_WORLDS = 4096  # up to this many distinct values, try one batch first
+_BLOCK_GROUPS = 8  # groups of X per finest block of the dominated certificate's near field
 _CHUNK_PAIRS = 1 << 27  # worlds x removals per chunk of the var/std certificate (about 0.3 s)
 _ULP = 2.0 ** -52
 _UNIT = 2.0 ** -53
@@ -289,6 +290,7 @@ class Problem:
         self.held = Held(max_memory // 2)
         self._matched = {}  # removal -> matched values (the reference's)
         self.ref = None
+        self._shift = None
         self.stats = {"removals": len(self.combos), "sets": 0, "certified": 0, "exact": 0, "binding": 0}
         self._build_sets()
 
@@ -469,7 +471,7 @@ class Problem:
             # every D' is X shifted: no noise only where none is ever needed
             todo = np.flatnonzero(~inf & (rho < 1.0))
             if todo.size:
-                bound = self._shift_bound(X)
+                bound = self.shift_bound()
                 lam[todo], status = smallest_scale(bound, rho[todo], rtol)
                 lam[todo] = no_more_than_the_bound(bound, rho[todo], lam[todo], exact_m=False)
                 _search.warn_unconverged(status, "dataset_tight_scale")
@@ -503,6 +505,12 @@ class Problem:
                 moved.update(idx[up].tolist())
             check = np.array(sorted(moved), dtype=np.int64)
         return lam, who
+
+    def shift_bound(self):
+        """The bound every D' of sum and mean over a Domain is held to (made once)."""
+        if self._shift is None:
+            self._shift = self._shift_bound(self.risk(self.ref))
+        return self._shift
 
     def _shift_bound(self, X):
         """The bound every D' of sum and mean over a Domain is held to: on
@@ -727,8 +735,8 @@ class _Certificate:
         once for a small world set, where an evaluator call costs more than
         its scales), then what failed in narrow ones (`_BATCH_RATIO`).
         """
-        out = np.zeros(lam.size, bool)
-        rest = np.arange(lam.size)
+        out = self._dominated(lam, rho)
+        rest = np.flatnonzero(~out)
         ratios = (np.inf, 64.0, _BATCH_RATIO) if self.risk.fs.size <= _ONE_BATCH_WORLDS else (64.0, _BATCH_RATIO)
         for ratio in ratios:
             order = rest[np.argsort(lam[rest])]
@@ -743,6 +751,57 @@ class _Certificate:
             if rest.size == 0:
                 break
         return out
+
+    def _dominated(self, lam, rho):
+        """The certificate where one world t of X attains its worst case at
+        every scale (`Risk.enclosure`): every S_X(i, A s) is then at least
+        S_X(t, A s), so every covered Y has S_Y(i, s) >= 1 + exp(-s B+)
+        (S_X(t, A s) - 1), B+ the largest offset; S_X(t, .) from below by
+        the enclosure, no pass.  False where it does not apply or decide.
+        """
+        enc = self.risk.enclosure()
+        if enc is None or enc.invP != 1.0 or enc.W[enc.t] != 1.0:  # (matched worlds: one each)
+            return np.zeros(lam.size, bool)
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            c = np.nextafter(self.risk.inverse(lam) * self.A, np.inf)
+            s_lo, _ = enc.sums(c)
+            s = np.nextafter(1.0 / lam, np.inf)
+            low = s_lo.copy()  # worlds with B <= 0: S_Y(i, s) >= S_X(i, A s) >= S_X(t, A s)
+            # a block of X's groups with some B > 0: each of its worlds has at
+            # least the n worlds of each enclosing block within that block's span
+            B_b, levels = self._blocks()
+            for b, B in enumerate(B_b.tolist()):
+                near = s_lo
+                for n, span in levels:
+                    near = np.maximum(near, n[b] * np.exp(-c * span[b]) * (1.0 - 4.0 * _UNIT))
+                e = np.exp(-s * B * (1.0 + 2.0 * _UNIT)) * (1.0 - 4.0 * _UNIT)
+                np.minimum(low, 1.0 + e * (near - 1.0) * (1.0 - 2.0 * _UNIT), out=low)
+            r = 1.0 / low * (1.0 + 4.0 * _UNIT)
+        return (s_lo >= 1.0) & (r * (1.0 + _OWN_ROUNDING) * (1.0 + self.err_y) <= _search.below(rho, self.err_y))
+
+    def _blocks(self):
+        """The blocks of `_BLOCK_GROUPS` consecutive groups of X with some
+        offset B > 0: their largest B, and per level of blocks four times
+        coarser each (up to the groups' count) the worlds and the span of the
+        values (scaled units, rounded up) of the block of that level holding
+        each.
+        """
+        fs, W, Bp = self.risk.fs, self.risk.W, self.Bp
+        size = _BLOCK_GROUPS
+        start = np.arange(0, fs.size, size)
+        B = np.maximum.reduceat(Bp, start)
+        some = np.flatnonzero(B > 0)
+        levels = []
+        while True:
+            s0 = np.arange(0, fs.size, size)
+            e0 = np.minimum(s0 + size, fs.size) - 1
+            at = start[some] // size  # the block of this level holding each
+            with np.errstate(over="ignore"):
+                span = (fs[e0] - fs[s0]) * (1.0 + 4.0 * _UNIT)
+            levels.append((np.add.reduceat(W, s0)[at], span[at]))
+            if size >= fs.size:
+                return B[some], levels
+            size *= 4
 
     def _batch(self, lam, rho, sel):
         """The certificate for the scales ``lam[sel]``, with the weights

@@ -8,7 +8,7 @@ from typing import Literal, overload
 import numba
 import numpy as np
 
-from . import _inversion, _progress, _search, _validate
+from . import _dominance, _inversion, _progress, _search, _validate
 from ._budget import BLOCK_BYTES as _BLOCK_BYTES
 from ._closed_form import laplace_scale
 from ._kernels import worstcase
@@ -224,6 +224,15 @@ class Risk:
         self.W, self.invP = W, invP
         self.ev = Evaluator(self.fs, W, invP)
         self.error = sweep_error(W)
+        self._enc = None
+
+    def enclosure(self):
+        """The `_dominance.Enclosure` of these worlds where one world attains
+        the worst case at every scale (proven once), else None.
+        """
+        if self._enc is None:
+            self._enc = _dominance.enclosure(self.fs, self.W, self.invP) or False
+        return self._enc or None
 
     def inverse(self, lam, strict=True):
         """The evaluator's 1 / scale, in the scaled units (inf for 0)."""
@@ -632,7 +641,11 @@ def smallest_scale(risk, rho, rtol):
     lo, hi = np.maximum(lo, tiny), np.maximum(hi, tiny)
     target = _search.below(rho, risk.error)
     if _inversion.applies(target.size, rtol):  # a grid of targets: shared evaluations
-        return _inversion.smallest(lambda x: risk(x, strict=False), target, lo, hi, rtol=rtol)
+        # where one world attains the worst case at every scale, bounds on
+        # the computed risk decide most of the checks without a pass
+        enc = risk.enclosure() if isinstance(risk, Risk) else None
+        bounds = None if enc is None else _dominance.RiskBounds(enc, risk)
+        return _inversion.smallest(lambda x: risk(x, strict=False), target, lo, hi, rtol=rtol, bounds=bounds)
     return _search.smallest(lambda i, x: risk(x, strict=False)[0], target, lo, hi, rtol=rtol)
 
 

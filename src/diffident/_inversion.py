@@ -27,7 +27,15 @@ to an eighth of ``rtol``, or whose check fails, goes to `_search.refine`
 with the tightest evaluated bracket (and its answer, too, to the top of
 its window where that passes); a target outside the grid goes to
 `_search.smallest`.  So every answer is, as there, an evaluated passing
-``hi`` with an evaluated failing ``lo`` within ``rtol`` below it.
+``hi`` with an evaluated failing ``lo`` within ``rtol`` below it.  An
+estimate too rough for the window (a flat f near its limit) narrows that
+bracket first, with a probe a few of its errors either side.
+
+Where the caller has proven bounds on f (one world attains the worst case
+at every scale: `_dominance`), they give the interior nodes, and step 3
+places ``lo`` below the estimate by what the bounds' width needs: the
+bounds then prove that ``lo`` fails and ``hi`` passes, and only what they
+leave open is evaluated.
 """
 
 import numpy as np
@@ -153,6 +161,27 @@ def _solve(evaluate, target, grid, F, arg, rtol, x, status, bounds=None):
     rows = np.arange(idx.size)
     b_lo, f_lo = xs[rows, last_fail], fs[rows, last_fail]
     b_hi, f_hi = xs[rows, first_pass], fs[rows, first_pass]
+    # a rough estimate (stored negated): probes a few errors either side of
+    # it narrow the bracket that the search refines
+    rough = np.flatnonzero(est < 0)
+    if rough.size:
+        r_est = -est[rough]
+        est[rough] = np.nan
+        w = np.maximum(4.0 * err[rough], 64.0 * _U)
+        q_lo, q_hi = r_est * (1.0 - w), r_est * (1.0 + w)
+        inb = (q_lo > b_lo[rough]) & (q_hi < b_hi[rough])
+        rough, q_lo, q_hi = rough[inb], q_lo[inb], q_hi[inb]
+        if rough.size:
+            r, _ = _eval(evaluate, np.concatenate([q_lo, q_hi]))
+            r_lo, r_hi = r[:rough.size], r[rough.size:]
+            tr = t[rough]
+            # each probe moves the end it decides (a failing one up, a
+            # passing one down; a failing hi: lo up to it)
+            for q, fq in ((q_lo, r_lo), (q_hi, r_hi)):
+                fails = ~(fq <= tr) & (q > b_lo[rough])
+                passes = (fq <= tr) & (q < b_hi[rough])
+                b_lo[rough[fails]], f_lo[rough[fails]] = q[fails], fq[fails]
+                b_hi[rough[passes]], f_hi[rough[passes]] = q[passes], fq[passes]
     # step 3: lo just below the estimate must fail, hi at the window's top pass
     done = np.zeros(idx.size, bool)
     have = np.flatnonzero(np.isfinite(est))
@@ -319,8 +348,14 @@ def _estimates(evaluate, grid, F, arg, j, t, rtol, bounds=None):
         slope = dp / (half[iv] * p)
         e = ((tail[iv] + 16.0 * _U * scale[iv]) / hmin[iv]) / np.abs(slope)
     x_est = np.exp(mid[iv] + half[iv] * s)
-    good = np.isfinite(x_est) & np.isfinite(e) & (e <= rtol / 8.0) & (slope > 0)
+    sane = np.isfinite(x_est) & np.isfinite(e) & (slope > 0)
+    good = sane & (e <= rtol / 8.0)
     est[use[good]] = x_est[good]
     err[use[good]] = e[good]
     slopes[use[good]] = slope[good]
+    # too rough for the window, but good for a narrow bracket (a flat f,
+    # near its limit: e grows as the slope vanishes)
+    rough = sane & ~good & (e < 1e-3)
+    est[use[rough]] = -x_est[rough]
+    err[use[rough]] = e[rough]
     return est, err, slopes, xs, fs, fl, fh

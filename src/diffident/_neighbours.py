@@ -768,14 +768,19 @@ class _Certificate:
             s = np.nextafter(1.0 / lam, np.inf)
             low = s_lo.copy()  # worlds with B <= 0: S_Y(i, s) >= S_X(i, A s) >= S_X(t, A s)
             # a block of X's groups with some B > 0: each of its worlds has at
-            # least the n worlds of each enclosing block within that block's span
+            # least the n worlds of each enclosing block within that block's
+            # span (blocks x scales, in slices of scales)
             B_b, levels = self._blocks()
-            for b, B in enumerate(B_b.tolist()):
-                near = s_lo
+            step = max(1, (1 << 20) // max(B_b.size, 1))
+            for j in range(0, lam.size, step):
+                cj, sj = c[None, j:j + step], s[None, j:j + step]
+                near = np.broadcast_to(s_lo[None, j:j + step], (B_b.size, cj.size))
                 for n, span in levels:
-                    near = np.maximum(near, n[b] * np.exp(-c * span[b]) * (1.0 - 4.0 * _UNIT))
-                e = np.exp(-s * B * (1.0 + 2.0 * _UNIT)) * (1.0 - 4.0 * _UNIT)
-                np.minimum(low, 1.0 + e * (near - 1.0) * (1.0 - 2.0 * _UNIT), out=low)
+                    near = np.maximum(near, n[:, None] * np.exp(-cj * span[:, None]) * (1.0 - 4.0 * _UNIT))
+                e = np.exp(-sj * B_b[:, None] * (1.0 + 2.0 * _UNIT)) * (1.0 - 4.0 * _UNIT)
+                bound = 1.0 + e * (near - 1.0) * (1.0 - 2.0 * _UNIT)
+                if bound.size:
+                    np.minimum(low[j:j + step], bound.min(axis=0), out=low[j:j + step])
             r = 1.0 / low * (1.0 + 4.0 * _UNIT)
         return (s_lo >= 1.0) & (r * (1.0 + _OWN_ROUNDING) * (1.0 + self.err_y) <= _search.below(rho, self.err_y))
 

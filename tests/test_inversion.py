@@ -52,10 +52,12 @@ def test_each_scale_passes_and_fails_within_rtol_below(name, v, c, p, rtol):
     assert np.all(np.isfinite(lam) & (lam > 0))
     assert np.all(di.worst_case_risk(v, scale=lam, counts=c, prior=p) <= rho)
     # tight: the failing end lies at or above lam (1 - rtol), where rho
-    # lowered by the evaluation's error bound fails (rho* is non-increasing)
+    # lowered by the evaluation's error bound fails; the exact rho* is
+    # non-increasing, the computed one within its error bound of it (near
+    # the limit 1/m, where rho* is flat, that noise is all there is)
     err = _error(v, c, p)
     below = di.worst_case_risk(v, scale=lam * (1.0 - 1.5 * rtol), counts=c, prior=p)
-    assert np.all(below > _search.below(rho, err))
+    assert np.all(below > _search.below(_search.below(rho, err), 2.0 * err))
 
 
 @pytest.mark.parametrize("name, v, c, p", SETS, ids=[s[0] for s in SETS])

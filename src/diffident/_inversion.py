@@ -55,7 +55,7 @@ def applies(n, rtol):
     return n >= MIN_TARGETS and rtol >= MIN_RTOL
 
 
-def smallest(evaluate, target, lo, hi, *, rtol, bounds=None):
+def smallest(evaluate, target, lo, hi, *, rtol, bounds=None, floor=0.0):
     """The smallest x > 0 with ``f(x) <= target``, for many targets.
 
     ``evaluate(x)`` returns ``(f, arg)`` for a 1-d array of x: f
@@ -64,8 +64,8 @@ def smallest(evaluate, target, lo, hi, *, rtol, bounds=None):
     answer, as for `_search.smallest` (to which targets outside the grid go,
     with them).  ``bounds(x)``, where given, returns proven lower and upper
     bounds on what ``evaluate`` gives at x (NaN where none): step 3 then
-    evaluates only the checks they leave open.  Returns ``(x, status)`` as
-    `_search.smallest` does.
+    evaluates only the checks they leave open; ``floor``, as for
+    `_search.refine`.  Returns ``(x, status)`` as `_search.smallest` does.
     """
     target = np.asarray(target, dtype=np.float64).ravel()
     n = target.size
@@ -78,7 +78,7 @@ def smallest(evaluate, target, lo, hi, *, rtol, bounds=None):
     rest = np.arange(n)
     if grid.size >= 2:
         F, arg = _eval(evaluate, grid)
-        rest = _solve(evaluate, target, grid, F, arg, rtol, x, status, bounds)
+        rest = _solve(evaluate, target, grid, F, arg, rtol, x, status, bounds, floor)
     if rest.size:
         x[rest], status[rest] = _search.smallest(lambda i, t: evaluate(t)[0], target[rest], lo[rest], hi[rest],
                                                  rtol=rtol)
@@ -136,7 +136,7 @@ def _clenshaw(c, s):
     return c[:, 0] + s * b1 - b2, b1 + s * d1 - d2
 
 
-def _solve(evaluate, target, grid, F, arg, rtol, x, status, bounds=None):
+def _solve(evaluate, target, grid, F, arg, rtol, x, status, bounds=None, floor=0.0):
     """Steps 2 and 3 for the targets bracketed by the grid; fills ``x`` and
     ``status`` for them and returns the indices left to `_search.smallest`.
     """
@@ -229,7 +229,7 @@ def _solve(evaluate, target, grid, F, arg, rtol, x, status, bounds=None):
     if left.size:
         g = idx[left]
         lo_r, h, st = _search.refine(lambda i, t: evaluate(t)[0], target[g], b_lo[left], b_hi[left],
-                                     f_lo[left], f_hi[left], rtol=rtol)
+                                     f_lo[left], f_hi[left], rtol=rtol, floor=floor)
         # as above, the answer at the top of the window over the failing lo
         top = _top(lo_r, rtol)
         up = np.flatnonzero((st == _search.CONVERGED) & (top > h) & (lo_r > 0) & np.isfinite(top))

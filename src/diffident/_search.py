@@ -242,7 +242,7 @@ def grow(evaluate, target, x, *, up, limit, f_x=None):
 
 # ---------------------------------------------------------------- refine --
 
-def refine(evaluate, target, lo, hi, f_lo, f_hi, *, rtol=0.0):
+def refine(evaluate, target, lo, hi, f_lo, f_hi, *, rtol=0.0, floor=0.0):
     """The smallest x with f(x) <= target, for f non-increasing and positive.
 
     Input: brackets with ``f(lo) > target >= f(hi)`` (``lo`` may be 0 and
@@ -257,15 +257,18 @@ def refine(evaluate, target, lo, hi, f_lo, f_hi, *, rtol=0.0):
 
     Every x kept as the upper end was evaluated and passed (or is the input
     ``hi``), so the answer ``hi`` errs on the high side by construction.
-    Returns ``(lo, hi, status)`` (``MAXITER`` where out of steps).
+    ``floor``: a value f tends to (at or below every target): the secant
+    then runs on ``log(f - floor)``, nearly linear in ``log x`` where f
+    flattens towards it (it only chooses the probes).  Returns ``(lo, hi,
+    status)`` (``MAXITER`` where out of steps).
     """
     lo, hi, f_lo, f_hi = (np.array(a, dtype=np.float64).ravel() for a in (lo, hi, f_lo, f_hi))
     target = np.asarray(target, dtype=np.float64).ravel()
     n = lo.size
     with np.errstate(divide="ignore", invalid="ignore"):
-        log_t = np.log(target)
-        fl = np.log(f_lo) - log_t  # > 0
-        fh = np.log(f_hi) - log_t  # <= 0
+        log_t = np.log(target - floor)
+        fl = np.log(f_lo - floor) - log_t  # > 0
+        fh = np.log(f_hi - floor) - log_t  # <= 0
     side = np.zeros(n, np.int8)  # the end kept last: -1 lo, +1 hi
     stall = np.zeros(n, np.int8)
     kw = key(hi) - key(lo)  # floats in the bracket, at the last reset
@@ -315,8 +318,8 @@ def refine(evaluate, target, lo, hi, f_lo, f_hi, *, rtol=0.0):
         ok1 = r1 <= target[a]
         ok2 = r2 <= target[a]
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            g1 = np.log(r1) - log_t[a]
-            g2 = np.log(r2) - log_t[a]
+            g1 = np.log(r1 - floor) - log_t[a]
+            g2 = np.log(r2 - floor) - log_t[a]
             # Anderson-Bjorck: an end kept twice in a row has its value scaled down
             m_h = 1.0 - g1 / fh[a]
             m_l = 1.0 - g1 / fl[a]

@@ -645,7 +645,11 @@ def smallest_scale(risk, rho, rtol):
         # the computed risk decide most of the checks without a pass
         enc = risk.enclosure() if isinstance(risk, Risk) else None
         bounds = None if enc is None else _dominance.RiskBounds(enc, risk)
-        return _inversion.smallest(lambda x: risk(x, strict=False), target, lo, hi, rtol=rtol, bounds=bounds)
+        # the risk falls to its value at infinite noise: near it, the
+        # per-target search steps on the distance to it
+        floor = float(risk(np.array([np.inf]), strict=False)[0][0])
+        return _inversion.smallest(lambda x: risk(x, strict=False), target, lo, hi, rtol=rtol, bounds=bounds,
+                                   floor=floor)
     return _search.smallest(lambda i, x: risk(x, strict=False)[0], target, lo, hi, rtol=rtol)
 
 

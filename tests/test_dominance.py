@@ -192,3 +192,18 @@ def test_the_dominated_certificate_changes_no_bit(monkeypatch):
     monkeypatch.setattr(_neighbours._Certificate, "_dominated", lambda self, lam, rho: np.zeros(lam.size, bool))
     slow = _cell(data, 2999, "std", rho)
     np.testing.assert_array_equal(fast["tight_scale"], slow["tight_scale"])
+
+
+@pytest.mark.parametrize("size", [1e300, 1e-310, 1.0])
+def test_extreme_magnitudes_keep_the_contract(size, monkeypatch):
+    """Values near the float range's ends (scaled by a power of two inside;
+    partly subnormal at 1e-310) and scales far from 1: the enclosure's path,
+    against the evaluated one."""
+    v = _convex(np.random.default_rng(9), 3000) * size
+    assert Risk(Worlds(v)).enclosure() is not None
+    rho = np.geomspace(2.0 / v.size, 0.4, 120)
+    x = di.tight_scale(v, rho=rho, rtol=1e-12)
+    assert np.all(np.isfinite(x) & (x > 0))
+    assert np.all(di.worst_case_risk(v, scale=x) <= rho)
+    _no_enclosure(monkeypatch)
+    np.testing.assert_allclose(x, di.tight_scale(v, rho=rho, rtol=1e-12), rtol=2e-12, atol=0)

@@ -455,3 +455,22 @@ def test_epsilon_is_conservative_against_fifty_digits():
             e = Gaussian(1.0, sensitivity=s).epsilon(delta)
             mu, E = mp.mpf(s), mp.mpf(e)
             assert mp.ncdf(-E / mu + mu / 2) - mp.exp(E) * mp.ncdf(-E / mu - mu / 2) <= delta
+
+
+def test_posterior_and_identification_are_the_public_functions_bit_for_bit():
+    """One implementation per quantity: a mechanism's posterior and
+    identification bound are `posterior_bound` and `rho_for_epsilon` at its
+    pure epsilon, the same bits (random inputs, and Laplace's epsilon)."""
+    rng = np.random.default_rng(27)
+    eps = np.concatenate([rng.uniform(0, 40, 300), 10.0 ** rng.uniform(-12, 2, 100)])
+    m = np.floor(10.0 ** rng.uniform(0, 15, eps.size))
+    p = np.concatenate([rng.uniform(0, 1, eps.size - 10), [0.0, 1.0, 1e-300, 5e-324, 0.5, 1 - 2**-53, 2**-53, 0.25,
+                                                          0.75, 1e-9]])
+    for e, mm, pp in zip(eps, m, p, strict=True):
+        mech = PureDP(float(e))
+        assert mech.identification_bound(mm) == diffident.rho_for_epsilon(e, m=mm)
+        assert mech.posterior(pp) == diffident.posterior_bound(e, prior=pp)
+    for scale in 10.0 ** rng.uniform(-3, 3, 50):
+        lap = Laplace(float(scale), sensitivity=2.0)
+        assert lap.posterior(0.3) == diffident.posterior_bound(2.0 / scale, prior=0.3)
+        assert lap.identification_bound(7) == diffident.rho_for_epsilon(2.0 / scale, m=7)

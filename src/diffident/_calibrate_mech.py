@@ -18,8 +18,10 @@ from typing import Any
 import numpy as np
 from scipy.special import erfinv, ndtri
 
+from ._closed_form import rho_for_epsilon
 from ._dp_integer import _div_up
-from ._mechanisms import Mechanism, _posterior
+from ._dp_posterior import posterior_bound
+from ._mechanisms import Mechanism
 from ._mechanisms_integer import DiscreteGaussian, DiscreteLaplace
 from ._mechanisms_noise import (
     Gaussian,
@@ -106,7 +108,9 @@ def _closed(cls, measure, arg, t, sens):
         p = arg if measure == "posterior" else 1.0 / arg
         with np.errstate(divide="ignore", invalid="ignore"):
             eps = np.log(t * (1.0 - p)) - np.log(p * (1.0 - t))
-        return eps, lambda x: _posterior(p, sens / x)
+        if measure == "posterior":
+            return eps, lambda x: posterior_bound(sens / x, prior=p)
+        return eps, lambda x: rho_for_epsilon(sens / x, m=arg)
     if cls is Laplace:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             if measure == "advantage":

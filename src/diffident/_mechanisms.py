@@ -18,6 +18,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ._closed_form import rho_for_epsilon
+from ._dp_posterior import posterior_bound
 from ._typing import FloatOrArray, RealArrayLike
 from ._validate import is_scalar, privacy_epsilon, probability, ret, scalar, worlds
 
@@ -46,13 +48,6 @@ def _generic_tradeoff(alpha, e, d):
         rest = np.maximum(1.0 - d - alpha, 0.0)
         second = np.where(np.isinf(e), 0.0, np.exp(-e) * rest)
     return np.maximum(np.maximum(first, second), 0.0)
-
-
-def _posterior(prior, e):
-    """``e^e P / (1 - P + e^e P)`` as ``P / (P + (1 - P) e^-e)``; 0 at P = 0."""
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        out = prior / (prior + (1.0 - prior) * np.exp(-e))
-    return np.where(prior == 0.0, 0.0, out)
 
 
 def _rebuild(cls, values):
@@ -367,9 +362,7 @@ class Mechanism(abc.ABC):
         >>> Gaussian(1.0).posterior(0.5)
         1.0
         """
-        sc = is_scalar(prior)
-        p = probability("prior", prior)
-        return ret(_posterior(p, self.pure_epsilon), sc)
+        return posterior_bound(self.pure_epsilon, prior=prior)
 
     def identification_bound(self, m: RealArrayLike) -> FloatOrArray:
         """Lee and Clifton's bound on identifying one of m candidates: ``1 / (1 + (m - 1) e^-eps)``.
@@ -398,9 +391,7 @@ class Mechanism(abc.ABC):
         >>> round(PureDP(1.0).identification_bound(2), 6)
         0.731059
         """
-        sc = is_scalar(m)
-        mm = worlds("m", m)
-        return ret(_posterior(1.0 / mm, self.pure_epsilon), sc)
+        return rho_for_epsilon(self.pure_epsilon, m=m)
 
     def success_bound(self, m: RealArrayLike) -> FloatOrArray:
         """The f-DP bound on guessing one of m equally likely candidates: ``1 - tradeoff(1/m)``.

@@ -101,11 +101,11 @@ class Enclosure:
         distance from the exact S_t (NaN where ``c`` is not positive and finite).
         """
         c = np.asarray(c, dtype=np.float64)
-        lo = np.full(c.size, np.nan)
-        hi = np.full(c.size, np.nan)
+        value = np.full(c.size, np.nan)
+        bound = np.full(c.size, np.nan)
         ok = np.flatnonzero(np.isfinite(c) & (c > 0))
         if ok.size == 0:
-            return lo, hi
+            return value, bound
         q = c[ok]
         m, e = np.frexp(q)  # q = m 2^e, m in [1/2, 1): points 2^(e-1) (1 + j/4), j = 0 .. 4
         J = np.ceil((2.0 * m - 1.0) * 4.0)
@@ -113,7 +113,7 @@ class Enclosure:
         fin = np.isfinite(c1)
         ok, q, c1 = ok[fin], q[fin], c1[fin]
         if ok.size == 0:
-            return lo, hi
+            return value, bound
         rows = self._moments(c1)
         K = dominance.K
         eta = (c1 - q) / c1  # (c1 - q exact: q >= 3 c1 / 4)
@@ -128,9 +128,9 @@ class Enclosure:
             err = err * eta_up + 4.0 * (k + 1) * M[:, k + 1] + (67.0 + 5.0 * k) * M[:, k]
         tail = eta_up ** (K + 1) * rows[:, K + 2] + rows[:, K + 3] * _LEFT_OUT
         E = (tail + err * _U + (3.0 * K + 2.0) * _U * S) * (1.0 + 1e-3)
-        lo[ok] = S
-        hi[ok] = E
-        return lo, hi
+        value[ok] = S
+        bound[ok] = E
+        return value, bound
 
     def risks(self, risk, lam):
         """(lower, upper) bounds on the *computed* risk of ``risk`` (the

@@ -315,14 +315,6 @@ def exp(xh, xl):
     return np.ldexp(h, q), np.ldexp(l, q)
 
 
-def exp_round(xh, xl):
-    """``exp(x)`` rounded to the nearest double, subnormal results included
-    (rounded from the double-double, not twice).
-    """
-    h, l, q = exp_parts(xh, xl)
-    return ldexp_round(h, l, q)
-
-
 def ldexp_round(h, l, q):
     """``(h + l) 2^q`` rounded to the nearest double, for a normalised
     double-double in the normal range and integers q: ``np.ldexp`` of h,

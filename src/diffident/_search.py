@@ -48,7 +48,6 @@ NOT_REACHED = 1  # no float up to the limit passes: the caller's documented valu
 MAXITER = -2  # out of steps (not expected): the end returned is still verified
 
 _SIGN = np.int64(0x7FFFFFFFFFFFFFFF)
-_KEY_INF = np.int64(0x7FF0000000000000)
 _STEPS = 64  # doublings (or halvings) that cross every float
 _REFINE_STEPS = 400  # regula falsi passes: each third one at least halves the bracket's floats
 _TINY = np.nextafter(0.0, 1.0)

@@ -70,11 +70,11 @@ class Enclosure:
     """
 
     def __init__(self, fs, W, invP, t):
-        self.W = np.ascontiguousarray(W, dtype=np.float64)
         # padded for the kernel (worlds at an infinite distance, of no weight)
         pad = (-fs.size) % dominance.BLOCK
         self._D = np.concatenate([np.abs(fs - fs[t]), np.full(pad, np.inf)])
-        self._W = np.concatenate([self.W, np.zeros(pad)])
+        self._W = np.concatenate([np.asarray(W, dtype=np.float64), np.zeros(pad)])
+        self.top_weight = float(W[t])
         self.invP = float(invP[0])
         self.t = t
         self._points = {}  # expansion point -> its moments, tail and left-out weight
@@ -132,39 +132,37 @@ class Enclosure:
         bound[ok] = E
         return value, bound
 
-    def risks(self, risk, lam):
+    def risks(self, risk, lam, estimate=False):
         """(lower, upper) bounds on the *computed* risk of ``risk`` (the
         `Risk` of this world set, within its ``error`` of the exact one) at
-        the scales ``lam``; NaN where not bounded.
+        the scales ``lam``; NaN where not bounded.  With ``estimate`` also
+        the series' risk there (accurate to a few units of roundoff, not a
+        bound), from the same evaluation.
         """
         c, unknown = risk.inverse(lam, strict=False)
-        s_lo, s_hi = self.sums(np.where(unknown, np.nan, c))
+        S, E = self._series(np.where(unknown, np.nan, c))
+        s_lo, s_hi = S - E, S + E
         with np.errstate(divide="ignore", invalid="ignore"):
             r_lo = self.invP / s_hi * (1.0 - 2.0 * _U) * (1.0 - risk.error)
             r_hi = self.invP / s_lo * (1.0 + 2.0 * _U) * (1.0 + risk.error)
+            mid = self.invP / S
         bad = ~(s_lo > 0) | ~(r_lo > 4.0 * np.finfo(np.float64).tiny)  # (below it the risk is formed again)
         r_lo[bad] = np.nan
         r_hi[bad] = np.nan
-        return r_lo, r_hi
+        mid[bad] = np.nan
+        return (r_lo, r_hi, mid) if estimate else (r_lo, r_hi)
 
 
 class RiskBounds:
-    """`Enclosure.risks` of one `Risk` as a function of the scales, with
-    ``estimate``: the series' risk there (accurate to a few units of
-    roundoff, not a bound; NaN where not bounded), for interpolation.
+    """`Enclosure.risks` of one `Risk` as a function of the scales (with
+    ``estimate=True``: the series' risk too, for interpolation).
     """
 
     def __init__(self, enc, risk):
         self.enc, self.risk = enc, risk
 
-    def __call__(self, lam):
-        return self.enc.risks(self.risk, lam)
-
-    def estimate(self, lam):
-        c, unknown = self.risk.inverse(lam, strict=False)
-        S, _ = self.enc._series(np.where(unknown, np.nan, c))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return self.enc.invP / S
+    def __call__(self, lam, estimate=False):
+        return self.enc.risks(self.risk, lam, estimate)
 
 
 def enclosure(fs, W, invP):

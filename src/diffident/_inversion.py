@@ -203,9 +203,8 @@ def _solve(evaluate, target, grid, F, arg, rtol, x, status, bounds=None, floor=0
         inb = (p_lo > b_lo[have]) & (p_hi < b_hi[have]) & (p_hi - p_lo <= rtol * p_hi)
         have, p_lo, p_hi = have[inb], p_lo[inb], p_hi[inb]
         if have.size and bounds is not None:
-            lo_b, _ = bounds(p_lo)
-            _, hi_b = bounds(p_hi)
-            sure = (lo_b > t[have]) & (hi_b <= t[have])
+            b_lo_hi = bounds(np.concatenate([p_lo, p_hi]))  # (lo's lower bound, hi's upper)
+            sure = (b_lo_hi[0][:have.size] > t[have]) & (b_lo_hi[1][have.size:] <= t[have])
             done[have[sure]] = True
             x[idx[have[sure]]] = p_hi[sure]
             have, p_lo, p_hi = have[~sure], p_lo[~sure], p_hi[~sure]
@@ -256,8 +255,8 @@ def _estimates(evaluate, grid, F, arg, j, t, rtol, bounds=None):
     rounding, or the bound exceeds an eighth of ``rtol``.  Also, per target,
     its interval's nodes ``xs`` (ascending, ends included), f there ``fs``
     (NaN where not evaluated) and bounds on it ``fl``, ``fh``: with
-    ``bounds`` (which then also give the interior nodes' values, their
-    ``estimate``, where they bound them) wider than ``fs``, else ``fs``.
+    ``bounds`` (which then also give the interior nodes' values, with
+    ``estimate=True``, where they bound them) wider than ``fs``, else ``fs``.
     """
     m = t.size
     ivs, inv = np.unique(j, return_inverse=True)
@@ -281,9 +280,7 @@ def _estimates(evaluate, grid, F, arg, j, t, rtol, bounds=None):
         g_in = np.full(nodes.size, G[same, 0].repeat(NODES - 1))  # (bounded: the one group attains f)
         lo_in, hi_in = f_in.copy(), f_in.copy()
         if bounds is not None:
-            lo_in, hi_in = bounds(nodes)
-            f_in = bounds.estimate(nodes)
-            f_in[np.isnan(lo_in)] = np.nan
+            lo_in, hi_in, f_in = bounds(nodes, estimate=True)  # (NaN where not bounded)
         ev = np.flatnonzero(np.isnan(f_in))
         if ev.size:
             f_in[ev], g_in[ev] = _eval(evaluate, nodes[ev])

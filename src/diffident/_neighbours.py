@@ -760,7 +760,7 @@ class _Certificate:
         the enclosure, no pass.  False where it does not apply or decide.
         """
         enc = self.risk.enclosure()
-        if enc is None or enc.invP != 1.0 or enc.W[enc.t] != 1.0:  # (matched worlds: one each)
+        if enc is None or enc.invP != 1.0 or enc.top_weight != 1.0:  # (matched worlds: one each)
             return np.zeros(lam.size, bool)
         with np.errstate(over="ignore", under="ignore", invalid="ignore"):
             c = np.nextafter(self.risk.inverse(lam) * self.A, np.inf)

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import norm
 
+import diffident as di
 from diffident._fdp_integer import (
     dgauss_advantage,
     dgauss_delta,
@@ -304,9 +305,10 @@ def test_shapes_and_nan():
     assert dgauss_tradeoff(np.full((4, 1), 0.3), 1.0).shape == (4, 1)
     assert isinstance(dgauss_delta(1.0, 1.0), float)
     assert np.isnan(dlap_delta(np.nan, 1.0)) and np.isnan(dgauss_tradeoff(np.nan, 1.0))
-    with pytest.raises(AssertionError):
-        dlap_delta(-1.0, 1.0)
-    with pytest.raises(AssertionError):
-        dgauss_tradeoff(1.5, 1.0)
-    with pytest.raises(AssertionError):
-        dgauss_delta(1.0, 1.0, 1.5)
+    # the cores take checked values: the mechanisms check them, once
+    with pytest.raises(ValueError, match="epsilon"):
+        di.DiscreteLaplace(1.0).delta(-1.0)
+    with pytest.raises(ValueError, match="alpha"):
+        di.DiscreteGaussian(1.0).tradeoff(1.5)
+    with pytest.raises((ValueError, TypeError), match="sensitivity"):
+        di.DiscreteGaussian(1.0, sensitivity=1.5)

@@ -139,9 +139,10 @@ def _dg_upper(a, b, s):
             d1 -= ub * fb
             d3 -= (ub ** 3 - 3.0 * ub) * fb
             d5 -= (ub ** 5 - 10.0 * ub ** 3 + 15.0 * ub) * fb
-        d1 += ua * fa
-        d3 += (ua ** 3 - 3.0 * ua) * fa
-        d5 += (ua ** 5 - 10.0 * ua ** 3 + 15.0 * ua) * fa
+        if fa > 0.0:  # (an underflowed end adds nothing: ua^5 may overflow)
+            d1 += ua * fa
+            d3 += (ua ** 3 - 3.0 * ua) * fa
+            d5 += (ua ** 5 - 10.0 * ua ** 3 + 15.0 * ua) * fa
         corr = _B2 * d1 / s + _B4 * d3 / s ** 3 + _B6 * d5 / s ** 5
         return s * _gauss_integral(ua, ub, (b - a) / s) + 0.5 * (fa + fb) + corr
     total = 0.0

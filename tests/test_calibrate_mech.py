@@ -29,6 +29,7 @@ FAST = [
     (di.Gaussian, "advantage", {}),
     (di.Gaussian, "tpr_at_fpr", {"fpr": 0.001}),
     (di.Gaussian, "success", {"m": 5, "sensitivity": 2.0}),
+    (di.Gaussian, "delta", {"epsilon": 0.7, "sensitivity": 2.0}),
     (di.DiscreteLaplace, "posterior", {"prior": 0.3}),
     (di.DiscreteLaplace, "identification", {"m": 7, "sensitivity": 2}),
 ]
@@ -76,6 +77,34 @@ def test_round_trips():
     assert got == pytest.approx(0.8, rel=1e-12)
     assert di.calibrate("discrete_laplace", di.DiscreteLaplace(3.0).posterior(0.5), measure="posterior",
                         prior=0.5) == pytest.approx(3.0, rel=1e-14)
+
+
+def test_gaussian_epsilon_is_the_analytic_gaussian_sigma():
+    """The epsilon of a delta: `analytic_gaussian_sigma` moved to pass the
+    method `Gaussian.epsilon` (within its margins, 1e-12 of delta), whose
+    values the batched check reproduces bit for bit."""
+    from diffident._calibrate_mech import _gaussian_measure
+
+    rng = np.random.default_rng([27, SEED])
+    t = np.concatenate([10.0 ** rng.uniform(-3, 1.5, 60), [0.0]])
+    for delta in (1e-12, 1e-5, 0.2):
+        x = di.calibrate(di.Gaussian, t, measure="epsilon", delta=delta, sensitivity=3.0)
+        np.testing.assert_allclose(x, di.analytic_gaussian_sigma(t, delta=delta, sensitivity=3.0), rtol=1e-9)
+        got = np.array([di.Gaussian(xi, sensitivity=3.0).epsilon(delta) for xi in x])
+        assert np.all(got <= t)
+        np.testing.assert_array_equal(_gaussian_measure("epsilon", delta, 3.0)(x), got)
+    np.testing.assert_array_equal(di.calibrate(di.Gaussian, [1.0, np.inf], measure="epsilon", delta=0.0),
+                                  [np.inf, 0.0])
+    np.testing.assert_array_equal(di.calibrate(di.Gaussian, [0.0, 1.0], measure="epsilon", delta=1.0), [0.0, 0.0])
+    assert di.calibrate(di.Gaussian, 0.0, measure="delta", epsilon=1.0) == np.inf  # delta > 0 at every sigma
+
+
+def test_the_search_reaches_the_ends_of_the_noise_range():
+    """Targets below the measure at 1e300 give inf, above it at 1e-300 give
+    0, without evaluating a mechanism that cannot exist."""
+    assert di.calibrate(di.DiscreteGaussian, 0.0, measure="advantage") == np.inf
+    assert di.calibrate(di.DiscreteGaussian, np.inf, measure="epsilon", delta=1e-6) == 0.0
+    assert di.calibrate(di.Gaussian, np.inf, measure="epsilon", delta=1e-6, sensitivity=1e12) == 0.0
 
 
 def test_gaussian_posteriors_are_unattainable():

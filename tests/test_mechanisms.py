@@ -474,3 +474,16 @@ def test_posterior_and_identification_are_the_public_functions_bit_for_bit():
         lap = Laplace(float(scale), sensitivity=2.0)
         assert lap.posterior(0.3) == diffident.posterior_bound(2.0 / scale, prior=0.3)
         assert lap.identification_bound(7) == diffident.rho_for_epsilon(2.0 / scale, m=7)
+
+
+def test_gaussian_profile_is_analytic_gaussian_delta_bit_for_bit():
+    """A Gaussian's delta(epsilon) and advantage are `analytic_gaussian_delta`
+    at its sigma and sensitivity, the same bits (random inputs)."""
+    rng = np.random.default_rng(2027)
+    for _ in range(300):
+        sigma, sens = 10.0 ** rng.uniform(-4, 4), 10.0 ** rng.uniform(-3, 3)
+        e = np.concatenate([10.0 ** rng.uniform(-6, 3, 8), [0.0, np.inf]])
+        mech = Gaussian(float(sigma), sensitivity=float(sens))
+        np.testing.assert_array_equal(mech.delta(e), diffident.analytic_gaussian_delta(sigma, epsilon=e,
+                                                                                      sensitivity=sens))
+        assert mech.advantage() == mech.delta(0.0)

@@ -18,16 +18,17 @@ from typing import Any
 import numpy as np
 from scipy.special import erfinv, ndtri
 
+from . import _search
 from ._closed_form import rho_for_epsilon
+from ._dp_gaussian import _gauss_delta, analytic_gaussian_sigma
 from ._dp_integer import _div_up
 from ._dp_posterior import posterior_bound
-from ._mechanisms import Mechanism
+from ._mechanisms import Mechanism, profile_inverse
 from ._mechanisms_integer import DiscreteGaussian, DiscreteLaplace
 from ._mechanisms_noise import (
     Gaussian,
     Laplace,
     RandomizedResponse,
-    gaussian_advantage,
     gaussian_tradeoff,
     laplace_delta,
     laplace_tradeoff,
@@ -127,7 +128,7 @@ def _closed(cls, measure, arg, t, sens):
     if cls is Gaussian:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             if measure == "advantage":
-                return 2.0 * np.sqrt(2.0) * erfinv(t), lambda x: gaussian_advantage(sens / x)
+                return 2.0 * np.sqrt(2.0) * erfinv(t), _gaussian_measure("delta", 0.0, sens)
             if measure in ("tpr_at_fpr", "success"):
                 a = arg if measure == "tpr_at_fpr" else 1.0 / arg
                 low_t = np.where(t > 0.5, ndtri(1.0 - t), -ndtri(t))  # Phi^-1(1 - t), from the small side
@@ -135,7 +136,42 @@ def _closed(cls, measure, arg, t, sens):
                                                                               0.0, 1.0 - a)
             if measure in ("posterior", "identification"):  # no pure epsilon: 1 at any noise
                 return np.full(t.shape, np.inf), lambda x: np.ones(np.shape(x))
+            if measure in ("delta", "epsilon"):  # the analytic Gaussian mechanism's sigma
+                return _analytic_mu(measure, arg, t, sens), _gaussian_measure(measure, arg, sens)
     return None
+
+
+def _analytic_mu(measure, arg, t, sens):
+    """mu = Delta / sigma of `analytic_gaussian_sigma` for the targets t (0:
+    none; the caller's checks move it to the float that passes).  For
+    ``epsilon`` the target is met with the margins of `Mechanism.epsilon`:
+    its delta less the profile's relative error, its epsilon 4 ulps up.
+    """
+    if measure == "delta":
+        eps, delta = np.full(t.shape, arg), t
+    else:
+        eps, delta = t * (1.0 - 2.0**-49), np.full(t.shape, arg * (1.0 - Gaussian._rtol))
+    ok = (delta > 0.0) & (delta < 1.0) & np.isfinite(eps)
+    sigma = np.asarray(analytic_gaussian_sigma(np.where(ok, eps, 1.0), delta=np.where(ok, delta, 0.5),
+                                               sensitivity=sens))
+    with np.errstate(divide="ignore"):
+        return np.where(ok & (sigma > 0.0), sens / sigma, 0.0)
+
+
+def _gaussian_measure(measure, arg, sens):
+    """The Gaussian's measure as a vectorised function of sigma: its
+    profile's own function at epsilon ``arg`` (the method's values), or the
+    method `Mechanism.epsilon` of each mechanism.
+    """
+    if measure == "delta":
+        return lambda x: _gauss_delta(x, np.full(np.shape(x), arg), np.full(np.shape(x), sens))
+
+    def epsilon(x):  # Gaussian(x_i).epsilon(arg) for every x_i at once, by the method's own search
+        x = np.ravel(x)
+        s = np.full(x.size, sens)
+        return profile_inverse(lambda i, e: _gauss_delta(x[i], e, s[i]), np.full(x.size, arg), floor=0.0,
+                               floor_epsilon=np.inf, rtol=Gaussian._rtol)
+    return epsilon
 
 
 def _fast(cls, measure, arg, t, sens):
@@ -162,7 +198,9 @@ def _fast(cls, measure, arg, t, sens):
     out[check] = x[check]
     out[todo] = np.nan  # (still failing: left to the bisection)
     # where the estimate passes, a float lower may too: step down while it does
-    down = np.flatnonzero(np.isfinite(out))  # (not those left to the bisection)
+    # (not those left to the bisection; not the epsilon of a delta: its estimate carries the
+    # method's margins, 1e-12 of delta, and its evaluation is a search)
+    down = np.flatnonzero(np.isfinite(out)) if measure != "epsilon" else np.zeros(0, np.intp)
     for _ in range(8):
         if down.size == 0:
             break
@@ -171,59 +209,68 @@ def _fast(cls, measure, arg, t, sens):
         out[down[ok]] = lower[ok]
         down = down[ok]
     # every float passes (no noise needed) where the target is at the top
-    out = np.where(t >= 1.0, 0.0, out)
+    top = (t == np.inf) | (arg >= 1.0) if measure == "epsilon" else t >= 1.0
+    out = np.where(top, 0.0, out)
     return out
 
 
 # ------------------------------------------------------------------ search
 
 
-def _search(cls, measure, arg, target, ctor, rtol):
-    """Bisect one target with the public methods; the end returned passed them."""
+def _bisected(cls, measure, arg, target, ctor, rtol):
+    """The least noise for each target, searched with `diffident._search`
+    over the public methods (one mechanism per trial value): a bracket
+    grown from 1 (`grow`), refined to ``rtol`` (`refine`); every value
+    returned passed them.  Noise parameters from 1e-300 (0 where that
+    passes) to 1e300 (inf where that fails); for randomized response the
+    search runs on ``y = 1 - p`` (p from 1/d to 1: 1 where p = 1 passes,
+    NaN where p = 1/d fails).
+    """
     rr = cls is RandomizedResponse
+    p_min = 1.0 / float(ctor.get("d", 2)) if rr else 0.0
 
-    def passes(x):
-        return _evaluate(cls(x, **ctor), measure, arg) <= target
+    def param(y):
+        return np.maximum(1.0 - y, p_min) if rr else y
 
-    if rr:  # p from 1/d (no information) to 1 (none hidden): the largest p that passes
-        lo = 1.0 / float(ctor.get("d", 2))
-        hi = 1.0
-        if passes(hi):
-            return 1.0
-        if not passes(lo):
-            return float("nan")
-        while hi - lo > rtol * hi:
-            mid = lo + (hi - lo) / 2.0
-            if mid <= lo or mid >= hi:
-                break
-            lo, hi = (mid, hi) if passes(mid) else (lo, mid)
-        return lo
-    x = 1.0
-    if passes(x):
-        hi = x
-        lo = x / 2.0
-        while passes(lo):
-            hi = lo
-            lo /= 2.0 ** 16
-            if lo < 1e-300:
-                return 0.0
+    def evaluate(idx, y):
+        return np.array([_evaluate(cls(float(v), **ctor), measure, arg) for v in param(np.ravel(y))])
+
+    n = target.size
+    out = np.full(n, np.nan)
+    live = np.arange(n)
+    if rr:  # y = 0 (p = 1, no noise) first: where it fails, the downward search takes f(0) to fail
+        free = evaluate(live, np.zeros(n)) <= target
+        out[free] = 1.0
+        live = live[~free]
+        start, down, up, unreached = (1.0 - p_min) / 2.0, 0.0, 1.0 - p_min, (np.nan, np.nan)
     else:
-        lo = x
-        hi = x * 2.0
-        while not passes(hi):
-            lo = hi
-            hi *= 2.0 ** 16
-            if hi > 1e300:
-                return float("inf")
-    while hi - lo > rtol * hi:
-        mid = float(np.sqrt(lo) * np.sqrt(hi)) if hi > 4.0 * lo else lo + (hi - lo) / 2.0
-        if mid <= lo or mid >= hi:
-            break
-        if passes(mid):
-            hi = mid
+        start, down, up, unreached = 1.0, 1e-300, 1e300, (0.0, np.inf)
+    t = target[live]
+    y0 = np.full(live.size, start)
+    f0 = evaluate(live, y0)
+    lo, hi, f_lo, f_hi = y0.copy(), y0.copy(), f0.copy(), f0.copy()
+    done = np.zeros(live.size, bool)
+    status = np.zeros(live.size, np.int8)
+    for going_up, limit, value in ((False, down, unreached[0]), (True, up, unreached[1])):
+        i = np.flatnonzero((f0 <= t) != going_up)  # passing at the start: down; failing: up
+        if i.size == 0:
+            continue
+        near, far, f_near, f_far, st = _search.grow(evaluate, t[i], y0[i], up=going_up, limit=limit, f_x=f0[i])
+        if going_up:
+            lo[i], f_lo[i], hi[i], f_hi[i] = near, f_near, far, f_far
         else:
-            lo = mid
-    return hi
+            lo[i], f_lo[i], hi[i], f_hi[i] = far, f_far, near, f_near
+        gone = st == _search.NOT_REACHED
+        out[live[i[gone]]] = value
+        done[i[gone]] = True
+        status[i] = st
+    j = np.flatnonzero(~done)
+    if j.size:
+        _, h, st = _search.refine(evaluate, t[j], lo[j], hi[j], f_lo[j], f_hi[j], rtol=rtol)
+        out[live[j]] = param(h)
+        status[j] = np.where(status[j] != _search.CONVERGED, status[j], st)
+    _search.warn_unconverged(status, "calibrate")
+    return out
 
 
 def calibrate(family: Any, target: RealArrayLike, *, measure: str, rtol: float = 1e-9,
@@ -312,10 +359,11 @@ def calibrate(family: Any, target: RealArrayLike, *, measure: str, rtol: float =
     flat = t.reshape(-1)
     sens = float(fixed.get("sensitivity", 1.0))
     out = None
-    if measure != "epsilon" and set(fixed) <= {"sensitivity"}:
+    if set(fixed) <= {"sensitivity"}:
         out = _fast(cls, measure, arg, flat, sens)
     if out is None:
         out = np.full(flat.shape, np.nan)
-    for i in np.flatnonzero(np.isnan(out)):
-        out[i] = _search(cls, measure, arg, float(flat[i]), fixed, r)
+    todo = np.flatnonzero(np.isnan(out))
+    if todo.size:
+        out[todo] = _bisected(cls, measure, arg, flat[todo], fixed, r)
     return ret(out.reshape(shape), sc)

@@ -131,7 +131,7 @@ def _amplified(ratio, dlr):
     return np.where(ratio < 1.0, w * dlr, np.inf)
 
 
-def _ld_tails(h, c):
+def _ld_tails(h, c, with_err=True):
     """``(log delta, error bound)`` where ``a = h - c >= 0`` (not narrow):
     ``e^eps Phi(b) = phi(a) R(h + c)`` (b = -h - c; R the Mills ratio,
     ``sqrt(pi/2) erfcx(x / sqrt 2)``; ``eps = 2 h c`` turns
@@ -150,6 +150,8 @@ def _ld_tails(h, c):
     ratio = np.exp(lr)
     s1 = np.log1p(-ratio)
     out = np.where(ratio < 1.0, la + s1, -np.inf)
+    if not with_err:
+        return out, 0.0
     # h and c are within 2 ulps (q = sigma / S rounded, then divided or
     # multiplied): a within 2u (h + c) + u a, x within 4u x
     da = 2 * _U * (h + c) + _U * a
@@ -161,7 +163,7 @@ def _ld_tails(h, c):
     return out, err
 
 
-def _ld_mills(h, c):
+def _ld_mills(h, c, with_err=True):
     """``(log delta, error bound)`` where ``a = h - c < 0``: with
     ``eps = 2 h c`` and ``Phi(-x) = phi(x) R(x)`` (R the Mills ratio,
     ``erfcx``), ``e^eps Phi(b) / Phi(a) = R(c + h) / R(c - h)`` exactly, so
@@ -176,6 +178,8 @@ def _ld_mills(h, c):
     la, dla_f = _log_ndtr(a)
     s1 = np.log1p(-ratio)
     out = np.where(ratio < 1.0, la + s1, -np.inf)
+    if not with_err:
+        return out, 0.0
     da = 2 * _U * (h + c) + _U * np.abs(a)
     dla = dla_f + _phi_over_ndtr(a, la) * da
     dx1 = 4 * _U * x1
@@ -280,10 +284,10 @@ def _delta_parts(q, eps, with_err=True):
             big[i] = 2.0 * h[i]
         i = np.flatnonzero(~narrow & (c > h))
         if i.size:
-            small[i], err[i] = _ld_mills(h[i], c[i])
+            small[i], err[i] = _ld_mills(h[i], c[i], with_err)
         i = np.flatnonzero(~narrow & ~(c > h))
         if i.size:
-            small[i], err[i] = _ld_tails(h[i], c[i])
+            small[i], err[i] = _ld_tails(h[i], c[i], with_err)
     return big, small, err
 
 

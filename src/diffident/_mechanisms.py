@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from . import _search
 from ._closed_form import rho_for_epsilon
 from ._dp_posterior import posterior_bound
 from ._typing import FloatOrArray, RealArrayLike
@@ -48,6 +49,34 @@ def _generic_tradeoff(alpha, e, d):
         rest = np.maximum(1.0 - d - alpha, 0.0)
         second = np.where(np.isinf(e), 0.0, np.exp(-e) * rest)
     return np.maximum(np.maximum(first, second), 0.0)
+
+
+def profile_inverse(excess, d, *, floor, floor_epsilon, rtol):
+    """The smallest epsilon with ``delta(epsilon) <= d``, per entry: `Mechanism.epsilon`'s values.
+
+    ``excess(idx, e)``: ``delta(e) - floor`` of the entries ``idx`` at the
+    epsilons ``e`` (non-increasing, elementwise: an entry's answer does not
+    depend on the others, so a batch of mechanisms gives each the value of
+    its own method).  The excess is reached with a margin of its relative
+    error ``rtol``; the answer is the bisected end times ``1 + 2**-50``.
+    """
+    target = (d - floor) * (1.0 - rtol)
+    every = np.arange(d.size)
+    zero = (d == 1.0) | ((d >= floor) & (excess(every, np.zeros(d.shape)) <= target))
+    out = np.where(zero, 0.0, np.where(d < floor, np.inf, floor_epsilon))
+    todo = np.flatnonzero(~zero & (d > floor))
+    if todo.size:
+        start = np.full(todo.size, floor_epsilon if 0.0 < floor_epsilon < np.inf else 1.0)
+        dd = target[todo]
+        # a bracket grown from the floor's epsilon (0 fails, known above), bisected to adjacent floats
+        near, hi, _, _, status = _search.grow(lambda i, e: excess(todo[i], e), dd, start, up=True,
+                                              limit=np.inf)
+        _search.warn_unconverged(status, "Mechanism.epsilon")
+        fail, ok = _search.key(np.where(near < hi, near, 0.0)), _search.key(hi)
+        _search.bisect(lambda i, k: excess(todo[i], _search.unkey(k)) <= dd[i], fail, ok, np.arange(todo.size))
+        # and 4 ulps up, for the rounding of a closed form's own epsilon (Laplace's Delta / b, ...)
+        out[todo] = _search.unkey(ok) * (1.0 + 2.0**-50)
+    return out
 
 
 def _rebuild(cls, values):
@@ -230,32 +259,8 @@ class Mechanism(abc.ABC):
         shape = d.shape
         d = d.reshape(-1)
         floor = float(self._delta(np.array(np.inf)))  # the profile's limit, delta(inf): 0 but for ApproxDP
-        # the excess over the floor is reached with a margin of its evaluation's relative error
-        target = (d - floor) * (1.0 - self._rtol)
-        zero = (d == 1.0) | ((d >= floor) & (self._excess(np.zeros(d.shape)) <= target))
-        out = np.where(zero, 0.0, np.where(d < floor, np.inf, self._floor_epsilon))
-        todo = np.flatnonzero(~zero & (d > floor))
-        if todo.size:
-            dd = target[todo]
-            fe = self._floor_epsilon
-            hi = np.full(todo.size, fe if np.isfinite(fe) else 1.0)
-            for _ in range(1100):  # bracket: double until the profile is down to delta
-                up = self._excess(hi) > dd
-                if not up.any():
-                    break
-                with np.errstate(over="ignore"):
-                    hi = np.where(up, hi * 2.0, hi)
-            lo = np.zeros(todo.size)
-            act = np.arange(todo.size)
-            while act.size:
-                mid = lo[act] + (hi[act] - lo[act]) / 2.0
-                done = (mid <= lo[act]) | (mid >= hi[act])
-                ok = self._excess(mid) <= dd[act]
-                hi[act] = np.where(ok & ~done, mid, hi[act])
-                lo[act] = np.where(~ok & ~done, mid, lo[act])
-                act = act[~done]
-            # and 4 ulps up, for the rounding of a closed form's own epsilon (Laplace's Delta / b, ...)
-            out[todo] = hi * (1.0 + 2.0**-50)
+        out = profile_inverse(lambda i, e: self._excess(e), d, floor=floor, floor_epsilon=self._floor_epsilon,
+                              rtol=self._rtol)
         return ret(out.reshape(shape), sc)
 
     def tradeoff(self, alpha: RealArrayLike) -> FloatOrArray:

@@ -7,16 +7,15 @@ those of `diffident.Mechanism` (``_mechanisms``).
 
 
 import numpy as np
-from scipy.special import erf, erfcx, ndtr, ndtri
+from scipy.special import ndtr, ndtri
 
-from ._dp_gaussian import analytic_gaussian_sigma
+from ._dp_gaussian import _gauss_delta, analytic_gaussian_sigma
 from ._dp_integer import _div_up, _sigma_up
 from ._mechanisms import Mechanism, _exp_times, _Noise, _positive
 from ._validate import integer, scalar
 from .rr._privacy import _kary_epsilon
 
 _SQRT2 = float(np.sqrt(2.0))
-_GL_X, _GL_W = np.polynomial.legendre.leggauss(16)
 
 
 def laplace_delta(e, eps):
@@ -39,11 +38,6 @@ def laplace_tradeoff(alpha, eps):
 def gaussian_tradeoff(alpha, mu):
     """The Gaussian trade-off curve ``Phi(Phi^-1(1 - alpha) - mu)`` (broadcast)."""
     return ndtr(-ndtri(alpha) - mu)
-
-
-def gaussian_advantage(mu):
-    """The Gaussian advantage ``2 Phi(mu / 2) - 1 = erf(mu / (2 sqrt 2))`` (broadcast)."""
-    return erf(np.asarray(mu, dtype=np.float64) / (2.0 * _SQRT2))
 
 
 class Laplace(_Noise):
@@ -161,33 +155,6 @@ class Laplace(_Noise):
 
     def _tradeoff(self, alpha):
         return laplace_tradeoff(alpha, self.pure_epsilon)
-
-
-def _gauss_delta(e, mu):
-    """Balle and Wang's Phi(-e/mu + mu/2) - e^e Phi(-e/mu - mu/2), without
-    overflow or cancellation: for a = -e/mu + mu/2 >= 0 as [Phi(a) -
-    Phi(a - mu)] - (e^e - 1) Phi(a - mu) with the difference a sum of
-    erfs; for a < 0 as e^(-a^2/2) / 2 [erfcx(u) - erfcx(v)] (u = -a/sqrt 2,
-    v = u + mu/sqrt 2; the exponents cancel exactly), the difference of
-    erfcx the integral of 2/sqrt(pi) - 2 x erfcx(x) over [u, v] (Gauss-
-    Legendre) where v - u < 1/2.
-    """
-    e = np.asarray(e, dtype=np.float64)
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        a = np.where(np.isinf(e), -np.inf, -e / mu + mu / 2.0)
-        b = a - mu
-        pos = (erf(a / _SQRT2) + erf(-b / _SQRT2)) / 2.0 - np.expm1(np.minimum(e, 700.0)) * ndtr(b)
-        u = np.where(a < 0, -a / _SQRT2, 0.0)
-        h = mu / _SQRT2
-        if h < 0.5:
-            x = u[..., None] + h / 2.0 * (_GL_X + 1.0)
-            g = 2.0 / np.sqrt(np.pi) - 2.0 * x * erfcx(x)
-            diff = h / 2.0 * (g @ _GL_W)
-        else:
-            diff = erfcx(u) - erfcx(u + h)
-        neg = np.exp(-(a * a) / 2.0) / 2.0 * diff
-        out = np.where(a >= 0, pos, np.where(np.isinf(a), 0.0, neg))
-    return np.clip(out, 0.0, 1.0)
 
 
 class Gaussian(_Noise):
@@ -368,26 +335,11 @@ class Gaussian(_Noise):
         return float("inf")
 
     def _delta(self, e):
-        return _gauss_delta(e, self.mu)
+        e = np.asarray(e, dtype=np.float64)
+        return _gauss_delta(np.full(e.shape, self._sigma), e, np.full(e.shape, self._sensitivity))
 
     def _tradeoff(self, alpha):
         return gaussian_tradeoff(alpha, self.mu)
-
-    def advantage(self) -> float:
-        """The membership advantage: ``2 Phi(mu / 2) - 1``, the profile at 0.
-
-        Returns
-        -------
-        float
-            The advantage, in [0, 1).
-
-        Examples
-        --------
-        >>> from diffident import Gaussian
-        >>> round(Gaussian(1.0).advantage(), 6)
-        0.382925
-        """
-        return float(gaussian_advantage(self.mu))
 
 
 class RandomizedResponse(Mechanism):

@@ -3,14 +3,14 @@
 
 For each number of worlds m and of responses n, times ``log_evidence`` with
 the direct strategy forced, the sweep forced, and the automatic choice
-(``diffident._posterior``'s cost model), and prints the automatic time over
+(``diffident._risk.posterior``'s cost model), and prints the automatic time over
 the better of the two: about 1 where the model chooses well.  Run from the
 repository root: ``python benchmarks/crossover.py`` (about a minute).
 """
 import numpy as np
 
 import diffident as di
-from diffident import _posterior
+from diffident._risk import posterior as _posterior
 from diffident.testing.timing import best_time
 
 MODES = {"direct": (None, 1e30), "sweep": (1e9, 0.0), "auto": (None, None)}  # (_DIRECT_NS, _SORT_NS)

@@ -4,7 +4,7 @@ Griffe's numpy parser keeps a "See Also" section as plain text (an
 admonition), so ``tight_scale : The exact scale.`` would render as words.
 This extension rewrites each section, in the copy of the docstrings that
 mkdocstrings renders (the modules' ``__doc__`` are untouched), into a list
-of cross-references, ``[`tight_scale`][diffident._worst_case.tight_scale]``,
+of cross-references, ``[`tight_scale`][diffident._calibrate.tight.tight_scale]``,
 which mkdocs-autorefs turns into links to the entries' anchors.
 
 A name is looked up as ``tests/test_docstrings.py`` checks it: in the

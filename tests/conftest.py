@@ -47,7 +47,7 @@ def evaluator_calls(monkeypatch):
     """The number of scales in each call of the worst-case evaluator (a list
     that the test's calls fill).
     """
-    from diffident import _worst_case
+    from diffident._risk import worst_case as _worst_case
 
     sizes = []
     orig = _worst_case.Evaluator.__call__

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 import diffident as di
-from diffident import _budget, _neighbours
-from diffident._possible import dataset_setup
+from diffident._calibrate import neighbours as _neighbours
+from diffident._numerics import budget as _budget
+from diffident._worlds.possible import dataset_setup
 from diffident.cli import main
 
 
@@ -149,7 +150,7 @@ def test_a_sweep_cell_stays_within_its_memory_budget():
 
 def test_cells_over_budget_are_refused_before_any_work(monkeypatch):
     calls = []
-    monkeypatch.setattr("diffident._sweep._cell_rows", lambda *a: calls.append(a))
+    monkeypatch.setattr("diffident._sweep.sweep._cell_rows", lambda *a: calls.append(a))
     data = {"a": np.arange(1.0, 9.0), "b": np.arange(0.0, 80.0, 10.0)}
     domains = {"a": (0, 10), "b": (0, 10**6)}
     with pytest.raises(di.OverBudget, match=r"(?s)1 cell over budget.*column 'b', std, n=8: 1,000,001 "
@@ -178,7 +179,7 @@ def test_memory_error_names_the_cell(monkeypatch):
     def boom(*a):
         raise MemoryError("Unable to allocate 12 GiB")
 
-    monkeypatch.setattr("diffident._sweep._cell_rows", boom)
+    monkeypatch.setattr("diffident._sweep.sweep._cell_rows", boom)
     with pytest.raises(MemoryError, match=r"column 'a', query 'mean', n=8 \(11 worlds\).*12 GiB"):
         di.sweep({"a": np.arange(1.0, 9.0)}, queries=["mean"], rho=[0.1], domains={"a": (0, 10)})
 
@@ -200,7 +201,7 @@ def _cli(csv, out, *extra):
 
 def _no_cell(monkeypatch):
     calls = []
-    monkeypatch.setattr("diffident._sweep._cell_rows", lambda *a: calls.append(a))
+    monkeypatch.setattr("diffident._sweep.sweep._cell_rows", lambda *a: calls.append(a))
     return calls
 
 
@@ -264,7 +265,7 @@ def test_cli_memory_error_is_one_line(small_csv, tmp_path, monkeypatch, capsys):
     def boom(*a):
         raise MemoryError("Unable to allocate 12 GiB")
 
-    monkeypatch.setattr("diffident._sweep._cell_rows", boom)
+    monkeypatch.setattr("diffident._sweep.sweep._cell_rows", boom)
     out = tmp_path / "o.csv"
     assert _cli(small_csv, out) == 2
     err = capsys.readouterr().err.splitlines()

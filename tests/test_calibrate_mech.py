@@ -83,7 +83,7 @@ def test_gaussian_epsilon_is_the_analytic_gaussian_sigma():
     """The epsilon of a delta: `analytic_gaussian_sigma` moved to pass the
     method `Gaussian.epsilon` (within its margins, 1e-12 of delta), whose
     values the batched check reproduces bit for bit."""
-    from diffident._calibrate_mech import _gaussian_measure
+    from diffident._mechanisms.calibrate import _gaussian_measure
 
     rng = np.random.default_rng([27, SEED])
     t = np.concatenate([10.0 ** rng.uniform(-3, 1.5, 60), [0.0]])

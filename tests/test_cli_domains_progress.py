@@ -18,7 +18,7 @@ import pytest
 
 import diffident
 import diffident as di
-from diffident import _progress
+from diffident._numerics import progress as _progress
 from diffident.cli import main
 
 BMI = [18.5, 22.1, 24.9, 30.0, 27.3, 19.8, 35.2, 22.1]

@@ -24,7 +24,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import diffident as di
-from diffident import _dd
+from diffident._numerics import dd as _dd
 
 DPS = 60
 N_EPS = 2  # epsilon_for_rho, epsilon_for_posterior, scale_for_rho: ulps from the exact inverse
@@ -446,7 +446,7 @@ def test_double_double_table():
 def test_gaussian_delta_error_bound_holds(q, e):
     # the bound that analytic_gaussian_sigma's margin rests on: the float
     # log delta is within err of the exact one (all three branches)
-    from diffident import _dp_gaussian
+    from diffident.dp import _gaussian as _dp_gaussian
     big, small, err = _dp_gaussian._delta_parts(np.array([q]), np.array([e]))
     assume(np.isfinite(small[0]) and np.isfinite(err[0]))
     with mp.workdps(DPS):

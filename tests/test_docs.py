@@ -7,32 +7,28 @@ from pathlib import Path
 import pytest
 
 import diffident
-from diffident import (
-    _calibrate_mech,
-    _chunked,
-    _closed_form,
-    _columns,
-    _expected,
-    _explain,
-    _gaussian,
-    _mechanisms,
-    _mechanisms_integer,
-    _mechanisms_noise,
-    _mechanisms_pld,
-    _membership,
-    _multi,
-    _neighbours,
-    _possible,
-    _posterior,
-    _profiles,
-    _search,
-    _sweep,
-    _table,
-    _worst_case,
-    dp,
-    replicate,
-    rr,
-)
+from diffident import dp, replicate, rr
+from diffident._calibrate import neighbours as _neighbours
+from diffident._mechanisms import base as _mechanisms
+from diffident._mechanisms import calibrate as _calibrate_mech
+from diffident._mechanisms import explain as _explain
+from diffident._mechanisms import integer as _mechanisms_integer
+from diffident._mechanisms import noise as _mechanisms_noise
+from diffident._mechanisms import pld as _mechanisms_pld
+from diffident._mechanisms import profiles as _profiles
+from diffident._numerics import search as _search
+from diffident._risk import chunked as _chunked
+from diffident._risk import closed_form as _closed_form
+from diffident._risk import expected as _expected
+from diffident._risk import gaussian as _gaussian
+from diffident._risk import membership as _membership
+from diffident._risk import posterior as _posterior
+from diffident._risk import releases as _multi
+from diffident._risk import worst_case as _worst_case
+from diffident._sweep import columns as _columns
+from diffident._sweep import sweep as _sweep
+from diffident._sweep import table as _table
+from diffident._worlds import possible as _possible
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 

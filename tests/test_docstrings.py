@@ -57,9 +57,9 @@ NO_RAISES = {
                                ("_mechanisms_integer", ("DiscreteLaplace", "DiscreteGaussian")))
        for cls in classes},
     # measured from a PLD: a missing dp-accounting (ImportError) is documented on the class
-    **{f"diffident._mechanisms_pld.{cls}.advantage": "no argument; the ImportError is on the class"
+    **{f"diffident._mechanisms.pld.{cls}.advantage": "no argument; the ImportError is on the class"
        for cls in ("Composition", "SubsampledGaussian")},
-    "diffident._budget.OverBudget": "an exception: what sweep raises",
+    "diffident._numerics.budget.OverBudget": "an exception: what sweep raises",
 }
 
 # Sphinx roles (:func:`x`) render literally in Markdown: plain `x` instead.
@@ -117,12 +117,12 @@ def _doc(path):
 
 def test_enumeration_finds_the_public_api():
     for path in (
-        "diffident._closed_form.min_rho",
-        "diffident._world_sets.Domain",
-        "diffident._world_sets.Domain.values",
-        "diffident._world_sets.Domain.size",
-        "diffident._table.SweepTable.to_csv",
-        "diffident._table.SweepTable.rows",
+        "diffident._risk.closed_form.min_rho",
+        "diffident._worlds.sets.Domain",
+        "diffident._worlds.sets.Domain.values",
+        "diffident._worlds.sets.Domain.size",
+        "diffident._sweep.table.SweepTable.to_csv",
+        "diffident._sweep.table.SweepTable.rows",
         "diffident.dp.ClassicGaussianWarning",
         "diffident.dp.epsilon_per_release",
         "diffident.rr.rho",

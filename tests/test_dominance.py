@@ -9,10 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import diffident as di
-from diffident import _dominance, _neighbours, _search, _worst_case
+from diffident._calibrate import neighbours as _neighbours
 from diffident._kernels import dominance as kernel
-from diffident._worlds import Worlds
-from diffident._worst_case import Risk
+from diffident._numerics import search as _search
+from diffident._risk import dominance as _dominance
+from diffident._risk import worst_case as _worst_case
+from diffident._risk.worst_case import Risk
+from diffident._worlds.values import Worlds
 
 mpmath.mp.dps = 60
 

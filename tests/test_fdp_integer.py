@@ -1,4 +1,4 @@
-"""The exact privacy measures of the integer noises (diffident._fdp_integer)."""
+"""The exact privacy measures of the integer noises (diffident._mechanisms.integer_fdp)."""
 
 import math
 
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from scipy.stats import norm
 
 import diffident as di
-from diffident._fdp_integer import (
+from diffident._mechanisms.integer_fdp import (
     dgauss_advantage,
     dgauss_delta,
     dgauss_tradeoff,

@@ -86,7 +86,8 @@ def test_sigma_for_is_batched_and_matches_single_targets():
 
 def test_independent_of_the_posterior_kernels(monkeypatch):
     # the Gaussian evaluation has its own kernel (the posterior's are being rewritten)
-    from diffident import _gaussian, _posterior
+    from diffident._risk import gaussian as _gaussian
+    from diffident._risk import posterior as _posterior
 
     def boom(*args, **kwargs):
         raise AssertionError("gaussian_delta must not call _posterior._evaluate")
@@ -109,7 +110,7 @@ def test_zero_weight_worlds_and_world_edges():
 
 
 def test_convex_searches_of_the_search_module():
-    from diffident import _search
+    from diffident._numerics import search as _search
 
     def ev(c):  # h(x) = x^2 - c per entry, and h'
         return lambda i, x: (x * x - c[i], 2.0 * x)

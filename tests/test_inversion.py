@@ -1,4 +1,4 @@
-"""A rho grid inverted with shared evaluations (`diffident._inversion`).
+"""A rho grid inverted with shared evaluations (`diffident._numerics.inversion`).
 
 `tight_scale` on 64 or more rho with rtol >= 1e-13 locates every answer on
 an interpolant of rho* and confirms it with two evaluations; the contract is
@@ -12,8 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import diffident as di
-from diffident import _inversion, _search, _worst_case
-from diffident._worlds import Worlds
+from diffident._numerics import inversion as _inversion
+from diffident._numerics import search as _search
+from diffident._risk import worst_case as _worst_case
+from diffident._worlds.values import Worlds
 
 
 def _sets():

@@ -118,7 +118,7 @@ def test_laplace_cells_match_the_scalar_sum(n):
 @pytest.mark.parametrize("kind", ["normal", "repeats", "dense", "zeros", "mixed"])
 def test_weighted_groups_are_those_of_the_argsort(n, kind):
     # packed keys and one gather give the groups of a stable argsort, bit for bit
-    from diffident._grouping import group_weights, runs, weighted_groups
+    from diffident._numerics.grouping import group_weights, runs, weighted_groups
 
     rng = np.random.default_rng(n)
     v = {"normal": rng.normal(size=n),

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from diffident._kernels import lattice as _k
-from diffident._lattice import interval_mass
+from diffident._mechanisms.lattice import interval_mass
 from diffident.testing import mpmath_reference as ref
 
 NOISES = ["discrete_laplace", "discrete_gaussian"]
@@ -170,7 +170,7 @@ def test_extremes(noise):
 
 def _numpy_lattice(a, g):
     """The lattice test as NumPy writes it: (coordinates, off the lattice)."""
-    from diffident._validate import LATTICE_RTOL
+    from diffident._numerics.validate import LATTICE_RTOL
 
     with np.errstate(over="ignore", invalid="ignore"):
         k = np.round(a / g)
@@ -185,7 +185,7 @@ def test_lattice_check_kernel_equals_numpy(g):
     # overflowing: the kernels (serial and threaded, with and without the
     # coordinates) find exactly the values NumPy's test finds, and the same
     # coordinates
-    from diffident._validate import LATTICE_RTOL
+    from diffident._numerics.validate import LATTICE_RTOL
 
     rng = np.random.default_rng(int(g * 1000) % 97)
     n = 3 * _k.CHECK_BLOCK + 123
@@ -218,7 +218,7 @@ def test_lattice_check_kernel_equals_numpy(g):
 
 
 def test_lattice_validation_messages():
-    from diffident import _validate
+    from diffident._numerics import validate as _validate
 
     v = np.arange(3 * _k.CHECK_BLOCK, dtype=float)
     assert _validate.lattice("values", v, 1.0, coords=False) is None
@@ -240,7 +240,7 @@ def test_on_lattice_equals_lattice_check(g):
     # the evidence kernels' per-chunk test (a vectorised sufficient test,
     # then the exact one where it fails) decides every value, and every
     # chunk, as lattice_check does
-    from diffident._validate import LATTICE_RTOL
+    from diffident._numerics.validate import LATTICE_RTOL
 
     rng = np.random.default_rng(int(np.log2(g)) % 89)
     n = 4096

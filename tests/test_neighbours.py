@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import diffident as di
-from diffident._neighbours import Problem, var_errors
-from diffident._world_sets import Candidates, Known, Query
+from diffident._calibrate.neighbours import Problem, var_errors
+from diffident._worlds.sets import Candidates, Known, Query
 
 QUERIES = ["sum", "mean", "median", "quantile", "min", "max", "var", "std", "count"]
 
@@ -199,7 +199,7 @@ def test_certificate_against_exact(monkeypatch):
         assert np.all(di.worst_case_risk(v, scale=lam, counts=c) <= rho)
         best = np.maximum(best, di.tight_scale(v, rho=rho, counts=c, rtol=1e-9))
     np.testing.assert_allclose(lam, best, rtol=2e-9)
-    from diffident import _neighbours
+    from diffident._calibrate import neighbours as _neighbours
 
     monkeypatch.setattr(_neighbours._Certificate, "check", lambda self, lam, rho: np.zeros(lam.size, bool))
     q = _problem("std", data, dom)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import diffident as di
-from diffident import _posterior
+from diffident._risk import posterior as _posterior
 from diffident.testing.dense import dense_log_evidence, dense_posterior
 
 TOY = np.array([2, 8 / 3, 3, 10 / 3, 11 / 3, 4, 13 / 3, 14 / 3])

@@ -26,8 +26,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import diffident as di
-from diffident import _worst_case
-from diffident._worlds import Worlds
+from diffident._risk import worst_case as _worst_case
+from diffident._worlds.values import Worlds
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 import diffident as di
-from diffident import _neighbours, _spaced
-from diffident._possible import dataset_setup
+from diffident._calibrate import neighbours as _neighbours
+from diffident._worlds import spaced as _spaced
+from diffident._worlds.possible import dataset_setup
 
 mpmath.mp.dps = 60
 

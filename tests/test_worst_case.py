@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import diffident as di
-from diffident import _worst_case
-from diffident._worlds import Worlds
+from diffident._risk import worst_case as _worst_case
+from diffident._worlds.values import Worlds
 from diffident.testing import mpmath_reference as ref
 from diffident.testing.dense import dense_worst_case_risk as dense
 

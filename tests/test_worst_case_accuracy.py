@@ -29,8 +29,8 @@ import pytest
 from mpmath import mp, mpf
 
 import diffident as di
-from diffident import _worst_case
-from diffident._worlds import Worlds
+from diffident._risk import worst_case as _worst_case
+from diffident._worlds.values import Worlds
 
 DPS = 60
 P = 256  # fraction bits of the lattice reference

@@ -7,14 +7,23 @@ and goes beyond it with the exact worst-case risk and tight calibration.
 """
 
 from . import dp, rr
-from ._calibrate_mech import calibrate
-from ._chunked import (
+from ._calibrate.neighbours import dataset_tight_scale
+from ._calibrate.tight import tight_epsilon, tight_scale
+from ._mechanisms.base import ApproxDP, Mechanism, PureDP
+from ._mechanisms.calibrate import calibrate
+from ._mechanisms.explain import Explanation, explain
+from ._mechanisms.integer import DiscreteGaussian, DiscreteLaplace
+from ._mechanisms.noise import Gaussian, Laplace, RandomizedResponse
+from ._mechanisms.pld import Composition, SubsampledGaussian, compose
+from ._mechanisms.profiles import RatioProfile, profile_epsilon
+from ._numerics.search import ConvergenceWarning
+from ._risk.chunked import (
     chunked_disclosure_risk,
     chunked_log_evidence,
     chunked_worst_case_risk,
     iter_chunks,
 )
-from ._closed_form import (
+from ._risk.closed_form import (
     effective_worlds,
     epsilon_for_rho,
     min_rho,
@@ -22,23 +31,15 @@ from ._closed_form import (
     risk_bound,
     scale_for_rho,
 )
-from ._expected import expected_risk
-from ._explain import Explanation, explain
-from ._gaussian import gaussian_delta, gaussian_sigma_for
-from ._mechanisms import ApproxDP, Mechanism, PureDP
-from ._mechanisms_integer import DiscreteGaussian, DiscreteLaplace
-from ._mechanisms_noise import Gaussian, Laplace, RandomizedResponse
-from ._mechanisms_pld import Composition, SubsampledGaussian, compose
-from ._membership import membership_risk, membership_tight_scale
-from ._multi import multi_tight_scale, multi_worst_case_risk
-from ._neighbours import dataset_tight_scale
-from ._possible import contributions, dataset_sensitive_range, sensitive_range, world_values
-from ._posterior import disclosure_risk, log_evidence, log_posterior, posterior
-from ._profiles import RatioProfile, profile_epsilon
-from ._search import ConvergenceWarning
-from ._sweep import InferredDomainWarning, OverBudget, OverBudgetWarning, SkippedColumnWarning, SweepTable, sweep
-from ._world_sets import Domain
-from ._worst_case import tight_epsilon, tight_scale, worst_case_risk
+from ._risk.expected import expected_risk
+from ._risk.gaussian import gaussian_delta, gaussian_sigma_for
+from ._risk.membership import membership_risk, membership_tight_scale
+from ._risk.posterior import disclosure_risk, log_evidence, log_posterior, posterior
+from ._risk.releases import multi_tight_scale, multi_worst_case_risk
+from ._risk.worst_case import worst_case_risk
+from ._sweep.sweep import InferredDomainWarning, OverBudget, OverBudgetWarning, SkippedColumnWarning, SweepTable, sweep
+from ._worlds.possible import contributions, dataset_sensitive_range, sensitive_range, world_values
+from ._worlds.sets import Domain
 from .dp import (  # the names of diffident.dp, importable from here as before
     ClassicGaussianWarning,
     analytic_gaussian_delta,

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from ._world_sets import Domain
+from ._worlds.sets import Domain
 
 if TYPE_CHECKING:
     # NumPy's float-like array-like (numbers, nested sequences, bool/int/float arrays): a private

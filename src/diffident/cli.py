@@ -29,8 +29,10 @@ import numpy as np
 
 import diffident as di
 
-from . import __version__, _progress, _validate
-from ._closed_form import laplace_epsilon, laplace_risk, laplace_scale
+from . import __version__
+from ._numerics import progress as _progress
+from ._numerics import validate as _validate
+from ._risk.closed_form import laplace_epsilon, laplace_risk, laplace_scale
 
 __all__ = ["main", "build_parser"]
 
@@ -129,7 +131,7 @@ def _calibrate_json(rho, eps, lam, bound, m, s, out):
     """
     import json
 
-    from ._table import json_value as num  # (finite floats as they are, infinities as strings)
+    from ._sweep.table import json_value as num  # (finite floats as they are, infinities as strings)
 
     rows = [{"rho": num(r), "epsilon": num(e), "scale": num(x), "risk_bound": num(b),
              "status": "unattainable" if math.isinf(x) else ("no noise needed" if x == 0 else "calibrated")}

@@ -19,8 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from . import _validate
-from ._chunked import (
+from ._kernels import evidence, worstcase
+from ._numerics import validate as _validate
+from ._numerics.grouping import chunk_groups
+from ._risk.chunked import (
     EvidenceSums,
     chunk_ends,
     points,
@@ -28,11 +30,9 @@ from ._chunked import (
     validated_chunk,
     worst_case_work,
 )
-from ._grouping import chunk_groups
-from ._kernels import evidence, worstcase
-from ._table import SweepTable
+from ._risk.worst_case import inverse_scales, spread_exponent
+from ._sweep.table import SweepTable
 from ._typing import AnyNoise, RealArrayLike
-from ._worst_case import inverse_scales, spread_exponent
 
 __all__ = ["log_evidence", "worst_case_risk", "sweep"]
 
@@ -380,8 +380,8 @@ def sweep(data: Any, *, client: Any = None, **kwargs: Any) -> SweepTable:
     True
     """
     dask, _ = _dask()
-    from ._columns import as_columns, resolve_domains
-    from ._sweep import sweep as _sweep
+    from ._sweep.columns import as_columns, resolve_domains
+    from ._sweep.sweep import sweep as _sweep
 
     cols, names = as_columns(data, kwargs.pop("columns", None), kwargs.pop("dropna", False))
     # the domains resolved (and an inferred one warned about) here, once;

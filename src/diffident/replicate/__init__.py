@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._progress import notice
+from .._numerics.progress import notice
 from . import plots
 from .data import load_adult, synthetic_rows
 from .experiments import DRAWS as DRAWS

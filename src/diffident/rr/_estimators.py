@@ -7,8 +7,7 @@ randomized response, with the differences that cancel formed exactly.
 
 import numpy as np
 
-from .._typing import FloatArray, FloatOrArray, RealArrayLike
-from .._validate import (
+from .._numerics.validate import (
     finite,
     in_range,
     is_scalar,
@@ -19,6 +18,7 @@ from .._validate import (
     ret,
     where,
 )
+from .._typing import FloatArray, FloatOrArray, RealArrayLike
 from ._exact import accurate_sum, ratio_of_products, scaled_product
 
 # --------------------------------------------------------------- two-parameter scheme

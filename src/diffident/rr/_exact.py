@@ -11,7 +11,7 @@ of the exact sum however much it cancels.
 
 import numpy as np
 
-from .._dd import two_prod
+from .._numerics.dd import two_prod
 
 
 def _frexp_prod(factors):

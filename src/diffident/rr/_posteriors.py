@@ -6,8 +6,8 @@ scheme, each posterior from its own joint probabilities.
 
 import numpy as np
 
+from .._numerics.validate import bits, is_scalar, probability, ret
 from .._typing import FloatOrArray, RealArrayLike
-from .._validate import bits, is_scalar, probability, ret
 from ._exact import shares_of_products
 
 

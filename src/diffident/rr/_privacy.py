@@ -7,9 +7,9 @@ toward privacy) and epsilon for a truth probability.
 
 import numpy as np
 
-from .. import _dd
+from .._numerics import dd as _dd
+from .._numerics.validate import categories, in_range, is_scalar, privacy_epsilon, probability, ret, where
 from .._typing import FloatOrArray, RealArrayLike
-from .._validate import categories, in_range, is_scalar, privacy_epsilon, probability, ret, where
 from ._exact import scaled_product
 
 # --------------------------------------------------------------- two-parameter scheme

@@ -5,8 +5,7 @@ for bits and k-ary randomized response for categories.
 
 import numpy as np
 
-from .._typing import IntOrArray, RealArrayLike
-from .._validate import (
+from .._numerics.validate import (
     bits,
     categories,
     generator,
@@ -17,6 +16,7 @@ from .._validate import (
     where,
     whole_numbers,
 )
+from .._typing import IntOrArray, RealArrayLike
 
 
 def _likelihoods(p, k):

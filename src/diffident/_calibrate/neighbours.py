@@ -1,0 +1,856 @@
+"""The tight calibration that protects every neighbour (Mathematics page, section 9).
+
+The curator does not know which individuals the adversary misses, so a
+scale must meet rho for every known part D' = D minus a removal.  The
+answer is the largest tight scale over the distinct removals (distinct
+removed values for k = 1, distinct removed multisets for k > 1):
+
+    lam*(D, rho) = max over removals R of tight_scale(worlds(D - R), rho)
+
+Evaluating every removal's tight search is far too slow (capital-gain:
+123 removals of 1e5 worlds each), so the work is organised around one
+reference removal X (the one with the largest sensitive range), whose
+tight scale is searched as usual, and every other removal is *verified* at
+X's answer; only a removal that fails there (it needs more noise) is
+searched, above that answer, and the verification repeats where the answer
+moved.  Verification, cheapest first:
+
+* removals whose worlds coincide (the order statistics: median, quantiles,
+  min, max; and count) are grouped by the few known values the query
+  reads, and each distinct world set is verified once;
+* sum and mean over a Domain: every removal's worlds are X's shifted by a
+  constant (exactly, before rounding), and the worst case is
+  shift-invariant; X's search runs on a bound that also covers the
+  rounding of the world values (`_shift_offset`), so no other removal needs
+  a look;
+* otherwise (var, std, callables, explicit candidates; k = 1) a dominance
+  certificate (`_Certificate`) covers every removal at once where it
+  holds; the rest are evaluated exactly.
+
+The certificate.  Match the worlds of X and Y one to one (same candidate;
+for explicit candidates the removed value x to y).  If for a world i and
+every j != i, |Y_i - Y_j| <= A |X_i - X_j| + B_i, then with s = 1/lam
+
+    S_Y(i, s) = sum_j exp(-s |Y_i - Y_j|) >= 1 + exp(-s B_i) (S_X(i, A s) - 1)
+              >= exp(-s max(B_i, 0)) S_X(i, A s)
+
+(for B_i >= 0 since exp(-s B_i) <= 1; for B_i < 0 since exp(-s B_i) >= 1
+and S_X >= 1), so r_Y(lam) = max_i 1 / S_Y(i, s) <= max_g exp(s B_g+) /
+S_X(g, A s), B_g+ the largest max(B_i, 0) over X's world group g and over
+every Y covered.  That is X's worst case at scale lam / A with per-group
+weights exp(-s B_g+) in the evaluator's 1/P slot: one batched pass for
+every removal at once.  With A < 1 (just above the largest ratio of the
+removals' sensitive ranges to X's) the far field of var and std has
+B_i < 0 and X's risk at lam / A is below rho by a margin; the few worlds
+with B_i > 0 (near the variance's vertex) are dense, far from the worst.
+The weights use the largest s of a batch of scales (a weaker, still valid,
+bound): wide batches first (the weights matter only where many worlds
+have nearly the same sum, at large scales, where s is small), then
+narrower ones (`_BATCH_RATIO`) for what failed.
+
+Rounding.  As for `tight_scale`, a scale passes a world set when its
+computed risk meets rho lowered by the evaluation's error bound
+(``Risk.error``, `_search.below`): the exact risk then meets rho, and the
+result is at least every removal's own `tight_scale`.  Every certificate
+offset B_i carries the error bound of the values it was computed from
+(`var_errors`, `_shift_offset`); a certified bound carries X's
+evaluation error and a few roundings of its own (`_OWN_ROUNDING`), and is
+held to rho lowered by the largest error bound the evaluation of any
+removal's worlds can have (`_set_error`).
+"""
+
+
+import math
+from typing import Literal, overload
+
+import numba
+import numpy as np
+
+from .._kernels import neighbours, queries
+from .._numerics import grouping as _grouping
+from .._numerics import progress as _progress
+from .._numerics import search as _search
+from .._numerics import validate as _validate
+from .._numerics.budget import DEFAULT_MAX_MEMORY, Held
+from .._risk.worst_case import Evaluator, Risk, sweep_error
+from .._typing import CandidatesLike, FloatOrArray, IntOrArray, QueryLike, RealArrayLike
+from .._worlds.possible import (
+    dataset_k1,
+    dataset_setup,
+    index_rows,
+    value_multisets,
+    world_values_of,
+)
+from .._worlds.sets import Known, count_text
+from .._worlds.spaced import SpacedRisk, spacing
+from .._worlds.values import Worlds
+from .tight import guesses, no_more_than_the_bound, smallest_scale
+
+__all__ = ["dataset_tight_scale"]
+
+# Relative rounding of a certificate's own arithmetic, on top of the
+# evaluator's error bound: the weights exp(-s B+), their product with 1/P,
+# the bound 1 / (1 + e (1/r - 1)) (a few units of roundoff each).
+_OWN_ROUNDING = 32 * 2.0 ** -53
+_BATCH_RATIO = 4.0  # largest ratio of 1/scale within a certificate batch
+_ONE_BATCH_WORLDS = 4096  # up to this many distinct values, try one batch first
+_BLOCK_GROUPS = 8  # groups of X per finest block of the dominated certificate's near field
+_CHUNK_PAIRS = 1 << 27  # worlds x removals per chunk of the var/std certificate (about 0.3 s)
+_ULP = 2.0 ** -52
+_UNIT = 2.0 ** -53
+_ORDER_STATS = (queries.MEDIAN, queries.QUANTILE, queries.MIN, queries.MAX, queries.COUNT)
+
+
+@overload
+def dataset_tight_scale(query: QueryLike, *, data: RealArrayLike, candidates: CandidatesLike, rho: RealArrayLike,
+                        k: int = 1,
+                        ddof: int = 0, q: float = 0.5,
+                        rtol: float = 0.0, max_worlds: int = 10**8
+                        ,
+                        return_removed: Literal[False] = False) -> FloatOrArray: ...
+
+
+@overload
+def dataset_tight_scale(query: QueryLike, *, data: RealArrayLike, candidates: CandidatesLike, rho: RealArrayLike,
+                        k: int = 1,
+                        ddof: int = 0, q: float = 0.5,
+                        rtol: float = 0.0, max_worlds: int = 10**8
+                        ,
+                        return_removed: Literal[True]) -> tuple[FloatOrArray, IntOrArray]: ...
+
+
+def dataset_tight_scale(query: QueryLike, *, data: RealArrayLike, candidates: CandidatesLike, rho: RealArrayLike,
+                        k: int = 1,
+                        ddof: int = 0, q: float = 0.5,
+                        rtol: float = 0.0, max_worlds: int = 10**8, return_removed: bool = False
+                        ) -> FloatOrArray | tuple[FloatOrArray, IntOrArray]:
+    """The smallest Laplace scale whose exact worst case meets rho for every D'.
+
+    The adversary may be missing any k individuals of the data (the paper's
+    "for all D' = D - i*"), so the calibration must hold for every known
+    part D' = data minus a removal: the result is the largest
+    `tight_scale` over every distinct removal (distinct removed values for
+    k = 1, distinct removed multisets for k > 1), each of the worlds
+    `world_values` gives for that D' (Mathematics page, eq. 9.1).  Batched over
+    rho; exact, but without a search per removal: one reference removal is
+    searched and the others are verified at its answer (by shared world
+    sets, by the shift invariance of sum and mean over a Domain, or by a
+    dominance certificate), and only a removal that fails is searched.
+
+    Parameters
+    ----------
+    query : str or callable
+        A named query or a function of the world, as for `world_values`.
+    data : array_like
+        The data set D (1-d, non-empty).
+    candidates : array_like or Domain
+        U minus D (possibly empty: then the removed individuals are the
+        only candidates), or an integer Domain that holds every value of
+        the data.  As for `dataset_sensitive_range`: with explicit
+        candidates the worlds of D' are filled from them plus the removed
+        individuals.
+    rho : array_like
+        Target risk(s) in [0, 1], any shape.
+    k : int, optional
+        Number of unknown individuals (>= 1, default 1).
+    ddof : {0, 1}, optional
+        Delta degrees of freedom of ``var`` and ``std`` (default 0).
+    q : float, optional
+        The quantile of ``"quantile"``, in [0, 1] (default 0.5).
+    rtol : float, optional
+        Relative precision of the searches, as for `tight_scale` (default
+        0: adjacent floats).
+    max_worlds : int, optional
+        Refuse more worlds per D', or more distinct removals, than this
+        (default 10**8).
+    return_removed : bool, optional
+        Also return, for each rho, a removal whose own tight scale is the
+        result (default False).
+
+    Returns
+    -------
+    scale : float or ndarray
+        The scale, shape of ``rho``: ``0`` where no D' needs noise, ``inf``
+        where rho is unattainable (at or below 1/m for the m worlds of each
+        D').  For every removal, ``worst_case_risk(values, scale=scale,
+        counts=counts) <= rho`` with the ``values, counts`` of
+        `world_values` for that D'.
+    removed : ndarray of int64
+        Only with ``return_removed``: indices into ``data`` of a removal
+        attaining the scale, per rho: shape of ``rho`` for k = 1, that
+        shape plus (k,) for k > 1 (sorted).  For sum and mean over a
+        Domain, where all removals tie, and at the edge values, the
+        reference removal.
+
+    Raises
+    ------
+    ValueError
+        As for `dataset_sensitive_range` (bad values, query name, ddof, q
+        or k, data outside the Domain, too few values for the query, too
+        many worlds or removals), for a real interval (infinitely many
+        worlds), and for rho outside [0, 1] or a bad rtol.
+    TypeError
+        As for `dataset_sensitive_range`: a query that is neither a name
+        nor a callable or returns a non-number, a non-integer k or
+        max_worlds, values that are not numbers, a ``return_removed`` that
+        is not a bool.
+
+    See Also
+    --------
+    tight_scale : The tight scale for one world set.
+
+    dataset_sensitive_range : The paper's sensitive range over every D'.
+
+    sweep : This calibration over a grid (its ``tight_scale`` column).
+
+    Notes
+    -----
+    One D' is not enough for the median, quantiles, var and std: another
+    missing individual can leave worlds that need more noise (the
+    Mathematics page, section 9, has a counter-example).  For sum and mean
+    over a Domain one D' suffices in exact arithmetic (the worlds are
+    shifts of each other); the result is that D''s tight scale raised by a
+    rounding margin that covers the other D' as the library evaluates them
+    (relative: about 1e-10, up to 1e-7 where the scale is within a few
+    million ulps of the values: capital-gain's mean at rho = 0.5).
+    Cost: one search over the reference worlds, one batched pass for the
+    certificate, and O(m) per removal; a search for each removal that
+    binds.
+
+    Examples
+    --------
+    >>> import diffident as di
+    >>> data = [6, 6, 0, 4, 3, 2, 3, 3]  # Mathematics page, section 9
+    >>> dom = di.Domain(0, 7)
+    >>> S, first = di.dataset_sensitive_range("std", data=data, candidates=dom,
+    ...                                       return_removed=True)
+    >>> first.tolist()  # the paper's D' misses the 0
+    [2]
+    >>> v, c = di.world_values("std", known=data[:2] + data[3:], candidates=dom)
+    >>> # enough for that D' alone
+    >>> round(di.tight_scale(v, rho=0.5, counts=c), 6)
+    0.156626
+    >>> lam, removed = di.dataset_tight_scale(
+    ...     "std", data=data, candidates=dom, rho=0.5, return_removed=True)
+    >>> round(lam, 6), removed, data[removed]  # a D' missing a 6 needs more
+    (0.160756, 0, 6)
+    >>> di.dataset_tight_scale("std", data=data, candidates=dom, rho=[0.3, 0.5,
+    ...                                                               0.7]).round(6)
+    array([0.300952, 0.160756, 0.105449])
+    """
+    qy, k, x, cands, return_removed, max_worlds = dataset_setup(query, data, candidates, k, ddof, q,
+                                                                return_removed, max_worlds)
+    if cands.real:
+        raise ValueError("a real interval has infinitely many worlds: give an integer Domain or explicit candidates")
+    r = _validate.in_range("rho", rho, 0.0, 1.0)
+    rtol = _validate.tolerance("rtol", rtol)
+    prob = Problem(qy, k, x, cands, max_worlds)
+    lam, who = prob.solve(r.ravel(), rtol)
+    scale = _validate.ret(lam.reshape(r.shape), r.ndim == 0)
+    if not return_removed:
+        return scale
+    idx = prob.indices(who)
+    if k == 1:
+        idx = idx.reshape(r.shape)
+        return scale, (int(idx) if r.ndim == 0 else idx)
+    return scale, idx.reshape(r.shape + (k,))
+
+
+class Problem:
+    """The distinct removals of a data set, their world sets, and the
+    every-neighbour search over them.
+    """
+
+    def __init__(self, qy, k, x, cands, max_worlds, order=None, max_memory=DEFAULT_MAX_MEMORY):
+        """``order``: the stable argsort of ``x``, when the caller has it;
+        ``max_memory``: the bytes the world sets kept for reuse may take
+        (half of it; the reference's are always kept).
+        """
+        self.qy, self.k, self.cands, self.max_worlds = qy, k, cands, max_worlds
+        self.order = np.argsort(x, kind="stable") if order is None else order
+        self.xs = np.ascontiguousarray(x[self.order])
+        self.n = self.xs.size
+        self.fsd, self.first, self.counts = _grouping.distinct(self.xs)
+        if k == 1:
+            self.combos = [(g,) for g in range(self.fsd.size)]
+        else:
+            self.combos = value_multisets(self.counts, k, max_worlds)
+        self.shift = qy.code in (queries.SUM, queries.MEAN) and cands.domain is not None
+        self.matched = k == 1 and not self.shift
+        if k == 1:  # enumerated here (k > 1: by world_values, which checks)
+            m = cands.count + (0 if cands.repeat else 1)
+            if m > max_worlds:
+                raise ValueError(f"{count_text(m)} possible worlds exceed max_worlds={max_worlds}: raise max_worlds to "
+                                 "enumerate them")
+        # removal -> (fs, counts) of its worlds, set -> (Risk, Worlds): kept
+        # within a budget, least recently used out first
+        self.held = Held(max_memory // 2)
+        self._matched = {}  # removal -> matched values (the reference's)
+        self.ref = None
+        self._shift = None
+        self.stats = {"removals": len(self.combos), "sets": 0, "certified": 0, "exact": 0, "binding": 0}
+        self._build_sets()
+
+    # ------------------------------------------------------------ worlds --
+
+    def known(self, i):
+        """The sorted known part D' of removal i."""
+        keep = self.counts.copy()
+        for g in self.combos[i]:
+            keep[g] -= 1
+        return np.repeat(self.fsd, keep)
+
+    def removed(self, i):
+        return self.fsd[list(self.combos[i])]
+
+    def _world_cands(self, i):
+        return self.cands if self.cands.domain is not None else self.cands.with_values(self.removed(i))
+
+    def matched_values(self, i):
+        """k = 1: the query on every world of removal i, in a fixed order of
+        the worlds shared by every removal (the Domain's values; or the
+        candidates, then the removed individual), evaluated as
+        `world_values` evaluates them (the reference's are kept).
+        """
+        if i in self._matched:
+            return self._matched[i]
+        cand = self._world_cands(i)
+        kn = Known(self.known(i), cand.lo)
+        if self.cands.domain is not None:
+            rows = self.cands.vals
+        else:
+            rows = np.append(self.cands.vals, self.removed(i))
+        vals = kn.values(self.qy, np.ascontiguousarray(rows[:, None]))
+        if self.ref is not None and i == self.sets[self.ref][0]:
+            self._matched[i] = vals
+        return vals
+
+    def grouped(self, i):
+        """(values, counts) of the worlds of removal i, as `world_values` gives them."""
+        return self.held.get(("grouped", i), lambda: self._grouped(i), self._pinned(i))
+
+    def _grouped(self, i):
+        if self.k == 1:
+            return _grouping.group_counts(self.matched_values(i))
+        cand = self._world_cands(i)  # (validated with the data, by dataset_setup)
+        kn = Known(self.known(i), cand.lo)
+        return world_values_of(self.qy, self.k, cand, kn, self.max_worlds)
+
+    def _pinned(self, i):
+        """Whether removal i is the reference's (its sets are always kept)."""
+        return self.ref is not None and i == self.sets[self.ref][0]
+
+    def risk(self, s):
+        """The worst-case evaluator (`Risk`) of world set s."""
+        return self._risk_worlds(s)[0]
+
+    def worlds(self, s):
+        """The `Worlds` of world set s."""
+        return self._risk_worlds(s)[1]
+
+    def _risk_worlds(self, s):
+        def make():
+            fs, c = self.grouped(self.sets[s][0])
+            ws = Worlds(fs, c)
+            return Risk(ws), ws
+
+        return self.held.get(("risk", s), make, s == self.ref)
+
+    # -------------------------------------------------------------- sets --
+
+    def _build_sets(self):
+        """Group the removals into distinct world sets; choose the reference
+        (the set with the largest sensitive range).
+        """
+        qy, nrem = self.qy, len(self.combos)
+        self.spread = None
+        if self.shift:
+            self.sets = [[i] for i in range(nrem)]
+            self.ref = 0
+            return
+        if qy.code in _ORDER_STATS and (self.k == 1 or self.cands.domain is not None):
+            keys = self._order_signatures()
+            _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+            inverse = inverse.ravel()
+            self.sets = [list(np.flatnonzero(inverse == g)) for g in np.argsort(first)]
+        elif self.k == 1 and qy.named and qy.code in (queries.VAR, queries.STD):
+            self.sets = [[i] for i in range(nrem)]  # distinct removed values, distinct moments
+        else:  # evaluate every removal, group equal world sets
+            seen: dict[tuple[bytes, bytes], int] = {}
+            self.sets = []
+            for i in range(nrem):
+                fs, c = self.grouped(i)
+                key = (fs.tobytes(), np.asarray(c, np.float64).tobytes())
+                if key in seen:
+                    self.sets[seen[key]].append(i)
+                else:
+                    seen[key] = len(self.sets)
+                    self.sets.append([i])
+        self.stats["sets"] = len(self.sets)
+        self.spread = self._spreads()
+        self.ref = int(np.argmax(self.spread))
+
+    def _order_signatures(self):
+        """The known values an order statistic reads: removals that leave
+        them equal have equal worlds (a coarser grouping than the equal
+        removed values of the Mathematics page, eq. 9.1: for the median,
+        every removal below the middle is one).  `kth` reads indices r - k
+        to r of the known part for each rank r the query takes.
+        """
+        qy, k, n = self.qy, self.k, self.n
+        n0 = n - k
+        N = n
+        if qy.code == queries.MIN:
+            ranks = [0]
+        elif qy.code == queries.MAX:
+            ranks = [N - 1]
+        elif qy.code == queries.MEDIAN:
+            ranks = [N // 2] if N % 2 else [N // 2 - 1, N // 2]
+        elif qy.code == queries.QUANTILE:
+            vi = float(N - 1) * qy.q
+            ranks = [N - 1] if vi >= N - 1 else [int(math.floor(vi)), int(math.floor(vi)) + 1]
+        else:  # count reads nothing
+            ranks = []
+        idx = sorted({i for r in ranks for i in range(max(0, r - k), min(r, n0 - 1) + 1)})
+        J = np.array(idx, dtype=np.int64)
+        if k == 1:
+            p = self.first[:, None]
+            return np.where(J[None, :] < p, self.xs[J][None, :], self.xs[np.minimum(J + 1, n - 1)][None, :]) \
+                if J.size else np.zeros((len(self.combos), 0))
+        rows = np.empty((len(self.combos), J.size))
+        for i in range(len(self.combos)):
+            rows[i] = self.known(i)[J]
+        return rows
+
+    def _spreads(self):
+        """The sensitive range of each world set."""
+        empty = self.cands.domain is None and self.cands.vals.size == 0
+        if self.k == 1 and self.qy.named and self.qy.code != queries.COUNT and not empty:
+            S_by = dataset_k1(self.qy, self.xs, self.cands)[0]
+            return np.array([S_by[self.sets[s][0]] for s in range(len(self.sets))])
+        out = np.empty(len(self.sets))
+        for s, members in enumerate(self.sets):
+            fs, _ = self.grouped(members[0])
+            with np.errstate(over="ignore"):  # a spread beyond the float range: inf
+                out[s] = fs[-1] - fs[0]
+        return out
+
+    def indices(self, who):
+        """Data indices of the representative removal of each set in ``who``."""
+        reps = {}
+        for s in np.unique(who):
+            i = self.sets[s][0]
+            combo = self.combos[i]
+            if self.k == 1:
+                reps[s] = [self.order[self.first[combo[0]]]]
+            else:
+                reps[s] = list(index_rows(combo, self.first, self.counts, self.order)[0])
+        return np.array([reps[s] for s in who], dtype=np.int64).reshape(who.size, self.k)
+
+    # ------------------------------------------------------------ search --
+
+    def solve(self, rho, rtol):
+        """(scale, set attaining it) for a 1-d array of rho."""
+        n = rho.size
+        ref = self.ref
+        X, wX = self.risk(ref), self.worlds(ref)
+        lam = np.zeros(n)
+        who = np.full(n, ref, dtype=np.int64)
+        # the limits decided exactly, as tight_scale does: X's here (every
+        # D' has as many worlds, counted with multiplicity, hence the same
+        # risk at infinite noise; each other set's own limit is checked
+        # again where it is searched).  The closed-form fallback below uses
+        # exact_m=False: tight_scale's worlds here carry counts (weighted)
+        zero = wX.share_at_most(rho, "zero")
+        inf = ~zero & wX.share_at_most(rho, "inf")
+        lam[inf] = np.inf
+        if self.shift:
+            # every D' is X shifted: no noise only where none is ever needed
+            todo = np.flatnonzero(~inf & (rho < 1.0))
+            if todo.size:
+                bound = self.shift_bound()
+                lam[todo], status = smallest_scale(bound, rho[todo], rtol)
+                lam[todo] = no_more_than_the_bound(bound, rho[todo], lam[todo], exact_m=False)
+                _search.warn_unconverged(status, "dataset_tight_scale")
+            return lam, who
+        todo = np.flatnonzero(~inf & ~zero)
+        if todo.size:
+            lam[todo], status = smallest_scale(X, rho[todo], rtol)
+            lam[todo] = no_more_than_the_bound(X, rho[todo], lam[todo], exact_m=False)
+            _search.warn_unconverged(status, "dataset_tight_scale")
+        if len(self.sets) == 1:
+            return lam, who
+        # verify every other world set where X's answer is finite and rho < 1
+        # (every risk is at most 1)
+        check = np.flatnonzero(~inf & (rho < 1.0))
+        cert = None
+        rounds = 0
+        while check.size:
+            rounds += 1
+            if rounds > 4 * len(self.sets) + 8:  # not expected: every round raises some scale
+                raise RuntimeError("dataset_tight_scale: the verification did not settle")
+            if cert is None and self.matched and check.size and np.any(lam[check] > 0):
+                cert = _Certificate(self)
+            fails = self._verify(check, lam, rho, who, cert)
+            moved = set()
+            for s, idx in fails:
+                self.stats["binding"] += idx.size
+                new = self._search_above(s, rho[idx], lam[idx], rtol)
+                up = new > lam[idx]
+                lam[idx[up]] = new[up]
+                who[idx[up]] = s
+                moved.update(idx[up].tolist())
+            check = np.array(sorted(moved), dtype=np.int64)
+        return lam, who
+
+    def shift_bound(self):
+        """The bound every D' of sum and mean over a Domain is held to (made once)."""
+        if self._shift is None:
+            self._shift = self._shift_bound(self.risk(self.ref))
+        return self._shift
+
+    def _shift_bound(self, X):
+        """The bound every D' of sum and mean over a Domain is held to: on
+        X's evaluator, or, where X's worlds are an arithmetic progression
+        before rounding with one world each (k = 1, no values merged by
+        rounding), on its closed form (`_spaced.SpacedRisk`, one evaluation
+        per scale instead of a pass).  Each rounded world value lies within
+        B / 4 of the progression, so the closed form's offset adds B / 2 to
+        X's: every D' is then held to a bound at least X's (the results
+        equal or above those of X's evaluator, within its error bound).
+        """
+        B = _shift_offset(self)
+        sp = spacing(self.qy, self.cands, self.n) if self.k == 1 else None
+        m = self.cands.count
+        if sp is None or X.fs.size != m or not np.all(X.W == X.W[0]):
+            return _ShiftBound(X, B, _set_error(X))
+        return _ShiftBound(SpacedRisk(X, sp[0], sp[1], m), 1.5 * B, _set_error(X))
+
+    def _verify(self, idx, lam, rho, who, cert):
+        """The (set, rho indices) where a set fails its own `tight_scale`
+        test at lam: its computed risk above rho lowered by its error bound
+        (at lam = 0: rho below its largest share, decided exactly).
+        """
+        certified = np.zeros(idx.size, bool)
+        if cert is not None:
+            ok = (lam[idx] > 0) & np.isfinite(lam[idx])
+            if ok.any():
+                certified[ok] = cert.check(lam[idx[ok]], rho[idx[ok]])
+        self.stats["certified"] += int(certified.sum()) * (len(self.sets) - 1)
+        fails = []
+        for s in range(len(self.sets)):
+            _progress.tick(lambda s=s: f"checking D' {s + 1}/{len(self.sets)}")
+            # the reference is not covered by its own certificate
+            covered = certified if (cert is not None and s != self.ref) else np.zeros(idx.size, bool)
+            sel = idx[~covered & (who[idx] != s)]
+            if sel.size == 0:
+                continue
+            self.stats["exact"] += sel.size
+            risk = self.risk(s)
+            at0 = lam[sel] == 0
+            ok = np.empty(sel.size, bool)
+            ok[at0] = self.worlds(s).share_at_most(rho[sel[at0]], "zero")
+            r, _ = risk(lam[sel[~at0]])
+            ok[~at0] = r <= _search.below(rho[sel[~at0]], risk.error)
+            # or where tight_scale's closed-form bound (`no_more_than_the_bound`)
+            # certifies a scale at most lam: the set's own tight_scale is at most lam
+            maybe = np.flatnonzero(~at0)[~ok[~at0] & (r <= rho[sel[~at0]])]
+            if maybe.size:
+                t = sel[maybe]
+                ok[maybe] = no_more_than_the_bound(risk, rho[t], np.full(t.size, np.inf), exact_m=False) <= lam[t]
+            bad = sel[~ok]
+            if bad.size:
+                fails.append((s, bad))
+        return fails
+
+    def _search_above(self, s, rho, lo, rtol):
+        """Set s's smallest passing scale above ``lo`` (where it fails)."""
+        risk = self.risk(s)
+        x = np.full(rho.size, np.inf)
+        # rho at most this set's risk at infinite noise: unattainable here
+        todo = np.flatnonzero(~self.worlds(s).share_at_most(rho, "inf"))
+        if todo.size:
+            x[todo] = self._search_set(risk, rho[todo], lo[todo], rtol)
+        return x
+
+    def _search_set(self, risk, rho, lo, rtol):
+        """`_search_above` where rho is attainable: the search, then
+        tight_scale's closed-form bound where it is smaller.
+        """
+        target = _search.below(rho, risk.error)  # as tight_scale tests a scale
+        _, hi = guesses(risk.fs, risk.W, rho)
+        with np.errstate(over="ignore", under="ignore"):  # beyond the float range: the search grows it
+            hi = np.maximum(np.ldexp(hi, -risk.k), 2.0 * lo)
+        x, status = _search.smallest(lambda i, t: risk(t)[0], target, lo, hi, rtol=rtol)
+        _search.warn_unconverged(status, "dataset_tight_scale")
+        low = x <= lo  # only if the computed risk is not monotone: search up from lo
+        if low.any():
+            j = np.flatnonzero(low)
+            x[j], _ = _search.boundary(lambda i, t: risk(t)[0] <= target[j[i]], lo[j], increasing=True)
+        return no_more_than_the_bound(risk, rho, x, exact_m=False)
+
+
+def _set_error(X):
+    """An error bound for the evaluation of any removal's worlds: at most
+    one group per world of X's (64 more for rounding ties), all weights
+    whole counts (the bound of `Risk.error`, which grows with the groups
+    and with the total weight over the smallest).
+    """
+    return sweep_error(np.append(X.W, np.ones(64)))
+
+
+class _ShiftBound:
+    """A bound on the computed risk of every D' for sum and mean over a
+    Domain, in `Risk`'s interface (``fs``, ``W``, ``k``, ``error``, called
+    on scales).
+
+    The exact world values of every D' are X's plus a constant, so the
+    rounded ones satisfy |Y_i - Y_j| <= |X_i - X_j| + B with B four times
+    the rounding of one value (`_shift_offset`), and the certificate with
+    A = 1 gives r_Y(lam) <= 1 / (1 + exp(-B/lam) (1/r_X(lam) - 1)) for the
+    exact risks of every removal at once; r_X from X's computed risk and
+    its error bound.  The value returned bounds every removal's *computed*
+    risk (times 1 + ``error``, the bound of `_set_error`), and the search
+    holds it to rho lowered by ``error``, as each removal's `tight_scale`
+    would.
+    """
+
+    def __init__(self, risk, B, error):
+        self.risk, self.B, self.error = risk, B, error
+        self.fs, self.W, self.invP, self.k = risk.fs, risk.W, risk.invP, risk.k
+        self.pad = B  # every removal's exact spread is at most X's computed one plus B / 2
+
+    def __call__(self, lam, strict=True):
+        r, arg = self.risk(lam, strict)
+        r = np.minimum(r * (1.0 + self.risk.error + _OWN_ROUNDING), 1.0)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            e = np.exp(-self.B / lam)
+            h = r / (r + e * (1.0 - r))
+        return h * (1.0 + _OWN_ROUNDING) * (1.0 + self.error), arg
+
+
+def _shift_offset(prob):
+    """B for sum and mean over a Domain: four times a bound on how far any
+    world value, as `world_values` computes it (double-double sums, one
+    final rounding), lies from its exact value.
+    """
+    xs, k = prob.xs, prob.k
+    top = max(abs(prob.cands.lo), abs(prob.cands.hi))
+    total = float(np.abs(xs).sum()) + k * top  # bounds |sum| over every world
+    div = float(prob.n) if prob.qy.code == queries.MEAN else 1.0
+    # one rounding of the result (2 ulps, generously) and the double-double
+    # accumulation of the known part's sum
+    err = (2.0 * _ULP + (prob.n + k + 8) * 2.0 ** -100) * (total * (1.0 + 1e-12)) / div
+    return 4.0 * err
+
+
+class _Certificate:
+    """Dominance of every other world set by the reference's (k = 1,
+    matched worlds; module docstring).
+    """
+
+    def __init__(self, prob):
+        self.prob = prob
+        ref = prob.ref
+        X = prob.matched_values(prob.sets[ref][0])
+        perm = np.argsort(X, kind="stable")
+        self.Xs = np.ascontiguousarray(X[perm])
+        m = X.size
+        self.first_g = _grouping.runs(self.Xs)[1]
+        u = self.first_g.size
+        self.risk = prob.risk(ref)
+        if self.risk.fs.size != u:  # the evaluator's groups are these
+            raise AssertionError("reference groups disagree")
+        others = [s for s in range(len(prob.sets)) if s != ref]
+        spread_x = prob.spread[ref]
+        ratio = max((prob.spread[s] / spread_x for s in others), default=0.0) if spread_x > 0 else 1.0
+        self.A = 0.5 * (1.0 + min(ratio, 1.0))
+        B = np.full(m, -np.inf)
+        qy, cands = prob.qy, prob.cands
+        if qy.named and qy.code in (queries.VAR, queries.STD) and cands.domain is not None and prob.n > 1:
+            self._var_offsets(others, perm, B)
+        else:
+            sp, sc = np.empty(m), np.empty(m)
+            xmax = float(np.abs(self.Xs).max())
+            for i, s in enumerate(others):
+                _progress.tick(lambda i=i: f"dominance certificate, {i}/{len(others)} D'")
+                Y = prob.matched_values(prob.sets[s][0])[perm]
+                with np.errstate(over="ignore"):  # inf: no offset certified (a search instead)
+                    slack = 4.0 * _ULP * (float(np.abs(Y).max()) + self.A * xmax)
+                neighbours.world_offsets(self.Xs, np.ascontiguousarray(Y), self.A, slack, sp, sc, B)
+        Bg = np.maximum.reduceat(B, self.first_g) if m else B
+        self.Bp = np.maximum(Bg, 0.0)
+        self.err_x = self.risk.error + _OWN_ROUNDING
+        self.err_y = _set_error(self.risk)
+
+    def _var_offsets(self, others, perm, B):
+        """Offsets for var and std over a Domain from the centred formula,
+        with a bound on its distance from the values `world_values` gives.
+        """
+        prob = self.prob
+        qy = prob.qy
+        members = np.array([prob.sets[s][0] for s in others], dtype=np.int64)
+        g = np.array([prob.combos[i][0] for i in members], dtype=np.int64)
+        full = Known(prob.xs, 0.0)
+        n, n0 = prob.n, prob.n - 1
+        mu, qc, s2 = (np.empty(g.size) for _ in range(3))
+        neighbours.removed_moments(full.st, full.c, prob.fsd[g], n0, mu, qc, s2, np.empty(6))
+        w = n0 / n
+        denom = float(n - qy.ddof)
+        std = qy.code == queries.STD
+        lo, hi = prob.cands.lo, prob.cands.hi
+        xs = prob.xs  # the known parts' medians lie between these
+        gap = float(xs[min(n // 2 + 1, n - 1)] - xs[max(n // 2 - 1, 0)])
+        err_y, ymax = var_errors(mu, qc, s2, full.c, n, w, denom, lo, hi, std, gap)
+        xmax = float(np.abs(self.Xs).max())
+        slack = 4.0 * _ULP * (ymax + self.A * xmax) + 2.0 * err_y
+        vals = np.ascontiguousarray(prob.cands.vals[perm])
+        m = vals.size
+        nw = min(numba.get_num_threads(), g.size)
+        # in chunks of removals of about _CHUNK_PAIRS worlds each, with
+        # progress between them
+        step = max(1, _CHUNK_PAIRS // max(m, 1))
+        parallel = nw > 1 and m * g.size >= 1 << 16
+        out = np.full((nw, m), -np.inf) if parallel else B
+        work = [np.empty((nw, m) if parallel else m) for _ in range(3)]
+        for lo in range(0, g.size, step):
+            _progress.tick(lambda lo=lo: f"dominance certificate, {lo}/{g.size} D'")
+            j = slice(lo, lo + step)
+            if parallel:
+                neighbours.var_offsets_parallel(self.Xs, vals, mu[j], qc[j], w, denom, std, self.A, slack[j], *work,
+                                                out)
+            else:
+                neighbours.var_offsets(self.Xs, vals, mu[j], qc[j], w, denom, std, self.A, slack[j], *work, out)
+        if parallel:
+            np.maximum(B, out.max(axis=0), out=B)
+
+    def check(self, lam, rho):
+        """True where every covered set's risk at lam is certified <= rho.
+
+        In batches of scales, each with the weights of its smallest scale:
+        first wide batches (1/scale within a factor 64; all the scales at
+        once for a small world set, where an evaluator call costs more than
+        its scales), then what failed in narrow ones (`_BATCH_RATIO`).
+        """
+        out = self._dominated(lam, rho)
+        rest = np.flatnonzero(~out)
+        ratios = (np.inf, 64.0, _BATCH_RATIO) if self.risk.fs.size <= _ONE_BATCH_WORLDS else (64.0, _BATCH_RATIO)
+        for ratio in ratios:
+            order = rest[np.argsort(lam[rest])]
+            i = 0
+            while i < order.size:
+                with np.errstate(over="ignore"):
+                    end = lam[order[i]] * ratio
+                j = i + 1 + int(np.searchsorted(lam[order[i + 1:]], end, side="right"))
+                out[order[i:j]] = self._batch(lam, rho, order[i:j])
+                i = j
+            rest = np.flatnonzero(~out)
+            if rest.size == 0:
+                break
+        return out
+
+    def _dominated(self, lam, rho):
+        """The certificate where one world t of X attains its worst case at
+        every scale (`Risk.enclosure`): every S_X(i, A s) is then at least
+        S_X(t, A s), so every covered Y has S_Y(i, s) >= 1 + exp(-s B+)
+        (S_X(t, A s) - 1), B+ the largest offset; S_X(t, .) from below by
+        the enclosure, no pass.  False where it does not apply or decide.
+        """
+        enc = self.risk.enclosure()
+        if enc is None or enc.invP != 1.0 or enc.top_weight != 1.0:  # (matched worlds: one each)
+            return np.zeros(lam.size, bool)
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            c = np.nextafter(self.risk.inverse(lam) * self.A, np.inf)
+            s_lo, _ = enc.sums(c)
+            s = np.nextafter(1.0 / lam, np.inf)
+            low = s_lo.copy()  # worlds with B <= 0: S_Y(i, s) >= S_X(i, A s) >= S_X(t, A s)
+            # a block of X's groups with some B > 0: each of its worlds has at
+            # least the n worlds of each enclosing block within that block's
+            # span (blocks x scales, in slices of scales)
+            B_b, levels = self._blocks()
+            step = max(1, (1 << 20) // max(B_b.size, 1))
+            for j in range(0, lam.size, step):
+                cj, sj = c[None, j:j + step], s[None, j:j + step]
+                near = np.broadcast_to(s_lo[None, j:j + step], (B_b.size, cj.size))
+                for n, span in levels:
+                    near = np.maximum(near, n[:, None] * np.exp(-cj * span[:, None]) * (1.0 - 4.0 * _UNIT))
+                e = np.exp(-sj * B_b[:, None] * (1.0 + 2.0 * _UNIT)) * (1.0 - 4.0 * _UNIT)
+                bound = 1.0 + e * (near - 1.0) * (1.0 - 2.0 * _UNIT)
+                if bound.size:
+                    np.minimum(low[j:j + step], bound.min(axis=0), out=low[j:j + step])
+            r = 1.0 / low * (1.0 + 4.0 * _UNIT)
+        return (s_lo >= 1.0) & (r * (1.0 + _OWN_ROUNDING) * (1.0 + self.err_y) <= _search.below(rho, self.err_y))
+
+    def _blocks(self):
+        """The blocks of `_BLOCK_GROUPS` consecutive groups of X with some
+        offset B > 0: their largest B, and per level of blocks four times
+        coarser each (up to the groups' count) the worlds and the span of the
+        values (scaled units, rounded up) of the block of that level holding
+        each.
+        """
+        fs, W, Bp = self.risk.fs, self.risk.W, self.Bp
+        size = _BLOCK_GROUPS
+        start = np.arange(0, fs.size, size)
+        B = np.maximum.reduceat(Bp, start)
+        some = np.flatnonzero(B > 0)
+        levels = []
+        while True:
+            s0 = np.arange(0, fs.size, size)
+            e0 = np.minimum(s0 + size, fs.size) - 1
+            at = start[some] // size  # the block of this level holding each
+            with np.errstate(over="ignore"):
+                span = (fs[e0] - fs[s0]) * (1.0 + 4.0 * _UNIT)
+            levels.append((np.add.reduceat(W, s0)[at], span[at]))
+            if size >= fs.size:
+                return B[some], levels
+            size *= 4
+
+    def _batch(self, lam, rho, sel):
+        """The certificate for the scales ``lam[sel]``, with the weights
+        exp(-s B_g+) of the largest s = 1 / scale among them.
+        """
+        s_b = np.nextafter(1.0 / lam[sel].min(), np.inf)  # at least every 1 / scale
+        with np.errstate(under="ignore", over="ignore"):
+            # floored: the evaluator needs S P > 0; a floored group's bound,
+            # 1 / (S 2**-600), is still far above 1 (no certificate there)
+            weight = np.maximum(np.exp(-s_b * self.Bp), 2.0 ** -600)
+        ev = Evaluator(self.risk.fs, self.risk.W, self.risk.invP * weight)
+        # X at scales no larger than lam / A (a larger risk, by monotonicity):
+        # 1 / scale at least A / lam (lam / A may pass the float range)
+        r, _ = ev(np.nextafter(self.risk.inverse(lam[sel]) * self.A, np.inf))
+        bound = np.minimum(r * (1.0 + self.err_x), 1.0)  # the exact r_Y, every covered Y
+        return bound * (1.0 + self.err_y) <= _search.below(rho[sel], self.err_y)
+
+
+def var_errors(mu, qc, s2, c, n, w, denom, lo, hi, std, gap=0.0):
+    """Per removal: a bound on |approximate - library| world value (var or
+    std of the known part plus one value in [lo, hi]) and on the values'
+    size.  The approximation is ``(qc + w (v - mu)^2) / denom`` in float64
+    from double-double moments about c (``s2``: the sum of squares about
+    c); the library's value is the double-double formula about the known
+    part's own median (within ``gap`` of c), rounded once (then its square
+    root).
+    """
+    u = _UNIT
+    n0 = n - 1
+    dd_rel = (n + 8) * 2.0 ** -100  # double-double accumulation over the data
+    e_s1 = dd_rel * np.sqrt(n0 * s2)
+    e_mu = 2.0 * (2.0 * u * (np.abs(mu) + np.abs(mu - c)) + e_s1 / n0)
+    e_q = 2.0 * (2.0 * u * qc + 2.0 * dd_rel * s2 + 2.0 * np.abs(mu - c) * e_s1)
+    dm = np.maximum(np.abs(lo - mu), np.abs(hi - mu))
+    dd_ = dm + e_mu
+    e_t = (2.0 * dm + e_mu) * (e_mu + u * dm) + u * dd_ * dd_
+    vmax = (qc + e_q + w * dd_ * dd_) / denom
+    e_hat = (e_q + w * e_t + 4.0 * u * w * dd_ * dd_ + u * qc) / denom + u * vmax
+    dc = max(abs(lo - c), abs(hi - c)) + gap
+    # the library's sums of squares about its shift c': (a + b)^2 <= 2a^2 + 2b^2
+    e_lib = 2.0 * u * vmax + dd_rel * 2.0 * (s2 + n * gap * gap + dc * dc) / denom
+    e_var = 2.0 * (e_hat + e_lib)
+    if not std:
+        return e_var, vmax + e_var
+    low = np.maximum((qc - e_q) / denom - e_var, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        e_root = np.where(low > 0, e_var / (2.0 * np.sqrt(low)), np.inf)
+    e_root = np.minimum(e_root, np.sqrt(e_var))
+    top = np.sqrt(vmax + e_var)
+    return e_root + 2.0 * u * top, top

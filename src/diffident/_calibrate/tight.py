@@ -1,0 +1,399 @@
+"""The smallest noise scale that keeps the identification risk under rho.
+
+`tight_scale` and `tight_epsilon` calibrate the worst case (Laplace,
+discrete and Gaussian noise, several searches over one `Risk`) and the
+expected success (`expected_scale`) of one set of worlds.
+"""
+
+from typing import overload
+
+import numpy as np
+
+from .._numerics import inversion as _inversion
+from .._numerics import search as _search
+from .._numerics import validate as _validate
+from .._risk import dominance as _dominance
+from .._risk.closed_form import laplace_scale
+from .._risk.expected import Success
+from .._risk.worst_case import Risk
+from .._typing import AnyNoise, FloatOrArray, RealArrayLike
+from .._worlds.values import Worlds
+
+_SMALLEST = float(np.nextafter(0.0, 1.0))  # the least positive float
+
+
+@overload
+def tight_scale(values: RealArrayLike, *, rho: float, counts: RealArrayLike | None = None,
+                prior: RealArrayLike | None = None,
+                rtol: float = 0.0, risk: str = "worst", noise: AnyNoise = "laplace",
+                granularity: float = 1.0) -> float: ...
+
+
+@overload
+def tight_scale(values: RealArrayLike, *, rho: RealArrayLike, counts: RealArrayLike | None = None,
+                prior: RealArrayLike | None = None,
+                rtol: float = 0.0, risk: str = "worst", noise: AnyNoise = "laplace",
+                granularity: float = 1.0) -> FloatOrArray: ...
+
+
+def tight_scale(values: RealArrayLike, *, rho: RealArrayLike, counts: RealArrayLike | None = None,
+                prior: RealArrayLike | None = None,
+                rtol: float = 0.0, risk: str = "worst", noise: AnyNoise = "laplace",
+                granularity: float = 1.0) -> FloatOrArray:
+    """The smallest Laplace scale whose exact worst-case risk is <= rho.
+
+    A bracket grown from the paper's closed form, then a safeguarded root
+    search on log(scale) (Anderson-Bjorck regula falsi with bisection of the
+    floats' bit patterns), batched over every rho at once (each step is one
+    pass over the sorted values for all unfinished targets).  The answer
+    is the upper end of the final bracket, a scale that was evaluated and
+    passed, so that ``worst_case_risk(values, scale=tight_scale(values,
+    rho=rho)) <= rho`` always holds as computed by this library: it errs on the private
+    side.
+
+    Parameters
+    ----------
+    values : array_like, shape (m,)
+        Query values of the possible worlds.
+    rho : array_like
+        Target risk(s) in [0, 1], any shape.
+    counts : array_like, shape (m,), optional
+        Multiplicity of each entry: whole numbers >= 0.
+    prior : array_like, shape (m,), optional
+        Unnormalised per-world prior weights (>= 0).
+    rtol : float, optional
+        Stop when the bracket is within this relative width.  ``0`` (the
+        default) bisects until its two ends are adjacent floats.  For the
+        worst case with rtol at least 1e-13 and 64 or more rho, the grid
+        shares its evaluations (an interpolant of rho* locates every
+        answer, and two evaluations each confirm it), and each scale
+        returned lies at the top of its window: a relative ``rtol`` at most
+        above a scale that fails.
+    risk : {"worst", "expected"}, optional
+        The risk to keep at most rho: the worst case of `worst_case_risk`
+        (default), or the adversary's expected success of `expected_risk`
+        (the smallest scale whose success is at most rho, between the
+        success without noise, where the scale is 0, and the largest prior
+        share, where it is inf).
+    noise : {"laplace", "gaussian", "discrete_laplace", "discrete_gaussian"}, optional
+        The noise (default Laplace; for Gaussian noise the scale is
+        sigma).  The worst case is calibrated for Laplace noise, continuous
+        or on the lattice (the same scale: its worst response lies on the
+        lattice); Gaussian noise's worst case is 1 (see
+        `gaussian_sigma_for`).  The expected success is calibrated for
+        Laplace, Gaussian and discrete Laplace noise; the discrete
+        Gaussian's does not always fall as sigma grows, and is refused.
+    granularity : float, optional
+        The lattice spacing of integer noise (default 1): the values must
+        be multiples of it.
+
+    Returns
+    -------
+    float or ndarray
+        The scale, shape of ``rho``.  ``0`` where rho >= worst_case_risk(values, 0)
+        (no noise needed, e.g. every value repeated 1/rho times), ``inf``
+        where rho <= worst_case_risk(values, inf) = 1/m_eff (unattainable),
+        both decided exactly.  Its exact worst-case risk is <= rho (not
+        only the computed one: the search meets rho lowered by the
+        evaluation's rounding error bound, about 1e-14 relative), and it is
+        never larger than the paper's closed-form scale for the same
+        worlds (``scale_for_rho(rho, m=m_eff, sensitive_range=spread)``), which takes over
+        where rho lies within that bound of 1/m_eff.
+
+    Raises
+    ------
+    ValueError
+        For rho outside [0, 1] or NaN, a negative or non-finite rtol, and
+        the bad values, counts and prior of `worst_case_risk`.
+    TypeError
+        If an argument is not real numbers (a string, a bool, complex values).
+
+    See Also
+    --------
+    tight_epsilon : The epsilon of this scale.
+
+    scale_for_rho : The paper's (larger) closed-form scale.
+
+    Examples
+    --------
+    >>> import diffident as di
+    >>> toy = [2, 8/3, 3, 10/3, 11/3, 4, 13/3, 14/3]
+    >>> round((14/3 - 2) / di.tight_scale(toy, rho=1/3), 9)   # tight epsilon
+    2.249596595
+
+    Calibrated to the adversary's expected success instead, the same rho
+    needs less noise (the worst case bounds the success from above):
+
+    >>> lam = di.tight_scale(toy, rho=1/3, risk="expected")
+    >>> round(lam, 6), di.expected_risk(toy, scale=lam) <= 1/3
+    (0.691918, True)
+    """
+    ws = Worlds(values, counts, prior)
+    r = _validate.probability("rho", rho)
+    rtol = _validate.tolerance("rtol", rtol)
+    return _validate.ret(calibrated(ws, r.ravel(), rtol, risk, noise, granularity).reshape(r.shape), r.ndim == 0)
+
+
+def calibrated(ws, flat, rtol, risk, noise, granularity=1.0):
+    """The scale of `tight_scale` for the validated worlds and rho: the
+    worst case's (Laplace noise, continuous or on the lattice) or the
+    expected success's (``risk``).
+    """
+    risk = _validate.choice("risk", risk, ("worst", "expected"))
+    gauss, g = _validate.lattice_noise(noise, granularity)
+    if gauss and (risk == "worst" or g is not None):
+        if risk == "worst":
+            raise ValueError(f"noise={noise!r} has a worst-case risk of 1 at every sigma: calibrate its "
+                             "(rho, delta) with gaussian_sigma_for, or its expected success with risk='expected'")
+        raise ValueError("noise='discrete_gaussian' with risk='expected': the expected success of the discrete "
+                         "Gaussian does not always fall as sigma grows (more integer Gaussian noise is not the "
+                         "same noise plus independent noise), so no smallest sigma makes every larger one safe; "
+                         "evaluate expected_risk on the sigmas you consider")
+    if risk == "worst":
+        if g is not None:  # the worst response R = f_j lies on the lattice: the Laplace worst case
+            _validate.lattice("values", ws.f, g)
+        return smallest_private_scale(ws, flat, rtol)
+
+    lam, status = expected_scale(ws, gauss, flat, rtol, g)
+    _search.warn_unconverged(status, "tight_scale")
+    return lam
+
+
+def smallest_private_scale(ws, flat, rtol):
+    """`tight_scale` of a `Worlds` for a validated 1-d array of rho."""
+    risk = Risk(ws)
+    out = np.full(flat.shape, np.nan)
+    # the limits decided exactly: no noise where rho is at least every
+    # world's share of its group, none enough where rho is at most the
+    # prior's largest share
+    zero = ws.share_at_most(flat, "zero")
+    out[zero] = 0.0
+    out[~zero & ws.share_at_most(flat, "inf")] = np.inf
+    todo = np.flatnonzero(np.isnan(out))
+    if todo.size:
+        rho_t = flat[todo]
+        lam, status = smallest_scale(risk, rho_t, rtol)
+        out[todo] = no_more_than_the_bound(risk, rho_t, lam, exact_m=not ws.weighted)
+        _search.warn_unconverged(status, "tight_scale")
+    return out
+
+
+def no_more_than_the_bound(risk, rho, lam, exact_m):
+    """The searched scales, or the paper's closed-form scale where it is
+    smaller (and passes the evaluation).
+
+    Within the evaluation's error bound of the unattainable limit (rho a
+    relative 1e-13 above 1/m) the search cannot certify any scale and gives
+    inf, or a larger one than needed; the closed form still can: rho* <=
+    1 / (1 + (m - 1) exp(-S / scale)) for every world set, with S the
+    spread and m the total weight over the largest per-world prior (each
+    world's sum holds its own weight and the rest at most S away), and
+    `scale_for_rho` meets that bound exactly (m rounded down and S up keep
+    it an upper bound; ``exact_m``: the weights are whole counts, summed
+    exactly).  Its scale is taken where it also passes the computed risk,
+    or the least scale above it that does.
+    """
+    fs = risk.fs
+    if fs.size < 2:
+        return lam
+    with np.errstate(over="ignore"):
+        m_eff = float(risk.W.sum() * risk.invP.min())
+    if m_eff == np.inf:  # beyond the float range: the largest float is a lower bound on m
+        m_eff = float(np.finfo(np.float64).max)
+    if not exact_m:
+        m_eff = np.nextafter(np.nextafter(m_eff, 0.0), 0.0)
+    with np.errstate(over="ignore"):  # (pad: a bound's allowance for values it stands for)
+        spread = np.nextafter(float(np.ldexp(fs[-1] - fs[0], -risk.k)) + risk.pad, np.inf)
+    if not (m_eff >= 1.0 and np.isfinite(spread)):
+        return lam
+    bound = laplace_scale(rho, np.float64(m_eff), np.float64(spread))
+    better = np.flatnonzero(np.isfinite(bound) & (bound > 0.0) & (bound < lam))
+    if better.size == 0:
+        return lam
+    lam = lam.copy()
+    b = bound[better]
+    x, status = _search.boundary(lambda i, x: risk(x, strict=False)[0] <= rho[better[i]], b, increasing=True,
+                           lo=float(b.min()), hi=np.inf)
+    ok = (status == _search.CONVERGED) & (x < lam[better])
+    lam[better[ok]] = x[ok]
+    return lam
+
+
+def guesses(fs, W, rho):
+    """Starting scales lo < hi for the search, either side of the answer as
+    a rule (the search checks them and grows them if not).
+    """
+    spread = fs[-1] - fs[0]
+    m_eff = W.sum()  # the largest normalised prior is 1
+    gaps = np.diff(fs)
+    # Upper end: the paper's closed form (valid for a uniform prior;
+    # Mathematics page, section 5).  Lower end: the same form with the
+    # widest nearest-neighbour gap in place of the spread.
+    nn = np.minimum(np.append(gaps, np.inf), np.append(np.inf, gaps)).max()
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        eps = np.log1p((m_eff * rho - 1.0) / (1.0 - rho))
+        hi = spread / eps
+        lo = nn / eps
+    hi = np.where(np.isfinite(hi) & (hi > 0), hi, spread)
+    # every factor underflows: rho*(floor) = rho*(0) (one world: any scale)
+    floor = gaps.min() / 800.0 if gaps.size else 1.0
+    lo = np.where(np.isfinite(lo) & (lo > floor) & (lo < hi), lo, floor)
+    return lo, hi
+
+
+def smallest_scale(risk, rho, rtol):
+    """The smallest scale with rho*(scale) <= rho as ``risk`` (a `Risk`)
+    evaluates it, for 1/m_eff < rho < rho*(0); and the search status.
+    """
+    lo, hi = guesses(risk.fs, risk.W, rho)  # in the scaled units
+    # a scale passes when its computed risk is below rho by the evaluation's
+    # error bound: its exact risk then meets rho too (not only the float)
+    with np.errstate(over="ignore", under="ignore"):  # guesses beyond the float range: the search grows them
+        lo, hi = np.ldexp(lo, -risk.k), np.ldexp(hi, -risk.k)
+    tiny = np.nextafter(0.0, 1.0)  # (a guess that underflowed: the search starts from the least scale)
+    lo, hi = np.maximum(lo, tiny), np.maximum(hi, tiny)
+    target = _search.below(rho, risk.error)
+    if _inversion.applies(target.size, rtol):  # a grid of targets: shared evaluations
+        # where one world attains the worst case at every scale, bounds on
+        # the computed risk decide most of the checks without a pass
+        enc = risk.enclosure() if isinstance(risk, Risk) else None
+        bounds = None if enc is None else _dominance.RiskBounds(enc, risk)
+        # the risk falls to its value at infinite noise: near it, the
+        # per-target search steps on the distance to it
+        floor = float(risk(np.array([np.inf]), strict=False)[0][0])
+        return _inversion.smallest(lambda x: risk(x, strict=False), target, lo, hi, rtol=rtol, bounds=bounds,
+                                   floor=floor)
+    return _search.smallest(lambda i, x: risk(x, strict=False)[0], target, lo, hi, rtol=rtol)
+
+
+@overload
+def tight_epsilon(values: RealArrayLike, *, rho: float, counts: RealArrayLike | None = None,
+                  prior: RealArrayLike | None = None,
+                  rtol: float = 0.0, risk: str = "worst") -> float: ...
+
+
+@overload
+def tight_epsilon(values: RealArrayLike, *, rho: RealArrayLike, counts: RealArrayLike | None = None,
+                  prior: RealArrayLike | None = None, rtol: float = 0.0, risk: str = "worst") -> FloatOrArray: ...
+
+
+def tight_epsilon(values: RealArrayLike, *, rho: RealArrayLike, counts: RealArrayLike | None = None,
+                  prior: RealArrayLike | None = None, rtol: float = 0.0, risk: str = "worst") -> FloatOrArray:
+    """Epsilon of the tight calibration: ``ptp(values) / tight_scale(...)``.
+
+    The Laplace mechanism's epsilon for the query's sensitive range (the
+    spread of the world values of positive weight) at the tight scale;
+    compare `epsilon_for_rho`, the paper's (smaller) epsilon.
+
+    Parameters
+    ----------
+    values : array_like, shape (m,)
+        Query values of the possible worlds.
+    rho : array_like
+        Target risk(s) in [0, 1], any shape.
+    counts : array_like, shape (m,), optional
+        Multiplicity of each entry: whole numbers >= 0.
+    prior : array_like, shape (m,), optional
+        Unnormalised per-world prior weights (>= 0).
+    rtol : float, optional
+        Relative precision of the tight scale, as for `tight_scale`
+        (default 0: adjacent floats).
+    risk : {"worst", "expected"}, optional
+        The risk calibrated, as for `tight_scale` (Laplace noise).
+
+    Returns
+    -------
+    float or ndarray
+        The epsilon, shape of ``rho``: ``inf`` where no noise is needed,
+        ``0`` where rho is unattainable or all worlds share one value.
+
+    Raises
+    ------
+    ValueError
+        As for `tight_scale`: rho outside [0, 1] or NaN, a bad rtol, bad
+        values, counts or prior.
+    TypeError
+        If an argument is not real numbers (a string, a bool, complex values).
+
+    See Also
+    --------
+    tight_scale : The scale itself.
+
+    epsilon_for_rho : The paper's epsilon for the same rho.
+
+    Examples
+    --------
+    >>> import diffident as di
+    >>> toy = [2, 8/3, 3, 10/3, 11/3, 4, 13/3, 14/3]
+    >>> round(di.tight_epsilon(toy, rho=1/3), 9)
+    2.249596595
+    """
+    ws = Worlds(values, counts, prior)
+    r = _validate.probability("rho", rho)
+    rtol = _validate.tolerance("rtol", rtol)
+    lam = calibrated(ws, r.ravel(), rtol, risk, "laplace").reshape(r.shape)
+    fs = ws.groups()[0]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        # the spread over the scale, halved first: values near +-1e308
+        eps = np.where(fs[-1] == fs[0], 0.0, (0.5 * fs[-1] - 0.5 * fs[0]) / lam * 2.0)
+    return _validate.ret(eps, eps.ndim == 0)
+
+
+def expected_scale(ws, gauss, flat, rtol, granularity=None):
+    """The smallest noise scale whose expected success is at most rho, for
+    each rho of the 1-d ``flat`` (validated), and the search status.
+
+    The success falls as the scale grows (Mathematics page, section 10),
+    from its value without noise to the largest prior share.  The scale
+    returned passes `Success` lowered by its error bound, so that its exact
+    success is at most rho; 0 where rho is at least the success without
+    noise, inf where rho is at most the largest prior share (unattainable),
+    both decided exactly.  For rho within the error bound (about 1e-14
+    relative) above that share, Laplace noise takes the worst case's scale
+    (the worst case bounds the success), and Gaussian noise gives inf.
+    """
+    ev = Success(ws, gauss, granularity)
+    out = np.full(flat.shape, np.nan)
+    out[ev.no_noise_at_most(flat)] = 0.0
+    out[np.isnan(out) & ws.share_at_most(flat, "inf")] = np.inf
+    todo = np.flatnonzero(np.isnan(out))
+    status = np.zeros(flat.size, np.int8)
+    if todo.size:
+        target = _search.below(flat[todo], ev.error)
+        lo, hi, f_lo, f_hi = _brackets(ev, target)
+        x, st = _search.smallest(lambda i, lam: ev(lam), target, lo, hi, rtol=rtol, f_lo=f_lo, f_hi=f_hi)
+        out[todo] = x
+        status[todo] = st
+        # within the error bound of the unattainable limit no scale can be
+        # certified by the evaluation; for Laplace noise the worst case
+        # bounds the success from above, and its calibration (which has a
+        # closed-form fallback there) gives a scale that provably meets rho
+        stuck = todo[st == _search.NOT_REACHED]
+        if stuck.size and not gauss:
+
+            out[stuck] = smallest_private_scale(ws, flat[stuck], rtol)
+            status[stuck] = _search.CONVERGED
+    return out, status
+
+
+def _brackets(ev, target):
+    """Starting brackets for the search, from one batched evaluation on a
+    geometric grid of scales (one pass over the values per grid scale,
+    shared by every target): the success falls with the scale, so each
+    target lies between the last grid scale above it and the first below.
+    Guesses only: the search checks both ends (with the success found
+    here) and grows them if needed.  Returns the ends and their successes.
+    """
+    gaps = np.diff(ev.fs)
+    with np.errstate(over="ignore"):
+        spread = float(ev.fs[-1] - ev.fs[0])
+    big = np.finfo(np.float64).max
+    lo0 = max(float(gaps.min()) / 64.0, _SMALLEST)
+    hi0 = min(spread * 1e8, big) if np.isfinite(spread) else big
+    grid = np.geomspace(lo0, max(hi0, 2.0 * lo0), 48)
+    succ = ev(grid)
+    # the first grid scale whose success meets each target
+    first = np.searchsorted(-succ, -target, side="left")
+    below = np.clip(first - 1, 0, grid.size - 1)
+    above = np.clip(first, 0, grid.size - 1)
+    return grid[below], grid[above], succ[below], succ[above]

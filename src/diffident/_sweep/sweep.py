@@ -1,0 +1,645 @@
+"""Parameter sweeps: rho x queries x columns x dataset sizes x calibration.
+
+For every (column, dataset size) the data set D is fixed (the first rows, or
+a seeded sample); for every query the paper's sensitive range over
+D' = D - i* (`dataset_sensitive_range`) gives the paper's bound
+calibration, the worlds of the D' that attains it give the exact
+worst-case risk at that calibration, and `dataset_tight_scale` gives the
+tight calibration that holds for every D'.  Each world set goes through the
+batched kernels once for the whole rho grid.
+"""
+
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._calibrate.neighbours import Problem
+from .._calibrate.tight import expected_scale
+from .._kernels import queries as _codes
+from .._numerics import budget as _budget
+from .._numerics import progress as _progress
+from .._numerics import search as _search
+from .._numerics import validate as _validate
+from .._numerics.budget import DEFAULT_MAX_MEMORY, DEFAULT_MAX_SECONDS, OverBudget, OverBudgetWarning
+from .._numerics.progress import Progress
+from .._risk.closed_form import laplace_epsilon, laplace_scale
+from .._risk.expected import Success
+from .._risk.worst_case import Risk
+from .._worlds.possible import dataset_sensitive_range_of, dataset_setup, world_values_of
+from .._worlds.sets import Known
+from .._worlds.spaced import SpacedRisk
+from .._worlds.values import Worlds
+from .columns import InferredDomainWarning, SkippedColumnWarning, as_columns, resolve_domains
+from .table import STATUSES, SweepTable, _status
+
+__all__ = ["sweep", "SweepTable", "InferredDomainWarning", "SkippedColumnWarning", "OverBudget",
+           "OverBudgetWarning"]
+
+FIELDS = ("column", "query", "n", "m", "domain_source", "noise", "risk", "rho", "sensitive_range", "granularity",
+          "bound_scale", "bound_epsilon", "tight_scale", "tight_epsilon", "risk_at_bound", "status")
+
+#: The noises a sweep calibrates (the discrete Gaussian has no calibration:
+#: its worst case is 1, and its expected success is not monotone in sigma).
+SWEEP_NOISES = ("laplace", "discrete_laplace", "gaussian")
+RISKS = ("worst", "expected")
+
+
+def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: Sequence[str] = ("mean", "median", "std"),
+          rho: ArrayLike | None = None, n_rho: int = 50, sizes: Sequence[int] | None = None,
+          domains: Mapping[str, Any] | None = None, calibrations: Sequence[str] = ("bound", "tight"), ddof: int = 1,
+          seed: int = 0, rtol: float = 1e-12, progress: bool = False, column_seed: int | None = None,
+          dropna: bool = False, infer_domains: bool | None = None, q: float = 0.5,
+          noise: str | Sequence[str] = "laplace", risk: str | Sequence[str] = "worst",
+          max_memory: int | str = DEFAULT_MAX_MEMORY, max_seconds: float | None = DEFAULT_MAX_SECONDS,
+          skip_expensive: bool = False) -> SweepTable:
+    """Risk and calibration over a grid: rho x queries x columns x sizes x noises x risks.
+
+    For every column and dataset size the data set D is fixed; for every
+    query, `dataset_sensitive_range` gives the paper's sensitive range over
+    D' = D - i*, the worlds of the attaining D' give the exact risk at the
+    paper's scale, and the tight calibration holds for every D', for the
+    whole rho grid at once: the worst case's (`dataset_tight_scale`), or
+    the expected success's (`expected_risk`, the largest scale any D'
+    needs), under continuous or integer noise.
+
+    Parameters
+    ----------
+    data : str, os.PathLike, data frame, mapping or 2-d array
+        A CSV file with a header; a data frame (pandas, polars, pyarrow, or
+        anything with ``__dataframe__``) or a named series, whose column
+        names are kept; a mapping of column name to values; or a 2-d array
+        (columns named "0", "1", ...).
+    columns : list of str, optional
+        Columns to use (default: every numeric column without missing
+        values; the others are named in a `SkippedColumnWarning`).
+    queries : sequence of str, optional
+        Named queries (see `world_values`; ``"quantile"`` is the ``q``
+        quantile); default mean, median, std.
+    rho : array_like, optional
+        Risk bounds; default ``n_rho`` log-spaced values from just above
+        1/m to 0.5 for each column (m its domain size).
+    n_rho : int, optional
+        Size of the default rho grid (default 50).
+    sizes : sequence of int, optional
+        Dataset sizes n: the first n rows when n is the full size, else a
+        seeded sample of n rows without replacement (default: all rows).
+    domains : mapping, optional
+        Column name to ``(lo, hi)`` (an integer domain) or a `Domain`,
+        integer or stepped (``Domain(12, 60, step=0.1)``; a real interval
+        has infinitely many worlds and is refused); every key must be a
+        column of the data.  A column without one gets the integer domain
+        from its own minimum to its maximum, as ``infer_domains`` says (a
+        column that is not integer-valued needs a domain).
+    calibrations : sequence of {"bound", "tight"}, optional
+        The paper's closed form, and/or the exact tight calibration over
+        every D' (default both).
+    ddof : {0, 1}, optional
+        For var and std (default 1: the sample standard deviation, as the
+        paper's Table 4).
+    seed : int, optional
+        Seed of the dataset samples (default 0): each (column, size) draws
+        from its own stream, ``SeedSequence([seed, column number, size
+        number])``, so a column gives the same rows whatever else is swept.
+    rtol : float, optional
+        Relative precision of the tight scales (default 1e-12; 0 bisects
+        each rho to adjacent floats, several times the passes: see
+        `tight_scale`).  Always conservative.
+    progress : bool, optional
+        Report progress on standard error (default False: nothing): a bar
+        when standard error is a terminal, else (a log, CI) a line such as
+        ``diffident: sweep 120/600 cells (20%), 14 s elapsed`` at most
+        every 10 seconds, and a last one at the end when any was written.
+    column_seed : int, optional
+        The column number to use in the sample streams when one column is
+        swept on its own (the Dask backend's tasks).
+    dropna : bool, optional
+        Drop the missing values of a column (NaN, None, pandas' NA, empty
+        or ``NA`` cells of a CSV file) instead of refusing it (default
+        False: a requested column with missing values is a ValueError, and
+        the default selection leaves it out).
+    infer_domains : bool, optional
+        For columns without a domain: None (default) infers it from the
+        column's minimum and maximum with an `InferredDomainWarning`, True
+        infers it silently, False makes it an error.  The inferred domain
+        leaks the observed extremes into the calibration; the table's
+        ``domain_source`` says which domains were inferred.
+    q : float, optional
+        The quantile of ``"quantile"``, in [0, 1] (default 0.5).
+    noise : str or sequence of str, optional
+        The noise or noises to calibrate (default ``"laplace"``):
+        ``"laplace"``; ``"discrete_laplace"``, added on the lattice the
+        query's values lie on (``granularity`` below); or ``"gaussian"``,
+        with ``risk="expected"`` and the tight calibration only (its worst
+        case is 1 at every sigma, and it has no closed-form bound).  The
+        discrete Gaussian has no calibration (its expected success does not
+        always fall as sigma grows) and is refused.
+    risk : str or sequence of str, optional
+        The risk measure or measures calibrated (default ``"worst"``):
+        ``"worst"``, the largest posterior over every response (the paper's
+        risk), or ``"expected"``, the probability that the best adversary
+        names the true world (`expected_risk`).  Every noise is swept with
+        every risk.
+    max_memory : int or str, optional
+        The memory a cell may take, in bytes or as a text such as ``"4G"``
+        or ``"512MB"`` (default 2 GiB): the world sets kept for reuse stay
+        within half of it, and a cell whose estimated peak exceeds it is
+        refused before any work.
+    max_seconds : float or None, optional
+        The estimated time a cell may take (default 600 s; None: no
+        limit), from its worlds, distinct D' and rho (an estimate, not a
+        bound).
+    skip_expensive : bool, optional
+        Make the cells over either budget rows with status ``"over
+        budget"`` (every number NaN) instead of refusing the sweep
+        (default False).
+
+    Returns
+    -------
+    SweepTable
+        Columns ``column, query, n, m, domain_source, noise, risk, rho,
+        sensitive_range, granularity, bound_scale, bound_epsilon,
+        tight_scale, tight_epsilon, risk_at_bound, status`` (the bound ones
+        NaN when not asked for, likewise the tight ones); ``domain_source``
+        is ``"given"`` or ``"inferred"``; ``status`` says which outcome each
+        grid point has, from the tight scale where computed, else the
+        bound's: ``"calibrated"``, ``"unattainable"`` (no finite noise meets
+        rho: scale inf, epsilon 0), ``"no noise needed"`` (scale 0, epsilon
+        inf), ``"zero sensitive range"`` (every world has the same value:
+        the risk is the same at any noise, and epsilon is reported as 0) or
+        ``"no lattice"`` (integer noise for a query whose values lie on no
+        lattice, such as the standard deviation: every number NaN) or
+        ``"over budget"`` (with ``skip_expensive``: every number NaN);
+        ``tight_scale`` meets rho for every D' (`dataset_tight_scale` for
+        the worst case), ``tight_epsilon`` is ``sensitive_range /
+        tight_scale`` (NaN for Gaussian noise, which is not pure DP), and
+        ``risk_at_bound`` is the risk (worst or expected) at the paper's
+        scale for the D' that attains the sensitive range: the evaluator's
+        value, or an upper bound on it where the worlds' structure gives
+        one without a pass (Notes).
+        ``granularity`` is the lattice spacing of integer noise (NaN for
+        continuous noise): the domain's step for sum, min, max and order
+        statistics at a data point, 1 for count, the step over n for the
+        mean, over 2 for the median of an even number of values; the
+        world values lie on that lattice up to a common offset, which the
+        risk does not depend on.
+
+    Raises
+    ------
+    ValueError
+        For an unreadable CSV file, unknown columns or queries, requested
+        columns that are not numeric, have missing values (without
+        ``dropna``) or infinite values, rho outside [0, 1], ``n_rho < 1``,
+        sizes outside 1..(number of rows), unknown calibrations, unknown
+        noises or risks, a noise and risk without a calibration (Gaussian
+        noise with the worst case or the bound, the discrete Gaussian), a
+        bad ``max_memory`` or ``max_seconds``, a key of
+        ``domains`` that is not a column, bad domains, a real interval, data
+        outside a domain or off its grid,
+        a column that is not integer-valued and has no domain, a missing
+        domain with ``infer_domains=False``, or a bad ddof; an
+        `OverBudget` (a ValueError) naming every cell whose estimated
+        memory or time exceeds its budget, before any work (unless
+        ``skip_expensive``).
+    MemoryError
+        Naming the cell, where memory ran out all the same.
+    TypeError
+        For a query that is neither a name nor a callable, a 2-d array that
+        is not numeric, domain ends that are not numbers, or an
+        ``infer_domains`` that is not True, False or None.
+
+    Warns
+    -----
+    InferredDomainWarning
+        When a domain is inferred from the data (``infer_domains=None``).
+    SkippedColumnWarning
+        When the default selection leaves columns out.
+
+    See Also
+    --------
+    diffident.dask.sweep : The same grid with one Dask task per column.
+
+    dataset_sensitive_range : The sensitive range of each cell.
+
+    dataset_tight_scale : The tight calibration of each cell.
+
+    Notes
+    -----
+    The tight calibration holds for every D' = D - i: the largest tight
+    scale over the distinct removed values (for sum and mean over a Domain
+    every D' gives the same worlds up to a shift, and one D' suffices; for
+    the median, quantiles and the standard deviation another removal than
+    the one attaining the sensitive range can need more noise).
+    ``risk_at_bound`` is computed on the worlds of the D' that attains the
+    paper's sensitive range (the first such individual); the paper's scale
+    meets rho for every D' by construction, under either Laplace noise (it
+    is epsilon-DP) and for either risk (the expected success is at most the
+    worst case).  Its worst case is `worst_case_risk`'s value, except where
+    the worlds have exact structure: one world that attains the worst case
+    at every scale (1024 distinct values or more: an upper bound within
+    1e-12 relative) or the equally spaced worlds of sum and mean over a
+    Domain (the closed-form bound of the tight search: within its margin,
+    about 1e-10 relative, up to 1e-7 where the scale nears the rounding of
+    the values).
+
+    Under discrete Laplace noise the worst case equals the Laplace one
+    (the worst response is a world's value, a lattice point), so the
+    worst-case rows of the two noises agree; the expected success differs.
+    The expected calibration checks every distinct D' (each at the scales
+    of the first, and calibrated on its own where it fails): with
+    continuous noise on large domains (sum and mean, whose every removed
+    value is a distinct D') this costs one pass over the worlds per D' and
+    rho.
+
+    Examples
+    --------
+    >>> import numpy as np, diffident as di
+    >>> hours = np.random.default_rng(0).integers(1, 100, 2000).astype(float)
+    >>> t = di.sweep({"hours": hours}, queries=["mean"], rho=[0.015, 0.1],
+    ...              domains={"hours": (1, 99)})
+    >>> t["m"][0], bool(np.all(t["tight_scale"] < t["bound_scale"]))
+    (np.float64(99.0), True)
+    >>> t["domain_source"][0]
+    'given'
+
+    The expected success of the best adversary under discrete Laplace
+    noise needs less noise than the worst case:
+
+    >>> t = di.sweep({"hours": hours}, queries=["mean"], rho=[0.1],
+    ...              domains={"hours": (1, 99)}, noise="discrete_laplace",
+    ...              risk=["worst", "expected"])
+    >>> t["risk"].tolist(), t["granularity"].tolist()
+    (['worst', 'expected'], [0.0005, 0.0005])
+    >>> bool(t["tight_scale"][1] < t["tight_scale"][0])
+    True
+
+    A pandas DataFrame keeps its column names, and its domains apply:
+
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"age": [17.0, 30.0, 45.0, 90.0]})
+    >>> t = di.sweep(df, queries=["mean"], rho=[0.1], domains={"age": (0, 120)})
+    >>> t["column"][0], t["m"][0]
+    ('age', np.float64(121.0))
+    """
+    cols, names = as_columns(data, columns, dropna)
+    cals = tuple(calibrations)
+    for c in cals:
+        if c not in ("bound", "tight"):
+            raise ValueError(f"calibrations must be 'bound' and/or 'tight', got {c!r}")
+    pairs = _pairs(noise, risk, cals)
+    if rho is not None:
+        rho_fixed = np.atleast_1d(_validate.probability("rho", rho)).ravel()
+    n_rho = int(n_rho)
+    if rho is None and n_rho < 1:
+        raise ValueError(f"n_rho must be at least 1, got {n_rho}")
+    memory = _budget.parse_memory("max_memory", max_memory)
+    seconds = _budget.parse_seconds("max_seconds", max_seconds)
+    skip_expensive = _validate.flag("skip_expensive", skip_expensive)
+    domain_of = resolve_domains(cols, names, domains, infer_domains)
+    plan = []
+    for ci, (name, col) in enumerate(cols.items()):
+        full = col.size
+        dom = domain_of[name][0]
+        if col.min() < dom.lo or col.max() > dom.hi:
+            raise ValueError(f"column {name!r} has values outside its domain {dom!r}")
+        off = ~dom._on_grid(col)
+        if off.any():
+            raise ValueError(f"column {name!r} has values off its domain {dom!r}: {float(col[off][0])!r}")
+        for si, n in enumerate(sizes or [full]):
+            n = int(n)
+            if not 1 <= n <= full:
+                raise ValueError(f"size {n} is outside 1..{full} for column {name!r}")
+            cnum = ci if column_seed is None else int(column_seed)
+            rng = np.random.default_rng([int(seed), cnum, si])
+            plan.append((name, n, col if n == full else rng.choice(col, size=n, replace=False)))
+    # every cell's cost before any work: a refusal now, not after hours
+    over = {}
+    for name, n, d in plan:
+        m = float(domain_of[name][0].size)
+        k = rho_fixed.size if rho is not None else _default_rho(m, n_rho).size
+        distinct = np.unique(d).size
+        for q_name in queries:
+            est = _budget.cell_estimate(q_name, distinct, m, k, pairs, "tight" in cals)
+            if est.memory > memory or est.seconds > seconds:
+                over[(name, n, q_name)] = est
+    if over and not skip_expensive:
+        raise OverBudget(_budget.over_text(over, domain_of, memory, seconds, True))
+    if over:
+        warnings.warn(_budget.over_text(over, domain_of, memory, seconds, False), OverBudgetWarning, stacklevel=2)
+    bar = Progress(len(plan) * len(queries), "sweep", "cells", progress)
+    out: dict[str, list[Any]] = {k: [] for k in FIELDS}
+    try:
+        with bar.active():
+            for name, n, d in plan:
+                dom, source = domain_of[name]
+                m = float(dom.size)
+                grid = rho_fixed if rho is not None else _default_rho(m, n_rho)
+                order = np.argsort(d, kind="stable")  # one sort of the data, shared by every query's range and search
+                for q_name in queries:
+                    bar.step(f"{name} {q_name} n={n}")
+                    if (name, n, q_name) in over:
+                        rows = _skipped_rows(name, q_name, n, m, source, pairs, grid)
+                    else:
+                        try:
+                            rows = _cell_rows(name, q_name, n, m, source, pairs, cals, grid, d, dom, order, ddof,
+                                              q, rtol, memory)
+                        except MemoryError as exc:
+                            raise MemoryError(f"sweep: memory ran out in the cell column {name!r}, query "
+                                              f"{q_name!r}, n={n} ({m:,.0f} worlds): lower max_memory, "
+                                              f"declare a smaller domain or skip the cell ({exc})") from None
+                    for row in rows:
+                        for key in FIELDS:
+                            out[key].append(np.asarray(row[key]))
+    finally:
+        bar.close()
+    table = {k: (np.concatenate(v) if v else np.empty(0)) for k, v in out.items()}
+    return SweepTable(table)
+
+
+def _cell_rows(name, q_name, n, m, source, pairs, cals, grid, d, dom, order, ddof, q, rtol, memory):
+    """The rows of one (column, size, query) cell, one per (noise, risk)."""
+    # the cell's query, data and domain validated once, for every computation below
+    qy, _, d, cands, _, _ = dataset_setup(q_name, d, dom, 1, ddof, q, True, 10**8)
+    S, removed = dataset_sensitive_range_of(qy, 1, d, cands, True, 10**8, order)
+    cell = _Cell(qy, d, cands, removed, grid, rtol, order if "tight" in cals else None, memory)
+    spacing = _spacing(qy, dom, n)
+    rows = []
+    for nz, rk in pairs:
+        row = _row(name, q_name, n, m, source, nz, rk, grid, S)
+        g = spacing if nz.startswith("discrete") else None
+        if nz.startswith("discrete") and g is None:
+            # the query's values lie on no lattice: no integer release of it
+            row["status"] = np.full(grid.size, STATUSES[4], dtype=object)
+        else:
+            _calibrate_row(row, cell, cals, rk, nz == "gaussian", g, grid, m, S)
+        rows.append(row)
+    return rows
+
+
+def _row(name, q_name, n, m, source, nz, rk, grid, S):
+    """One (noise, risk) row of a cell, its numbers NaN."""
+    k = grid.size
+    nan = np.full(k, np.nan)
+    return dict(column=np.full(k, name, dtype=object), query=np.full(k, q_name, dtype=object),
+                n=np.full(k, n, dtype=np.int64), m=np.full(k, m), domain_source=np.full(k, source, dtype=object),
+                noise=np.full(k, nz, dtype=object), risk=np.full(k, rk, dtype=object), rho=grid,
+                sensitive_range=np.full(k, S), granularity=nan, bound_scale=nan, bound_epsilon=nan,
+                tight_scale=nan, tight_epsilon=nan, risk_at_bound=nan)
+
+
+def _skipped_rows(name, q_name, n, m, source, pairs, grid):
+    """The rows of a cell over its budget: status "over budget", every number NaN."""
+    rows = [_row(name, q_name, n, m, source, nz, rk, grid, np.nan) for nz, rk in pairs]
+    for row in rows:
+        row["status"] = np.full(grid.size, STATUSES[5], dtype=object)
+    return rows
+
+
+def _calibrate_row(row, cell, cals, risk, gauss, g, grid, m, S):
+    """Fill one (noise, risk) row of a cell: the bound's scale, epsilon and
+    risk (Laplace noises), the tight scale and epsilon (epsilon for the
+    pure-DP noises only), the lattice spacing and the status.
+    """
+    if g is not None:
+        row["granularity"] = np.full(grid.size, g)
+    if "bound" in cals and not gauss:
+        lam = laplace_scale(grid, np.float64(m), np.float64(S))
+        row["bound_scale"] = lam
+        row["bound_epsilon"] = laplace_epsilon(grid, np.float64(m))
+        row["risk_at_bound"] = cell.at_bound(risk, g, lam)
+    if "tight" in cals:
+        t = cell.tight(risk, gauss, g)
+        row["tight_scale"] = t
+        if not gauss:  # (Gaussian noise is not pure DP: no epsilon)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                row["tight_epsilon"] = np.where(S == 0, 0.0, S / t)
+    row["status"] = _status(S, row["tight_scale"] if "tight" in cals else row["bound_scale"])
+
+
+def _pairs(noise, risk, cals):
+    """The (noise, risk) pairs of a sweep, every noise with every risk, each
+    one that has the calibrations asked for (a ValueError for one that has
+    not, before any work).
+    """
+    noises = (noise,) if isinstance(noise, str) else tuple(noise)
+    risks = (risk,) if isinstance(risk, str) else tuple(risk)
+    if not noises or not risks:
+        raise ValueError(f"noise and risk must each name at least one choice, got noise={noise!r}, risk={risk!r}")
+    for nz in noises:
+        if nz == "discrete_gaussian":
+            raise ValueError("noise='discrete_gaussian' has no calibration to sweep: its worst-case risk is 1 at "
+                             "every sigma, and its expected success does not always fall as sigma grows; "
+                             "evaluate expected_risk or gaussian_delta on the sigmas you consider")
+        _validate.choice("noise", nz, SWEEP_NOISES)
+    for rk in risks:
+        _validate.choice("risk", rk, RISKS)
+    if "gaussian" in noises:
+        if "worst" in risks:
+            raise ValueError("noise='gaussian' with risk='worst': the worst-case risk of Gaussian noise is 1 at "
+                             "every sigma; sweep Gaussian noise with risk='expected' (and the worst case with "
+                             "Laplace noise in a sweep of its own)")
+        if "tight" not in cals:
+            raise ValueError("noise='gaussian' has no closed-form bound: ask for calibrations=['tight']")
+    return [(nz, rk) for nz in noises for rk in risks]
+
+
+def _spacing(qy, dom, n):
+    """The spacing of the lattice the query's values lie on, up to a common
+    offset, for the worlds of n values on the domain's grid (None where
+    there is none): the grid's step for sums and order statistics, a
+    count's 1, the step over n for the mean, over 2 for a median of an even
+    number of values, over the denominator of the interpolation weight for
+    a quantile between two values.  The variance, standard deviation and
+    callables lie on no lattice an integer release uses.
+    """
+    step = Fraction(1) if dom.integer else dom._grid[1] if dom._grid is not None else None
+    code = qy.code if qy.named else -1
+    if step is None:
+        return None
+    if code == _codes.COUNT:
+        return 1.0
+    if code in (_codes.SUM, _codes.MIN, _codes.MAX):
+        return float(step)
+    if code == _codes.MEAN:
+        return float(step / n)
+    if code == _codes.MEDIAN:
+        return float(step if n % 2 else step / 2)
+    if code == _codes.QUANTILE:
+        vi = float(n - 1) * qy.q
+        den = Fraction(vi - math.floor(vi)).denominator
+        return float(step / den) if den <= 1024 else None
+    return None
+
+
+class _Cell:
+    """The world sets of one (column, size, query) cell, shared by its noise
+    and risk choices: the every-D' problem, the worlds of the D' that
+    attains the sensitive range, and the calibrations already computed.
+    """
+
+    def __init__(self, qy, d, cands, removed, grid, rtol, order, memory):
+        self.qy, self.d, self.cands, self.removed, self.grid, self.rtol = qy, d, cands, removed, grid, rtol
+        self.prob = Problem(qy, 1, d, cands, 10**8, order, memory) if order is not None else None
+        self._worst_risk = None
+        self._done = {}
+
+    def _ref_removal(self):
+        """The reference's removal where the D' that attains the sensitive
+        range has the reference's worlds, else None.
+        """
+        prob = self.prob
+        if prob is None or prob.ref is None:
+            return None
+        i = prob.sets[prob.ref][0]
+        return i if self.d[self.removed[0]] == prob.removed(i)[0] else None
+
+    def _attaining(self):
+        """(values, counts) of the worlds of the D' that attains the sensitive
+        range (the first such individual).
+        """
+        i = self._ref_removal()
+        if self.prob is not None and i is not None:
+            return self.prob.grouped(i)  # the same worlds, grouped and sorted once
+        known = Known(np.delete(self.d, self.removed[0]), self.cands.lo)
+        return world_values_of(self.qy, 1, self.cands, known, 10**8)
+
+    def at_bound(self, risk, g, lam):
+        """The risk of the attaining D' at the bound's scales."""
+        fs, c = self._attaining()
+        if risk == "worst":
+            # integer noise: the worst response (a world's value) is a lattice
+            # point, where its posterior is Laplace noise's
+            if g is not None:
+                _on_lattice(fs, g)
+            if self._worst_risk is None:  # (the reference's evaluator where the worlds are its)
+                prob = self.prob
+                self._worst_risk = prob.risk(prob.ref) if prob is not None and self._ref_removal() is not None \
+                    else Risk(Worlds(fs, c))
+            return self._worst_upper(lam)
+        return Success(Worlds(_on_lattice(fs, g), c) if g is not None else Worlds(fs, c), False, g)(lam)
+
+    def _worst_upper(self, lam):
+        """The attaining D''s worst-case risk at the scales ``lam``: where its
+        worlds have exact structure (equally spaced: the every-D' bound of
+        sum and mean, `Problem.shift_bound`, in closed form; or one world
+        that attains the worst case at every scale: `Risk.enclosure`), an
+        upper bound on its evaluator's value and on the exact risk, without
+        a pass; else the evaluator's value.
+        """
+        risk, prob = self._worst_risk, self.prob
+        assert risk is not None  # (made by at_bound)
+        up = np.full(lam.size, np.nan)
+        some = np.flatnonzero((lam > 0) & np.isfinite(lam))  # (0 and inf: exact, and cheap)
+        if some.size and prob is not None:
+            if prob.shift:
+                bound = prob.shift_bound()
+                if isinstance(bound.risk, SpacedRisk):
+                    up[some] = bound(lam[some])[0]
+            elif self._ref_removal() is not None and (enc := risk.enclosure()) is not None:
+                up[some] = enc.risks(risk, lam[some])[1]
+        rest = np.flatnonzero(~(up <= 1.0))
+        if rest.size:
+            up[rest] = risk(lam[rest])[0]
+        return up
+
+    def tight(self, risk, gauss, g):
+        """The every-D' calibration of the grid (computed once per risk and
+        noise; the worst case is the same for both Laplace noises).
+        """
+        key = ("worst",) if risk == "worst" else ("expected", gauss, g)
+        if key not in self._done:
+            prob = self.prob
+            assert prob is not None  # (built when the tight calibration is asked for)
+            if risk == "worst":
+                if g is not None:  # (the worst case is Laplace noise's on the lattice)
+                    _on_lattice(self._attaining()[0], g)
+                self._done[key] = prob.solve(np.ascontiguousarray(self.grid, dtype=np.float64), self.rtol)[0]
+            else:
+                self._done[key] = _expected_every(prob, self.grid, self.rtol, gauss, g)
+        return self._done[key]
+
+
+def _on_lattice(fs, g):
+    """The sorted world values ``fs`` as exact lattice points: ``k g`` for
+    the whole number k of steps each lies above the smallest (the offset
+    removed: the risk depends on differences only).  Each value as
+    computed lies within a few units of roundoff of its exact value, a
+    lattice point up to the offset; a value further than `LATTICE_RTOL`
+    of the largest magnitude from one is a ValueError.
+    """
+    d = fs - fs[0]
+    k = np.rint(d / g)
+    tol = _validate.LATTICE_RTOL * max(abs(float(fs[0])), abs(float(fs[-1])), g)
+    off = np.flatnonzero(np.abs(d - k * g) > tol)
+    if off.size:
+        raise ValueError(f"values must lie on a lattice of spacing {g!r} (integer noise); got {float(fs[off[0]])!r} "
+                         f"{float(d[off[0]])!r} above {float(fs[0])!r}")
+    return k * g
+
+
+def _expected_every(prob, rho, rtol, gauss, g):
+    """The smallest scale whose expected success is at most rho for every
+    D' = D - i: the largest of the world sets' own calibrations.
+
+    The success falls as the scale grows, so that scale is the largest of
+    each set's smallest.  The reference set is calibrated, every other set
+    checked at its scales as `tight_scale` checks one (its computed success
+    at most rho lowered by its error bound; at scale 0 rho at least its
+    success without noise, decided exactly), and a set that fails gets its
+    own calibration there, until no scale moves.  For sum and mean over a
+    domain with integer noise every D' has the same lattice coordinates up
+    to a whole shift, so the reference decides alone.
+    """
+    rho = np.ascontiguousarray(rho, dtype=np.float64)
+
+    def worlds(s):
+        fs, c = prob.grouped(prob.sets[s][0])
+        return Worlds(_on_lattice(fs, g), c) if g is not None else Worlds(fs, c)
+
+    def calibrate(s, idx):
+        lam, status = expected_scale(worlds(s), gauss, rho[idx], rtol, g)
+        _search.warn_unconverged(status, "sweep")
+        return lam
+
+    lam = calibrate(prob.ref, np.arange(rho.size))
+    if (prob.shift and g is not None) or len(prob.sets) == 1:
+        return lam
+    who = np.full(rho.size, prob.ref)  # the set each scale was calibrated on
+    check = np.arange(rho.size)
+    for _ in range(4 * len(prob.sets) + 8):  # every round raises some scale
+        moved = set()
+        for s in range(len(prob.sets)):
+            sel = check[(who[check] != s) & np.isfinite(lam[check])]
+            if sel.size == 0:
+                continue
+            _progress.tick(lambda s=s: f"expected success, D' {s + 1}/{len(prob.sets)}")
+            ev = prob.held.get(("success", s, gauss, g), lambda s=s: Success(worlds(s), gauss, g), s == prob.ref)
+            ok = np.empty(sel.size, bool)
+            at0 = lam[sel] == 0
+            if at0.any():  # (an exact sum over the worlds: only where needed)
+                ok[at0] = ev.no_noise_at_most(rho[sel[at0]])
+            ok[~at0] = ev(lam[sel[~at0]]) <= _search.below(rho[sel[~at0]], ev.error)
+            bad = sel[~ok]
+            if bad.size:
+                new = calibrate(s, bad)
+                up = new > lam[bad]
+                lam[bad[up]] = new[up]
+                who[bad[up]] = s
+                moved.update(bad[up].tolist())
+        if not moved:
+            return lam
+        check = np.array(sorted(moved), dtype=np.int64)
+    raise RuntimeError("sweep: the every-D' expected calibration did not settle")  # pragma: no cover
+
+
+def _default_rho(m, n):
+    """n log-spaced rho from just above 1/m to 0.5."""
+    lo = (1.0 / m) * (1.0 + 1e-3)  # just above min_rho(m)
+    hi = 0.5
+    if lo >= hi:
+        return np.array([hi])
+    return np.geomspace(lo, hi, n)

@@ -1,0 +1,853 @@
+"""Possible worlds and exact sensitive ranges (Mathematics page, sections 1 and 6).
+
+The informed adversary knows ``known`` = D' (the database without k
+individuals) and the candidates for the missing ones; every way of filling
+the k places is a possible world.  This module computes the query's value on
+every world (grouped: `world_values`), its spread (the sensitive range
+S(f): `sensitive_range`), each candidate's contribution (`contributions`)
+and the largest spread over every choice of D' from a data set
+(`dataset_sensitive_range`).  Named queries use the closed forms of the
+Mathematics page, section 6; any other query is evaluated on every world.
+"""
+
+
+import itertools
+import math
+from typing import Literal, overload
+
+import numpy as np
+
+from .._kernels import queries
+from .._numerics import dd as _dd
+from .._numerics import grouping as _grouping
+from .._numerics import validate as _validate
+from .._typing import CandidatesLike, FloatArray, IntArray, QueryLike, RealArrayLike
+from .sets import (
+    Candidates,
+    Domain,
+    Known,
+    Query,
+    check_k,
+    check_magnitudes,
+    count_text,
+    setup,
+)
+
+__all__ = ["Domain", "world_values", "sensitive_range", "contributions", "dataset_sensitive_range"]
+
+_CHUNK = 1 << 16  # worlds per enumeration batch
+
+
+def _enumerate(qy, k, cands, kn, max_worlds, reduce=None):
+    """Evaluate the query on every world, batch by batch; returns (values,
+    counts), or the running (min, max) with ``reduce='range'``.
+    """
+    if cands.real:
+        raise ValueError("a real interval has infinitely many worlds: world values cannot be enumerated")
+    total = cands.n_worlds(k)
+    if total > max_worlds:
+        raise ValueError(
+            f"{count_text(total)} possible worlds exceed max_worlds={max_worlds}: raise max_worlds to enumerate them"
+        )
+    state = np.arange(k, dtype=np.int64) if not cands.repeat else np.zeros(k, np.int64)
+    S = np.empty((min(_CHUNK, total), k))
+    parts_v, parts_c = [], []
+    lo, hi = np.inf, -np.inf
+    while state[0] >= 0:
+        w = queries.fill_combinations(cands.vals, state, cands.repeat, S)
+        vals = kn.values(qy, S[:w])
+        if reduce == "range":
+            lo, hi = min(lo, vals.min()), max(hi, vals.max())
+        else:
+            v, c = _grouping.group_counts(vals)
+            parts_v.append(v)
+            parts_c.append(c)
+    if reduce == "range":
+        return lo, hi
+    if len(parts_v) == 1:
+        return parts_v[0], parts_c[0]
+    return _grouping.group_counts(np.concatenate(parts_v), np.concatenate(parts_c))
+
+
+def world_values(query: QueryLike, *, known: RealArrayLike, candidates: CandidatesLike, k: int = 1, ddof: int = 0,
+                 q: float = 0.5,
+                 max_worlds: int = 10**8) -> tuple[FloatArray, IntArray]:
+    """The query's distinct values over every possible world, with counts.
+
+    The worlds are ``known + S`` for every choice S of k unknown individuals
+    (Mathematics page, eq. 1.1): k-subsets of explicit candidates, or
+    k-multisets of an integer or stepped `Domain`.  The result feeds the engine directly:
+    ``worst_case_risk(values, scale=scale, counts=counts)``.
+
+    Parameters
+    ----------
+    query : str or callable
+        ``"sum"``, ``"mean"``, ``"median"``, ``"quantile"``, ``"min"``,
+        ``"max"``, ``"var"``, ``"std"``, ``"count"``, or a function of the
+        world (a 1-d float64 array: the known values, then the k unknown
+        ones) returning a number; numba-jitted functions run in a jitted
+        loop.
+    known : array_like
+        The known part D' (may be empty when every world stays large enough
+        for the query).
+    candidates : array_like or Domain
+        The candidate individuals' values (a multiset), or a Domain.
+    k : int, optional
+        Number of unknown individuals (>= 1, default 1).
+    ddof : {0, 1}, optional
+        Delta degrees of freedom of ``var`` and ``std`` (as numpy's; default
+        0).
+    q : float, optional
+        The quantile of ``"quantile"``, in [0, 1] (numpy's linear
+        interpolation; default 0.5).
+    max_worlds : int, optional
+        Refuse to enumerate more worlds than this (default 10**8).  Sums and
+        means with k > 1 over candidates on a binary grid (integers, halves,
+        quarters, ...: multiples of a power of two) are not enumerated: their
+        multiplicities come from the subset-sum generating function
+        (Mathematics page, eq. 8.1), exactly, for any number of worlds (1.8e13
+        in milliseconds).  On a decimal grid (cents, ...) they are enumerated
+        up to ``max_worlds`` worlds, so that every value is the exact sum of
+        the world's floats, rounded once, as for k = 1 and as a callable
+        summing exactly (``math.fsum``) gives: decimals such as 0.1 are not
+        exact in binary, and two worlds whose decimal sums agree may differ in
+        the last bit.  Beyond ``max_worlds`` they come from the generating
+        function over the decimal grid, which groups worlds by their decimal
+        sum (values within an ulp or two of the exact ones).
+
+    Returns
+    -------
+    values : ndarray of float64
+        Distinct query values, ascending.
+    counts : ndarray of int64 (float64 beyond 2**53)
+        Number of worlds with each value; they sum to the number of worlds.
+
+    Raises
+    ------
+    ValueError
+        For non-finite values, an unknown query name, ddof other than 0 or 1,
+        q outside [0, 1], k below 1 or above the number of explicit
+        candidates, worlds too small for the query, a real interval
+        (infinitely many worlds), more than ``max_worlds`` worlds (the message
+        gives the number), a callable that returns NaN or infinity, or a
+        subset-sum table too large to build.
+    TypeError
+        For a query that is neither a name nor a callable, or that returns
+        something other than a number; for a non-integer k or max_worlds;
+        for values that are not real numbers.
+
+    See Also
+    --------
+    sensitive_range : The spread of these values, without enumerating.
+
+    worst_case_risk : The exact risk over the worlds returned.
+
+    Examples
+    --------
+    >>> import diffident as di
+    >>> v, c = di.world_values("median", known=[1, 3], candidates=[2, 4, 5, 6, 7, 8,
+    ...                                                            9, 10])
+    >>> v.tolist(), c.tolist()                 # the paper's toy example
+    ([2.0, 3.0], [1, 7])
+    >>> # multisets
+    >>> v, c = di.world_values("sum", known=[], candidates=di.Domain(0, 2), k=2)
+    >>> v.tolist(), c.tolist()
+    ([0.0, 1.0, 2.0, 3.0, 4.0], [1, 1, 2, 1, 1])
+    """
+    qy, k, cands, kn = setup(query, known, candidates, k, ddof, q)
+    max_worlds = _validate.integer("max_worlds", max_worlds)
+    worlds: tuple[FloatArray, IntArray] = world_values_of(qy, k, cands, kn, max_worlds)
+    return worlds
+
+
+def world_values_of(qy, k, cands, kn, max_worlds):
+    """`world_values` of validated world-set parts (`setup`)."""
+    if qy.code in (queries.SUM, queries.MEAN) and k > 1:
+        grid = sum_grid(cands)
+        if grid is not None and (grid[1] in _BINARY_STEPS or cands.n_worlds(k) > max_worlds):
+            return _sum_multiplicities(qy, k, cands, kn, grid)
+    return _enumerate(qy, k, cands, kn, max_worlds)
+
+
+_DP_CELLS = 2 * 10**9  # work bound (values x layers x sums) of the subset-sum DP
+
+
+_BINARY_STEPS = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 1024.0)  # exact in binary
+
+
+def sum_grid(cands):
+    """(offsets, scale, base) when the candidates lie on a grid of step
+    1 / scale (integers, halves, cents, ...): value = base + offset / scale
+    (exactly for a power-of-two scale, to the decimals' rounding otherwise);
+    None when they do not (or the DP would be too large).
+    """
+    if cands.real:
+        return None
+    vals = cands.vals
+    for scale in _BINARY_STEPS + (10.0, 100.0, 1000.0, 10**4, 10**6):
+        with np.errstate(over="ignore", invalid="ignore"):  # huge values: no grid (inf fails the test)
+            ints = np.round(vals * scale)
+        if np.all(ints / scale == vals) and np.all(np.abs(ints) < 2.0**52):
+            base = ints[0]
+            return ints - base, scale, base
+    return None
+
+
+def _sum_multiplicities(qy, k, cands, kn, grid):
+    """Sum or mean over k-subsets (k-multisets for a Domain) by the exact
+    subset-sum dynamic programme of the Mathematics page, eq. 8.1.
+    """
+    from .._kernels.subsets import multiset_sums, subset_sums
+
+    offs, scale, base = grid
+    distinct, first, mult = _grouping.distinct(np.ascontiguousarray(offs))
+    width = int(distinct[-1]) * k + 1
+    work = distinct.size * k * (1 if cands.repeat else k) * width
+    if work > _DP_CELLS:
+        raise ValueError(f"the subset-sum table ({distinct.size} values, k = {k}, {width} sums) is too large")
+    table = np.zeros((k + 1, width))
+    if cands.repeat:
+        multiset_sums(distinct, k, table)
+    else:
+        binom = np.array([[float(math.comb(int(n), a)) for a in range(k + 1)] for n in mult])
+        subset_sums(distinct, binom, k, table)
+    counts = table[k]
+    if not np.all(np.isfinite(counts)):
+        raise ValueError("more than 1e308 possible worlds: the counts overflow float64")
+    s = np.flatnonzero(counts)
+    # world sums: known + k base values + offset sum, exactly, then the query
+    S = (base * k + s.astype(np.float64)) / scale
+    rows = np.zeros((s.size, k))
+    rows[:, 0] = S  # a row whose sum is the unknown part's sum
+    vals = kn.values(qy, rows)  # known + (S, 0, ..., 0): the sum, or the mean over n + k
+    exact = counts[s]
+    # distinct exact sums that round to one float (a known part of 1e16):
+    # one world value, their counts added (the values ascend with the sums)
+    head = np.flatnonzero(np.r_[True, vals[1:] != vals[:-1]])
+    if head.size < vals.size:
+        vals, exact = vals[head], np.add.reduceat(exact, head)
+    ints = exact.astype(np.int64) if exact.max() < 2.0**53 else exact
+    return vals, ints
+
+
+def _named_spread(qy, k, cands, kn):
+    """max - min of a named query over every world, in closed form."""
+    if qy.code == queries.COUNT:
+        return 0.0
+    if qy.code in (queries.SUM, queries.MEAN):
+        # f(top) - f(bottom) = (sum(top) - sum(bottom)) / N, rounded once: the
+        # same for every known part of the same size (exact ties)
+        top, bottom = cands.extremes(0, k), cands.extremes(k, k)
+        spread = _dd_sum_difference(top, bottom)
+        return spread / (kn.n + k) if qy.code == queries.MEAN else spread
+    if qy.monotone:
+        rows = np.stack([cands.extremes(k, k), cands.extremes(0, k)])
+        lo, hi = kn.values(qy, rows)
+        with np.errstate(over="ignore"):  # a range beyond the float range: inf
+            return hi - lo
+    if k == 1 and kn.n:
+        sums = np.array([kn.st[0]]), np.array([kn.st[1]])
+        m = (sums[0] + sums[1]) / kn.n
+        lo, hi = np.array([cands.lo]), np.array([cands.hi])
+        near = _nearest(cands, np.array([np.nan]), np.clip(m, lo, hi))
+        return float(_var_range_k1(qy, kn.n, sums, lo, hi, near, lambda v: kn.values(qy, v[:, None]))[0])
+    # var and std: the maximum at j smallest + (k - j) largest (convexity),
+    # the minimum at k candidates contiguous in sorted order
+    top = kn.values(qy, np.stack([cands.extremes(j, k) for j in range(k + 1)])).max()
+    return top - kn.values(qy, _min_var_rows(k, cands, kn)).min()
+
+
+def _var_range_k1(qy, n, sums, lo, hi, near, evaluate):
+    """The range of var (or std) over one added candidate v, for known parts
+    of n values with sums ``sums`` (double-double arrays (hi, lo)): var(v)
+    is a parabola in v with its minimum at the mean m, so the range is
+    var(v1) - var(v2) for v1 the end farther from m and v2 the candidate
+    nearest it (``near``: the candidates just below and above), and the
+    difference is formed factored,
+    ``(v1 - v2) (v1 + v2 - 2 m) n / (N (N - ddof))`` with N = n + 1, the
+    second factor in double-double: no cancellation of two large variances
+    (values near 1e15 whose variances differ by 1e-15 of themselves lost
+    every digit), nor of two candidates on either side of m.  For std,
+    ``(var(v1) - var(v2)) / (std(v1) + std(v2))``, the stds from
+    ``evaluate(v)``.
+    """
+    sh, sl = sums
+    m = (sh + sl) / n
+    v1 = np.where(m - lo > hi - m, lo, hi)
+    below, above = near[:, 0], near[:, 1]
+    v2 = np.where(np.abs(below - m) <= np.abs(above - m), below, above)
+    N = float(n + 1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        ah, al = _dd.two_sum(v1, v2)
+        bh, bl = _dd.div(2.0 * sh, 2.0 * sl, np.full(sh.shape, float(n)), np.zeros(sh.shape))
+        th, tl = _dd.add(ah, al, -bh, -bl)
+        d = (v1 - v2) * (th + tl) * (float(n) / (N * (N - qy.ddof)))
+    d = np.maximum(np.where(np.isnan(d), 0.0, d), 0.0)
+    if qy.code == queries.VAR:
+        return d
+    s12 = evaluate(v1) + evaluate(v2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(s12 > 0.0, d / s12, 0.0)
+
+
+def _dd_sum_difference(a, b):
+    """sum(a) - sum(b) rounded once (exact double-double accumulation)."""
+    st = np.empty(6)
+    queries.known_stats(np.concatenate([a, -b]), 0.0, st)
+    return st[0] + st[1]
+
+
+def _min_var_rows(k, cands, kn):
+    """Candidate rows for the smallest variance: contiguous windows."""
+    target = (kn.st[0] + kn.st[1]) / kn.n if kn.n else cands.lo
+    if cands.domain is None:
+        vals = cands.vals
+        starts = np.arange(vals.size - k + 1)
+        return vals[starts[:, None] + np.arange(k)[None, :]]
+    dom = cands.domain
+    lo, hi = cands.lo, cands.hi
+    t = min(max(target, lo), hi)
+    if dom.step is None:
+        return np.full((1, k), t)
+    rows = []
+    if dom.integer:
+        base = math.floor(t)
+        for v in range(int(base) - 2, int(base) + 3):
+            for a in range(k + 1):  # a copies of v, k - a copies of v + 1
+                row = [float(v)] * a + [float(v + 1)] * (k - a)
+                if row[0] >= lo and row[-1] <= hi:
+                    rows.append(row)
+    else:  # the same windows on the grid's indices (the variance scales by step**2)
+        last = dom.size - 1
+        base = int(dom._index_below(t))
+        idx = np.arange(max(base - 2, 0), min(base + 3, last) + 1, dtype=np.int64)
+        pts = dom._points(idx)
+        for j in range(idx.size - 1):
+            for a in range(k + 1):  # a copies of a point, k - a copies of the next
+                rows.append([pts[j]] * a + [pts[j + 1]] * (k - a))
+    rows.append([lo] * k)
+    rows.append([hi] * k)
+    return np.array(rows)
+
+
+def sensitive_range(query: QueryLike, *, known: RealArrayLike, candidates: CandidatesLike, k: int = 1, ddof: int = 0,
+                    q: float = 0.5,
+                    max_worlds: int = 10**8) -> float:
+    """The sensitive range S(f) of a query for a fixed known part.
+
+    S(f) is the largest difference of the query between two possible worlds
+    (Mathematics page, eq. 6.1).  Named queries use closed forms: the k
+    largest and k smallest candidates for monotone queries (sum, mean, min,
+    max, median, quantile); for var and std the split extremes (maximum)
+    and contiguous windows (minimum).  A callable is evaluated on every world.
+
+    Parameters
+    ----------
+    query : str or callable
+        A named query (``"sum"``, ``"mean"``, ``"median"``, ``"quantile"``,
+        ``"min"``, ``"max"``, ``"var"``, ``"std"``, ``"count"``) or a function
+        of the world returning a number, as for `world_values`.
+    known : array_like
+        The known part D'.
+    candidates : array_like or Domain
+        The candidate individuals' values (a multiset), or a Domain (an
+        integer one or a real interval).
+    k : int, optional
+        Number of unknown individuals (>= 1, default 1).
+    ddof : {0, 1}, optional
+        Delta degrees of freedom of ``var`` and ``std`` (default 0).
+    q : float, optional
+        The quantile of ``"quantile"``, in [0, 1] (default 0.5).
+    max_worlds : int, optional
+        Refuse to enumerate more worlds than this (default 10**8); it applies
+        to callables only, named queries need no enumeration.
+
+    Returns
+    -------
+    float
+        S(f) >= 0.
+
+    Raises
+    ------
+    ValueError
+        As for `world_values` (bad values, query name, ddof, q or k, worlds
+        too small for the query, too many worlds), and for a callable over a
+        real interval.
+    TypeError
+        As for `world_values`: a query that is neither a name nor a callable
+        or returns a non-number, a non-integer k or max_worlds, values that
+        are not numbers.
+
+    See Also
+    --------
+    dataset_sensitive_range : The largest S(f) over every known part of a data set.
+
+    contributions : Each candidate's share of S(f), k = 1.
+
+    scale_for_rho : The paper's scale for this S(f).
+
+    Examples
+    --------
+    >>> import diffident as di
+    >>> U_minus_known = [2, 4, 5, 6, 7, 8, 9, 10]     # paper sec. 4
+    >>> round(di.sensitive_range("mean", known=[1, 3], candidates=U_minus_known),
+    ...       12)
+    2.666666666667
+    >>> di.sensitive_range("median", known=[1, 3], candidates=U_minus_known)
+    1.0
+    """
+    qy, k, cands, kn = setup(query, known, candidates, k, ddof, q)
+    max_worlds = _validate.integer("max_worlds", max_worlds)
+    if qy.named:
+        return float(_named_spread(qy, k, cands, kn))
+    lo, hi = _enumerate(qy, k, cands, kn, max_worlds, reduce="range")
+    return float(hi - lo)
+
+
+def contributions(query: QueryLike, *, known: RealArrayLike, candidates: CandidatesLike, ddof: int = 0,
+                  q: float = 0.5) -> FloatArray:
+    """Each candidate's contribution C_f(i) with one unknown individual.
+
+    The contribution of candidate i (paper sec. 3.4) is the largest
+    difference between the world holding candidate i and a world holding
+    another candidate; their maximum is the sensitive range with k = 1.
+
+    Parameters
+    ----------
+    query : str or callable
+        A named query or a function of the world, as for `world_values`.
+    known : array_like
+        The known part D'.
+    candidates : array_like or Domain
+        The candidate individuals' values, or an integer or stepped Domain.
+    ddof : {0, 1}, optional
+        Delta degrees of freedom of ``var`` and ``std`` (default 0).
+    q : float, optional
+        The quantile of ``"quantile"``, in [0, 1] (default 0.5).
+
+    Returns
+    -------
+    ndarray of float64
+        One value per candidate, in the order given (the values of an
+        integer or stepped Domain in ascending order).  Their maximum is
+        `sensitive_range` with k = 1.
+
+    Raises
+    ------
+    ValueError
+        As for `world_values` (bad values, query name, ddof or q, worlds too
+        small for the query), and for a real interval.
+    TypeError
+        As for `world_values`: a query that is neither a name nor a callable
+        or returns a non-number, values that are not numbers.
+
+    See Also
+    --------
+    sensitive_range : The largest contribution, for any k.
+
+    Examples
+    --------
+    >>> import diffident as di
+    >>> di.contributions("max", known=[1.0, 5.0], candidates=[0.0, 2.0,
+    ...                                                       9.0]).tolist()
+    [4.0, 4.0, 4.0]
+    """
+    qy, k, cands, kn = setup(query, known, candidates, 1, ddof, q)
+    if cands.real:
+        raise ValueError("a real interval has infinitely many candidates: contributions cannot be listed")
+    f = kn.values(qy, cands.vals[:, None])
+    n = f.size
+    if n == 1:
+        return np.zeros(1)
+    order = np.argsort(f, kind="stable")
+    lo1, lo2 = f[order[0]], f[order[1]]
+    hi1, hi2 = f[order[-1]], f[order[-2]]
+    idx = np.arange(n)
+    other_min = np.where(idx == order[0], lo2, lo1)
+    other_max = np.where(idx == order[-1], hi2, hi1)
+    with np.errstate(over="ignore"):  # a range beyond the float range: inf
+        c: FloatArray = np.maximum(f - other_min, other_max - f)
+    if cands.order is None:
+        return c
+    out = np.empty(n)
+    out[cands.order] = c
+    return out
+
+
+@overload
+def dataset_sensitive_range(query: QueryLike, *, data: RealArrayLike, candidates: CandidatesLike, k: int = 1,
+                            ddof: int = 0, q: float = 0.5, max_worlds: int = 10**8
+                            ,
+                            return_removed: Literal[False] = False) -> float: ...
+
+
+@overload
+def dataset_sensitive_range(query: QueryLike, *, data: RealArrayLike, candidates: CandidatesLike, k: int = 1,
+                            ddof: int = 0, q: float = 0.5, max_worlds: int = 10**8
+                            ,
+                            return_removed: Literal[True]) -> tuple[float, IntArray]: ...
+
+
+def dataset_sensitive_range(query: QueryLike, *, data: RealArrayLike, candidates: CandidatesLike, k: int = 1,
+                            ddof: int = 0, q: float = 0.5,
+                            return_removed: bool = False, max_worlds: int = 10**8
+                            ) -> float | tuple[float, IntArray]:
+    """The sensitive range over every known part D' = data minus k individuals.
+
+    The paper's "for all D' = D - i*" (sec. 5): the adversary may be missing
+    any k individuals of the data.  The candidates for the missing ones are
+    the Domain, or, for explicit candidates (U minus D), those plus the
+    removed individuals themselves (U minus D').
+
+    Parameters
+    ----------
+    query : str or callable
+        A named query or a function of the world, as for `world_values`.
+    data : array_like
+        The data set D (1-d, non-empty).
+    candidates : array_like or Domain
+        U minus D (possibly empty: then the removed individuals are the only
+        candidates and the range is 0), or a Domain that holds every value
+        of the data.
+    k : int, optional
+        Number of unknown individuals (>= 1, default 1).
+    ddof : {0, 1}, optional
+        Delta degrees of freedom of ``var`` and ``std`` (default 0).
+    q : float, optional
+        The quantile of ``"quantile"``, in [0, 1] (default 0.5).
+    return_removed : bool, optional
+        Also return which removals attain the maximum (default False).
+    max_worlds : int, optional
+        Refuse to enumerate more worlds, or more distinct removals, than this
+        (default 10**8; named queries with k = 1 enumerate nothing).
+
+    Returns
+    -------
+    S : float
+        The largest S(f) over every D'.
+    removed : ndarray of int64
+        Only with ``return_removed``: for k = 1 the sorted indices into
+        ``data`` of every individual whose removal attains S; for k > 1 one
+        sorted row of k indices per attaining removal.  Ties are decided
+        exactly (removals whose ranges are equal as real numbers are all
+        returned, though their rounded ranges may differ in the last bits).
+
+    Raises
+    ------
+    ValueError
+        As for `sensitive_range`; for empty or multi-dimensional data, data
+        outside the Domain, k larger than the data, data too small for the
+        query, or more than ``max_worlds`` worlds or removals.
+    TypeError
+        As for `sensitive_range`: a query that is neither a name nor a
+        callable or returns a non-number, a non-integer k or max_worlds,
+        values that are not numbers, or a ``return_removed`` that is not a
+        bool.
+
+    See Also
+    --------
+    sensitive_range : S(f) for one known part.
+
+    sweep : This range, the calibrations and the risks over a grid.
+
+    Notes
+    -----
+    With k = 1 and a named query the work is O(n log n): one sort, then O(1)
+    per distinct value (the known part's order statistics and double-double
+    sums with one value taken out).
+
+    Examples
+    --------
+    >>> import diffident as di
+    >>> di.dataset_sensitive_range("median", data=[1, 2, 3, 9],
+    ...                            candidates=di.Domain(0, 10))
+    4.0
+    >>> S, removed = di.dataset_sensitive_range(
+    ...     "median", data=[1, 2, 3, 9], candidates=di.Domain(0, 10),
+    ...     return_removed=True)
+    >>> removed.tolist()
+    [1, 2]
+    """
+    qy, k, x, cands, return_removed, max_worlds = dataset_setup(query, data, candidates, k, ddof, q,
+                                                                return_removed, max_worlds)
+    out: float | tuple[float, IntArray] = dataset_sensitive_range_of(qy, k, x, cands, return_removed, max_worlds)
+    return out
+
+
+def dataset_sensitive_range_of(qy, k, x, cands, return_removed, max_worlds, order=None):
+    """`dataset_sensitive_range` of validated parts (`dataset_setup`);
+    ``order``, the stable argsort of ``x``, when the caller has it.
+    """
+    if order is None:
+        order = np.argsort(x, kind="stable")
+    xs = np.ascontiguousarray(x[order])
+    if k == 1 and qy.named:
+        S_by, first, counts = dataset_k1(qy, xs, cands)
+    else:
+        S_by, first, counts, combos = _dataset_general(qy, k, xs, cands, max_worlds)
+    best = float(S_by.max())
+    if not return_removed:
+        return best
+    hit = _attaining(qy, k, S_by, xs, first, counts, cands, combos if not (k == 1 and qy.named) else None)
+    if k == 1:  # every individual of an attaining value class
+        groups = hit if qy.named else [combos[g][0] for g in hit]
+        idx = np.concatenate([order[first[g]:first[g] + counts[g]] for g in groups])
+        return best, np.sort(idx).astype(np.int64)
+    rows = []
+    for g in hit:
+        rows.extend(index_rows(combos[g], first, counts, order))
+    return best, np.array(sorted(rows), dtype=np.int64).reshape(-1, k)
+
+
+def dataset_setup(query, data, candidates, k, ddof, q, return_removed, max_worlds):
+    """The validated arguments of the functions over every D' = data minus k
+    individuals: (query, k, data, candidates, return_removed, max_worlds).
+    """
+    qy = Query(query, q, ddof)
+    k = check_k(k)
+    return_removed = _validate.flag("return_removed", return_removed)
+    max_worlds = _validate.integer("max_worlds", max_worlds)
+    x = _validate.finite("data", data)
+    if x.ndim != 1 or x.size == 0:
+        raise ValueError(f"data must be a non-empty one-dimensional array, got shape {x.shape}")
+    if k > x.size:
+        raise ValueError(f"k = {k} exceeds the number of individuals in data ({x.size})")
+    # U minus D may be empty: the removed individuals are then the only
+    # candidates, one world per D'
+    cands = Candidates(candidates, allow_empty=True)
+    off = ~cands.domain._on_grid(x) if cands.domain is not None else None
+    if off is not None and off.any():
+        raise ValueError(f"data must lie in {cands.domain!r}, got {float(x[off][0])!r}")
+    if x.size < qy.min_size():  # every world has as many values as the data
+        raise ValueError(f"data has {x.size} values: too few for {qy.name} with ddof={qy.ddof}")
+    check_magnitudes(qy, x.size, ("data", x), ("candidates", cands))
+    return qy, k, x, cands, return_removed, max_worlds
+
+
+def _attaining(qy, k, S_by, xs, first, counts, cands, combos):
+    """The removals whose spread is the largest, ties decided exactly.
+
+    Each float S is a difference of two rounded query values, so removals
+    whose spreads are equal as real numbers can differ by a few ulps of the
+    values (and distinct ones agree).  Near the largest, the spreads are
+    recomputed exactly (`_exact_spread`) and compared.
+    """
+    best = S_by.max()
+    if combos is None:
+        mag = _magnitude(qy, xs, cands)
+    else:
+        mag = np.abs(S_by).max()
+    with np.errstate(over="ignore", invalid="ignore"):  # near the float maximum: inf (every removal near)
+        tol = 64.0 * np.spacing(mag) + 4.0 * np.spacing(best)
+    near = np.flatnonzero(S_by >= best - tol)
+    if near.size == 1 or np.all(S_by[near] == best) or not qy.named:
+        return np.flatnonzero(S_by == best)
+    fs = xs[first]
+    exact = []
+    for g in near:
+        removed = [g] * k if combos is None else list(combos[g])
+        keep = counts.copy()
+        for r in removed:
+            keep[r] -= 1
+        known = np.repeat(fs, keep)
+        rem_vals = fs[removed]
+        cand = cands if cands.domain is not None else cands.with_values(rem_vals)
+        exact.append(_exact_spread(qy, k, cand, known))
+    top = max(exact)
+    return near[[e == top for e in exact]]
+
+
+def _magnitude(qy, xs, cands):
+    """A bound on the size of the query's values (for rounding tolerances)."""
+    lo = min(xs[0], cands.lo) if cands.count else xs[0]
+    hi = max(xs[-1], cands.hi) if cands.count else xs[-1]
+    m = max(abs(lo), abs(hi))
+    if qy.code == queries.SUM:
+        return m * xs.size
+    if qy.code == queries.VAR:
+        return (hi - lo) ** 2
+    return m if qy.code != queries.STD else hi - lo
+
+
+def _exact_spread(qy, k, cands, known):
+    """The spread of a named query over the worlds ``known + S``, in exact
+    arithmetic: fractions (std through 120-digit decimals), over the same
+    extreme worlds as `_named_spread`; for deciding ties only.
+    """
+    import decimal
+    from fractions import Fraction
+
+    kn = [Fraction(x) for x in known.tolist()]
+    s0, q0 = sum(kn, Fraction(0)), sum((x * x for x in kn), Fraction(0))
+    n = len(kn) + k
+
+    def exact(row):
+        r = [Fraction(x) for x in np.ravel(row).tolist()]
+        s = s0 + sum(r, Fraction(0))
+        if qy.code == queries.SUM:
+            return s
+        if qy.code == queries.MEAN:
+            return s / n
+        var = ((q0 + sum((x * x for x in r), Fraction(0))) * n - s * s) / (n * (n - qy.ddof))
+        return var
+
+    rows_top = [cands.extremes(j, k) for j in range(k + 1)]
+    if qy.code in (queries.SUM, queries.MEAN, queries.VAR, queries.STD):
+        top = max(exact(r) for r in rows_top)
+        if qy.code in (queries.VAR, queries.STD):
+            if cands.real:  # the minimum at the clipped mean
+                t = min(max(s0 / len(kn), Fraction(cands.lo)), Fraction(cands.hi)) if kn else Fraction(cands.lo)
+                s = s0 + t * k
+                bot = ((q0 + k * t * t) * n - s * s) / (n * (n - qy.ddof))
+            else:
+                bot = min(exact(r) for r in _min_var_rows(k, cands, Known(known, cands.lo)))
+        else:
+            bot = min(exact(r) for r in rows_top)
+        if qy.code != queries.STD:
+            return top - bot
+        with decimal.localcontext() as ctx:
+            ctx.prec = 120
+
+            def root(f):
+                return (decimal.Decimal(f.numerator) / decimal.Decimal(f.denominator)).sqrt()
+
+            return root(top) - root(bot)
+    # order statistics, and the quantile's linear interpolation, exactly
+    def order_stat(row):
+        w = sorted(kn + [Fraction(x) for x in np.ravel(row).tolist()])
+        N = len(w)
+        if qy.code == queries.MIN:
+            return w[0]
+        if qy.code == queries.MAX:
+            return w[-1]
+        pos = Fraction(N - 1) * (Fraction(1, 2) if qy.code == queries.MEDIAN else Fraction(qy.q))
+        lo = int(pos)
+        return w[lo] if lo >= N - 1 else w[lo] + (w[lo + 1] - w[lo]) * (pos - lo)
+
+    return order_stat(cands.extremes(0, k)) - order_stat(cands.extremes(k, k))
+
+
+def dataset_k1(qy, xs, cands):
+    """S(f) for each distinct removed value, one unknown individual."""
+    n = xs.size
+    fs, first, counts = _grouping.distinct(xs)
+    u = fs.size
+    if qy.code == queries.COUNT:
+        return np.zeros(u), first, counts
+    full = Known(xs, 0.0)
+    st = np.empty((u, 6))
+    for g in range(u):
+        queries.remove_stats(full.st, fs[g], full.c, st[g])
+    if cands.domain is not None:
+        lo = np.full(u, cands.lo)
+        hi = np.full(u, cands.hi)
+    elif cands.vals.size:  # U minus D' = candidates plus the removed value
+        lo = np.minimum(cands.vals[0], fs)
+        hi = np.maximum(cands.vals[-1], fs)
+    else:  # the removed value is the only candidate
+        lo, hi = fs.copy(), fs.copy()
+    if qy.code in (queries.SUM, queries.MEAN):
+        # f(D' + hi) - f(D' + lo) = (hi - lo) / N exactly: the same for every D'
+        S = (hi - lo) / (n if qy.code == queries.MEAN else 1.0)
+        return S, first, counts
+    rem = first.copy()
+    if qy.monotone:
+        top = np.empty(u)
+        bot = np.empty(u)
+        queries.evaluate_removed(qy.code, hi[:, None], xs, rem, st, full.c, qy.ddof, qy.q, top)
+        queries.evaluate_removed(qy.code, lo[:, None], xs, rem, st, full.c, qy.ddof, qy.q, bot)
+        with np.errstate(over="ignore"):  # a range beyond the float range: inf
+            return top - bot, first, counts
+    # var, std: max at an end of the candidates, min at the candidate(s)
+    # nearest the known part's mean (the variance is a parabola in v)
+    if n == 1:  # no known part: every world is one value (var 0)
+        return np.zeros(u), first, counts
+    sums = np.ascontiguousarray(st[:, 0]), np.ascontiguousarray(st[:, 1])
+    near = _nearest(cands, fs, np.clip((sums[0] + sums[1]) / (n - 1), lo, hi))
+
+    def evaluate(v):
+        out = np.empty(u)
+        queries.evaluate_removed(qy.code, np.ascontiguousarray(v[:, None]), xs, rem, st, full.c, qy.ddof, qy.q, out)
+        return out
+
+    return _var_range_k1(qy, n - 1, sums, lo, hi, near, evaluate), first, counts
+
+
+def _nearest(cands, removed, t):
+    """The candidates just below and above t (per removed value)."""
+    dom = cands.domain
+    if dom is not None:
+        if dom.step is None:
+            return np.stack([t, t], axis=1)
+        if dom.integer:
+            a = np.floor(t)
+            return np.stack([a, np.minimum(a + 1.0, cands.hi)], axis=1)
+        i = dom._index_below(t)
+        return np.stack([dom._points(i), dom._points(np.minimum(i + 1, dom.size - 1))], axis=1)
+    vals = cands.vals
+    if vals.size == 0:  # the removed individual is the only candidate
+        return np.stack([removed, removed], axis=1)
+    p = np.searchsorted(vals, t)
+    below = np.where(p > 0, vals[np.clip(p - 1, 0, vals.size - 1)], -np.inf)
+    above = np.where(p < vals.size, vals[np.clip(p, 0, vals.size - 1)], np.inf)
+    # the removed individual is a candidate too (U minus D')
+    below = np.where((removed <= t) & (removed > below), removed, below)
+    above = np.where((removed >= t) & (removed < above), removed, above)
+    # t beyond every candidate: the nearest one on the other side
+    below = np.where(np.isinf(below), above, below)
+    above = np.where(np.isinf(above), below, above)
+    return np.stack([below, above], axis=1)
+
+
+def _dataset_general(qy, k, xs, cands, max_worlds):
+    """S(f) for each distinct multiset of k removed values."""
+    fs, first, counts = _grouping.distinct(xs)
+    combos = value_multisets(counts, k, max_worlds)
+    S = np.empty(len(combos))
+    for i, combo in enumerate(combos):
+        keep = counts.copy()
+        for g in combo:
+            keep[g] -= 1
+        known = np.repeat(fs, keep)
+        removed = fs[list(combo)]
+        cand = cands if cands.domain is not None else cands.with_values(removed)
+        cand.check_k(k)
+        kn = Known(known, cand.lo)
+        if qy.named:
+            S[i] = _named_spread(qy, k, cand, kn)
+        else:
+            lo, hi = _enumerate(qy, k, cand, kn, max_worlds, reduce="range")
+            S[i] = hi - lo
+    return S, first, counts, combos
+
+
+def value_multisets(counts, k, limit):
+    """Every multiset of k group indices that the multiplicities allow."""
+    out: list[tuple[int, ...]] = []
+
+    def rec(start, left, acc):
+        if len(out) > limit:
+            raise ValueError(f"more than max_worlds={limit} distinct removals")
+        if left == 0:
+            out.append(tuple(acc))
+            return
+        for g in range(start, counts.size):
+            used = acc.count(g)
+            if used < counts[g]:
+                acc.append(g)
+                rec(g, left - 1, acc)
+                acc.pop()
+
+    rec(0, k, [])
+    return out
+
+
+def index_rows(combo, first, counts, order):
+    """Every k-subset of data indices whose values make the multiset ``combo``
+    (a tuple of distinct-value group numbers, with repeats).
+    """
+    choices = []
+    for g in sorted(set(combo)):
+        members = sorted(order[first[g]:first[g] + counts[g]].tolist())
+        choices.append(list(itertools.combinations(members, combo.count(g))))
+    return [tuple(sorted(sum(parts, ()))) for parts in itertools.product(*choices)]

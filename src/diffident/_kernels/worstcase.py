@@ -1,61 +1,14 @@
 """Kernels for the exact worst-case risk (Mathematics page, section 4) and
 for sorting world values into distinct groups.
 
-Input is always the merged world set: sorted distinct values ``fs``, group
-weights ``W`` (count times prior, normalised) and ``invP`` (1 / the largest
-per-world prior of the group).  For a scale with ``inv = 1 / scale`` and the
-neighbour factors ``E_g = exp(-(fs_g - fs_{g-1}) inv)``:
-
-    S_g = A'_g + W_g + B'_g,   A'_g = sum_{k<g} W_k exp(-(fs_g - fs_k) inv)
-                               B'_g = sum_{k>g} W_k exp(-(fs_k - fs_g) inv)
-    rho* = max_g P_g / S_g = 1 / min_g S_g invP_g
-
-Accuracy.  The plain sweep ``A'_g = (A'_{g-1} + W_{g-1}) E_g`` multiplies
-every far term by a long product of rounded factors: with equally spaced
-values every factor has the same rounding error, so at a large scale the
-error grows like u times the number of values (2.5e-12 at 1e6 values).  So
-the recurrence only ever runs inside a *sub-block* of K = 64 consecutive
-values (global indices jK .. jK + K - 1), from zero: the local
-sums ``L`` (left) and ``LR`` (right) and the decay ``R`` of the sub-block's
-carry, so that
-
-    A'_g = C_j R_g + L_g          (C_j = A'_{s_j}, R_g = prod_{s_j < k <= g} E_k)
-    B'_g = CR_j RR_g + LR_g       (CR_j = B'_{e_j}, RR_g = prod_{g < k <= e_j} E_k)
-
-and a rounded factor enters at most K - 1 products (an error of at most a
-hundred or so units of roundoff, 2e-14, when every factor has the same
-one).  The carries between sub-blocks do not go through
-products: they are anchored.  A run of sub-blocks shares an anchor value
-``fa`` (a sub-block's first value); a link from sub-block j to j + 1 adds
-sub-block j to the anchored sums with one directly computed exponential each,
-
-    T += exp((fs_{e_j} - fa) inv) L'_j        C_{j+1} = exp(-(fs_{s_{j+1}} - fa) inv) T
-    U += exp(-(fs_{s_j} - fa) inv) LR'_j      CR_{j-1} = exp((fs_{e_{j-1}} - fa) inv) U
-
-(``L'``, ``LR'``: the local sums including the end value; ``T``, ``U``:
-double-double, TwoSum), so that the mass carried over many sub-blocks is
-never multiplied by more than one rounded factor.  A new anchor is taken at
-the first value of a sub-block that lies more than XA scales past the
-anchor; a sub-block whose end lies more than XB scales past its anchor (a
-"wide" one: its carry decays by at least exp(-(XB - XA)) across it) passes
-its carry on by the plain recurrence instead (no exponential overflows), and
-a new anchor starts after it.  Every exponent is at most XB in size, and a
-factor that compounds across sub-blocks is damped; the relative error of
-every S_g stays at the level of one sub-block's whatever the number of
-values, the spacing, the ties or the scale (measured against a 60-digit
-reference: below 1e-14 up to 1e7 values).
-
-``inv = 0`` (infinite scale) and ``inv = inf`` (no noise) need no special
-case: every factor is then exactly 1 (one anchor, sums of the weights) or 0
-(every link wide, every carry 0).
-
-Every path evaluates a scale with the same floating-point operations in the
-same order (no fastmath, explicit fma): the single-scale kernels
-(:func:`forward` and :func:`backward`, which also run chunk by chunk with
-their state carried across: the chunked and Dask paths), and the blocked
-kernel (BLOCK = 8 scales side by side, one vector lane each, through the
-same branch-free link functions).  A scale gives the same bits whichever
-evaluates it, and so does any chunking.
+Input is the merged world set: sorted distinct values ``fs``, group weights
+``W`` (count times prior, normalised) and ``invP`` (1 / the largest
+per-world prior of the group).  The sums ``S_g`` run in sub-blocks of 64
+values with anchored carries between them, so that the relative error of
+every ``S_g`` stays near 1e-14 whatever the number of values, the spacing or
+the scale; every path (single scale, chunked, blocked) evaluates a scale
+with the same operations in the same order, so it gives the same bits.  The
+scheme and its error analysis: docs/engine.md, "The worst-case sweep".
 """
 
 import numba

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from ._worlds.sets import Domain
-
 if TYPE_CHECKING:
     # NumPy's float-like array-like (numbers, nested sequences, bool/int/float arrays): a private
     # name of numpy's typing package, so read by type checkers only
     from numpy._typing import _ArrayLikeFloat_co
+
+    from ._worlds.sets import Domain  # (a name in CandidatesLike's string only: no import cycle at run time)
 
     RealArrayLike: TypeAlias = _ArrayLikeFloat_co
 else:

@@ -12,7 +12,7 @@ import pytest
 import diffident as di
 from diffident._calibrate import neighbours as _neighbours
 from diffident._numerics import budget as _budget
-from diffident._worlds.possible import dataset_setup
+from diffident._worlds.dataset import dataset_setup
 from diffident.cli import main
 
 

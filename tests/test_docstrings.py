@@ -52,9 +52,10 @@ CODES = frozenset(
 NO_RAISES = {
     # the advantage of a mechanism value: no argument, and the value was checked when it was built
     **{f"diffident.{module}.{cls}.advantage": "no argument"
-       for module, classes in (("_mechanisms", ("Mechanism", "ApproxDP", "PureDP")),
-                               ("_mechanisms_noise", ("Laplace", "Gaussian", "RandomizedResponse")),
-                               ("_mechanisms_integer", ("DiscreteLaplace", "DiscreteGaussian")))
+       for module, classes in (("_mechanisms.base", ("Mechanism",)),
+                               ("_mechanisms.guarantees", ("ApproxDP", "PureDP")),
+                               ("_mechanisms.noise", ("Laplace", "Gaussian", "RandomizedResponse")),
+                               ("_mechanisms.integer", ("DiscreteLaplace", "DiscreteGaussian")))
        for cls in classes},
     # measured from a PLD: a missing dp-accounting (ImportError) is documented on the class
     **{f"diffident._mechanisms.pld.{cls}.advantage": "no argument; the ImportError is on the class"
@@ -117,7 +118,7 @@ def _doc(path):
 
 def test_enumeration_finds_the_public_api():
     for path in (
-        "diffident._risk.closed_form.min_rho",
+        "diffident._risk.worlds_count.min_rho",
         "diffident._worlds.sets.Domain",
         "diffident._worlds.sets.Domain.values",
         "diffident._worlds.sets.Domain.size",

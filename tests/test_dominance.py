@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import diffident as di
-from diffident._calibrate import neighbours as _neighbours
+from diffident._calibrate import certificate as _certificate
 from diffident._kernels import dominance as kernel
 from diffident._numerics import search as _search
 from diffident._risk import dominance as _dominance
@@ -187,12 +187,12 @@ def test_the_dominated_certificate_changes_no_bit(monkeypatch):
     _, data = _std_worlds(n=2000, hi=2999, seed=7)
     rho = np.geomspace(1e-3, 0.5, 300)
     batches = []
-    batch = _neighbours._Certificate._batch
-    monkeypatch.setattr(_neighbours._Certificate, "_batch",
+    batch = _certificate.Certificate._batch
+    monkeypatch.setattr(_certificate.Certificate, "_batch",
                         lambda self, lam, rho, sel: batches.append(sel.size) or batch(self, lam, rho, sel))
     fast = _cell(data, 2999, "std", rho)
     assert sum(batches) < 0.1 * rho.size  # (nearly) every rho certified without a pass
-    monkeypatch.setattr(_neighbours._Certificate, "_dominated", lambda self, lam, rho: np.zeros(lam.size, bool))
+    monkeypatch.setattr(_certificate.Certificate, "_dominated", lambda self, lam, rho: np.zeros(lam.size, bool))
     slow = _cell(data, 2999, "std", rho)
     np.testing.assert_array_equal(fast["tight_scale"], slow["tight_scale"])
 

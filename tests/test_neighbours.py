@@ -14,7 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import diffident as di
-from diffident._calibrate.neighbours import Problem, var_errors
+from diffident._calibrate import certificate as _certificate
+from diffident._calibrate.certificate import var_errors
+from diffident._calibrate.neighbours import Problem
 from diffident._worlds.sets import Candidates, Known, Query
 
 QUERIES = ["sum", "mean", "median", "quantile", "min", "max", "var", "std", "count"]
@@ -199,9 +201,8 @@ def test_certificate_against_exact(monkeypatch):
         assert np.all(di.worst_case_risk(v, scale=lam, counts=c) <= rho)
         best = np.maximum(best, di.tight_scale(v, rho=rho, counts=c, rtol=1e-9))
     np.testing.assert_allclose(lam, best, rtol=2e-9)
-    from diffident._calibrate import neighbours as _neighbours
 
-    monkeypatch.setattr(_neighbours._Certificate, "check", lambda self, lam, rho: np.zeros(lam.size, bool))
+    monkeypatch.setattr(_certificate.Certificate, "check", lambda self, lam, rho: np.zeros(lam.size, bool))
     q = _problem("std", data, dom)
     lam2, who2 = q.solve(rho, 1e-9)
     assert q.stats["certified"] == 0 and q.stats["exact"] == pairs
@@ -305,3 +306,41 @@ def test_values_near_the_float_maximum(query, data, cands, kw):
         v, c = di.world_values(query, known=np.delete(np.array(data), i), candidates=np.append(cands, data[i]), **kw)
         want = np.maximum(want, di.tight_scale(v, rho=rho, counts=c))
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(("query", "noise"), [("mean", "laplace"), ("median", "gaussian"), ("std", "laplace"),
+                                              ("sum", "discrete_laplace"), ("sum", "gaussian")])
+def test_expected_risk_every_neighbour_is_the_largest_per_removal(query, noise):
+    """risk="expected": the largest `tight_scale` over every D', exactly
+    (brute force over the removals), and the sweep's column bit for bit."""
+    rng = np.random.default_rng(31)
+    data = rng.integers(0, 8, 12).astype(float)
+    dom = di.Domain(0, 7)
+    rho = np.array([0.2, 0.35, 0.6])
+    got, removed = di.dataset_tight_scale(query, data=data, candidates=dom, rho=rho, risk="expected", noise=noise,
+                                          return_removed=True, ddof=1)
+    best = np.zeros(rho.size)
+    for i in range(data.size):
+        v, c = di.world_values(query, known=np.delete(data, i), candidates=dom, ddof=1)
+        best = np.maximum(best, di.tight_scale(v, rho=rho, counts=c, risk="expected", noise=noise))
+    np.testing.assert_array_equal(got, best)
+    for r, lam, i in zip(rho, got, removed, strict=True):  # the removal returned attains the scale
+        v, c = di.world_values(query, known=np.delete(data, i), candidates=dom, ddof=1)
+        assert di.tight_scale(v, rho=r, counts=c, risk="expected", noise=noise) == lam
+    t = di.sweep({"x": data}, queries=[query], rho=rho, domains={"x": dom}, noise=noise, risk="expected",
+                 calibrations=["tight"], rtol=0.0, sizes=[data.size])
+    np.testing.assert_array_equal(t["tight_scale"], got)
+
+
+def test_integer_noise_worst_case_and_refusals():
+    data = np.array([3.0, 1, 4, 1, 5, 2, 6])
+    dom = di.Domain(0, 7)
+    lap = di.dataset_tight_scale("sum", data=data, candidates=dom, rho=[0.2, 0.5])
+    np.testing.assert_array_equal(di.dataset_tight_scale("sum", data=data, candidates=dom, rho=[0.2, 0.5],
+                                                         noise="discrete_laplace"), lap)
+    with pytest.raises(ValueError, match="lattice"):
+        di.dataset_tight_scale("mean", data=data, candidates=dom, rho=0.3, noise="discrete_laplace")
+    with pytest.raises(ValueError, match="worst-case risk of 1"):
+        di.dataset_tight_scale("sum", data=data, candidates=dom, rho=0.3, noise="gaussian")
+    with pytest.raises(ValueError, match="risk"):
+        di.dataset_tight_scale("sum", data=data, candidates=dom, rho=0.3, risk="typo")

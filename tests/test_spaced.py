@@ -8,7 +8,7 @@ import pytest
 import diffident as di
 from diffident._calibrate import neighbours as _neighbours
 from diffident._worlds import spaced as _spaced
-from diffident._worlds.possible import dataset_setup
+from diffident._worlds.dataset import dataset_setup
 
 mpmath.mp.dps = 60
 

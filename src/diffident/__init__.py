@@ -9,9 +9,10 @@ and goes beyond it with the exact worst-case risk and tight calibration.
 from . import dp, rr
 from ._calibrate.neighbours import dataset_tight_scale
 from ._calibrate.tight import tight_epsilon, tight_scale
-from ._mechanisms.base import ApproxDP, Mechanism, PureDP
+from ._mechanisms.base import Mechanism
 from ._mechanisms.calibrate import calibrate
 from ._mechanisms.explain import Explanation, explain
+from ._mechanisms.guarantees import ApproxDP, PureDP
 from ._mechanisms.integer import DiscreteGaussian, DiscreteLaplace
 from ._mechanisms.noise import Gaussian, Laplace, RandomizedResponse
 from ._mechanisms.pld import Composition, SubsampledGaussian, compose
@@ -23,22 +24,17 @@ from ._risk.chunked import (
     chunked_worst_case_risk,
     iter_chunks,
 )
-from ._risk.closed_form import (
-    effective_worlds,
-    epsilon_for_rho,
-    min_rho,
-    rho_for_epsilon,
-    risk_bound,
-    scale_for_rho,
-)
+from ._risk.closed_form import epsilon_for_rho, rho_for_epsilon, risk_bound, scale_for_rho
 from ._risk.expected import expected_risk
 from ._risk.gaussian import gaussian_delta, gaussian_sigma_for
 from ._risk.membership import membership_risk, membership_tight_scale
 from ._risk.posterior import disclosure_risk, log_evidence, log_posterior, posterior
 from ._risk.releases import multi_tight_scale, multi_worst_case_risk
+from ._risk.worlds_count import effective_worlds, min_rho
 from ._risk.worst_case import worst_case_risk
 from ._sweep.sweep import InferredDomainWarning, OverBudget, OverBudgetWarning, SkippedColumnWarning, SweepTable, sweep
-from ._worlds.possible import contributions, dataset_sensitive_range, sensitive_range, world_values
+from ._worlds.dataset import dataset_sensitive_range
+from ._worlds.possible import contributions, sensitive_range, world_values
 from ._worlds.sets import Domain
 from .dp import (  # the names of diffident.dp, importable from here as before
     ClassicGaussianWarning,

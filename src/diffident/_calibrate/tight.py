@@ -12,14 +12,13 @@ import numpy as np
 from .._numerics import inversion as _inversion
 from .._numerics import search as _search
 from .._numerics import validate as _validate
+from .._numerics.floats import SUBNORMAL
 from .._risk import dominance as _dominance
 from .._risk.closed_form import laplace_scale
 from .._risk.expected import Success
 from .._risk.worst_case import Risk
 from .._typing import AnyNoise, FloatOrArray, RealArrayLike
 from .._worlds.values import Worlds
-
-_SMALLEST = float(np.nextafter(0.0, 1.0))  # the least positive float
 
 
 @overload
@@ -139,6 +138,22 @@ def calibrated(ws, flat, rtol, risk, noise, granularity=1.0):
     worst case's (Laplace noise, continuous or on the lattice) or the
     expected success's (``risk``).
     """
+    risk, gauss, g = noise_choice(risk, noise, granularity)
+    if risk == "worst":
+        if g is not None:  # the worst response R = f_j lies on the lattice: the Laplace worst case
+            _validate.lattice("values", ws.f, g)
+        return smallest_private_scale(ws, flat, rtol)
+
+    lam, status = expected_scale(ws, gauss, flat, rtol, g)
+    _search.warn_unconverged(status, "tight_scale")
+    return lam
+
+
+def noise_choice(risk, noise, granularity):
+    """``(risk, gauss, g)`` of a calibration's risk and noise, checked: a
+    ValueError for the pairs with no calibration (the worst case of
+    Gaussian noise; the expected success of the discrete Gaussian).
+    """
     risk = _validate.choice("risk", risk, ("worst", "expected"))
     gauss, g = _validate.lattice_noise(noise, granularity)
     if gauss and (risk == "worst" or g is not None):
@@ -149,14 +164,7 @@ def calibrated(ws, flat, rtol, risk, noise, granularity=1.0):
                          "Gaussian does not always fall as sigma grows (more integer Gaussian noise is not the "
                          "same noise plus independent noise), so no smallest sigma makes every larger one safe; "
                          "evaluate expected_risk on the sigmas you consider")
-    if risk == "worst":
-        if g is not None:  # the worst response R = f_j lies on the lattice: the Laplace worst case
-            _validate.lattice("values", ws.f, g)
-        return smallest_private_scale(ws, flat, rtol)
-
-    lam, status = expected_scale(ws, gauss, flat, rtol, g)
-    _search.warn_unconverged(status, "tight_scale")
-    return lam
+    return risk, gauss, g
 
 
 def smallest_private_scale(ws, flat, rtol):
@@ -388,7 +396,7 @@ def _brackets(ev, target):
     with np.errstate(over="ignore"):
         spread = float(ev.fs[-1] - ev.fs[0])
     big = np.finfo(np.float64).max
-    lo0 = max(float(gaps.min()) / 64.0, _SMALLEST)
+    lo0 = max(float(gaps.min()) / 64.0, SUBNORMAL)
     hi0 = min(spread * 1e8, big) if np.isfinite(spread) else big
     grid = np.geomspace(lo0, max(hi0, 2.0 * lo0), 48)
     succ = ev(grid)

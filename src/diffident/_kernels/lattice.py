@@ -44,7 +44,7 @@ CHECK_BLOCK = _CHECK_BLOCK = 1 << 16  # values per task of the lattice check
 #: the value and the spacing): the rounding of a decimal such as 0.3 on a
 #: lattice of 0.1, not a value between two points.
 RTOL = 2.0 ** -40
-_TINY = 2.0 ** -60  # what a provably bounded rest of a series may be, relative to the sum
+_SERIES_REST = 2.0 ** -60  # what a provably bounded rest of a series may be, relative to the sum
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
 _SQRT_HALF_PI = math.sqrt(0.5 * math.pi)
 _INV_SQRT2 = 1.0 / math.sqrt(2.0)
@@ -76,7 +76,7 @@ def dg_norm(s):
             total += 2.0 * t
             # the ratio of consecutive terms past k is below r < 1
             x = (2.0 * k + 1.0) / (2.0 * s) / s  # (not over s * s: it underflows to 0)
-            if t * math.exp(-x) <= _TINY * total * -math.expm1(-x) or t == 0.0:
+            if t * math.exp(-x) <= _SERIES_REST * total * -math.expm1(-x) or t == 0.0:
                 return total
             k += 1.0
     c = 2.0 * math.pi * math.pi * s * s
@@ -86,7 +86,7 @@ def dg_norm(s):
         t = math.exp(-c * k * k)
         total += 2.0 * t
         r = math.exp(-c * (2.0 * k + 1.0))
-        if t * r <= _TINY * total * -math.expm1(-c * (2.0 * k + 1.0)) or t == 0.0:
+        if t * r <= _SERIES_REST * total * -math.expm1(-c * (2.0 * k + 1.0)) or t == 0.0:
             return s * _SQRT_2PI * total
         k += 1.0
 
@@ -156,7 +156,7 @@ def _dg_upper(a, b, s):
             break
         # every later term is at most t r^j, r = exp(-(2z + 1) / (2 s^2))
         x = (2.0 * z + 1.0) / (2.0 * s) / s
-        if t * math.exp(-x) <= _TINY * total * -math.expm1(-x):
+        if t * math.exp(-x) <= _SERIES_REST * total * -math.expm1(-x):
             break
         n += 1.0
     return total

@@ -22,8 +22,9 @@ from .._numerics import search as _search
 from .._numerics.validate import in_range, is_scalar, privacy_epsilon, probability, ret, worlds
 from .._risk.closed_form import rho_for_epsilon
 from .._typing import FloatOrArray, RealArrayLike
-from ..dp._gaussian import _gauss_delta, analytic_gaussian_sigma
-from ..dp._integer import _div_up
+from ..dp._gaussian import analytic_gaussian_sigma
+from ..dp._gaussian_delta import gauss_delta
+from ..dp._integer import div_up
 from ..dp._posterior import posterior_bound
 from .base import Mechanism, profile_inverse
 from .integer import DiscreteGaussian, DiscreteLaplace
@@ -164,12 +165,12 @@ def _gaussian_measure(measure, arg, sens):
     method `Mechanism.epsilon` of each mechanism.
     """
     if measure == "delta":
-        return lambda x: _gauss_delta(x, np.full(np.shape(x), arg), np.full(np.shape(x), sens))
+        return lambda x: gauss_delta(x, np.full(np.shape(x), arg), np.full(np.shape(x), sens))
 
     def epsilon(x):  # Gaussian(x_i).epsilon(arg) for every x_i at once, by the method's own search
         x = np.ravel(x)
         s = np.full(x.size, sens)
-        return profile_inverse(lambda i, e: _gauss_delta(x[i], e, s[i]), np.full(x.size, arg), floor=0.0,
+        return profile_inverse(lambda i, e: gauss_delta(x[i], e, s[i]), np.full(x.size, arg), floor=0.0,
                                floor_epsilon=np.inf, rtol=Gaussian._rtol)
     return epsilon
 
@@ -184,7 +185,7 @@ def _fast(cls, measure, arg, t, sens):
     finite = np.isfinite(eps) & (eps > 0.0)
     x = np.full(t.shape, np.inf)
     with np.errstate(over="ignore"):
-        x[finite] = _div_up(np.full(int(finite.sum()), sens), eps[finite])
+        x[finite] = div_up(np.full(int(finite.sum()), sens), eps[finite])
     x = np.where(np.isfinite(x) & (x > 0.0), x, np.inf)
     check = np.isfinite(x)
     todo = np.flatnonzero(check)

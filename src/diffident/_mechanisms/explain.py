@@ -15,8 +15,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._numerics.validate import in_range, privacy_epsilon, scalar, worlds
-from .base import ApproxDP, Mechanism, PureDP
+from .base import Mechanism
 from .calibrate import calibrate
+from .guarantees import ApproxDP, PureDP
 from .integer import DiscreteGaussian, DiscreteLaplace
 from .noise import Gaussian, Laplace
 

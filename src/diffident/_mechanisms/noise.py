@@ -10,9 +10,10 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from .._numerics.validate import integer, scalar
-from ..dp._gaussian import _gauss_delta, analytic_gaussian_sigma
-from ..dp._integer import _div_up, _sigma_up
-from ..rr._privacy import _kary_epsilon
+from ..dp._gaussian import analytic_gaussian_sigma
+from ..dp._gaussian_delta import gauss_delta
+from ..dp._integer import div_up, sigma_up
+from ..rr._privacy import kary_epsilon_of
 from .base import Mechanism, _exp_times, _Noise, _positive
 
 _SQRT2 = float(np.sqrt(2.0))
@@ -114,7 +115,7 @@ class Laplace(_Noise):
         Laplace(scale=4.0, sensitivity=2.0)
         """
         e, d = _positive("epsilon", epsilon), _positive("sensitivity", sensitivity)
-        return cls(float(_div_up(d, e)), sensitivity=d)
+        return cls(float(div_up(d, e)), sensitivity=d)
 
     @property
     def scale(self) -> float:
@@ -237,7 +238,7 @@ class Gaussian(_Noise):
         Gaussian(sigma=1.0, sensitivity=1.0)
         """
         r, d = _positive("zcdp_rho", zcdp_rho), _positive("sensitivity", sensitivity)
-        return cls(float(_sigma_up(d, r)), sensitivity=d)
+        return cls(float(sigma_up(d, r)), sensitivity=d)
 
     @classmethod
     def from_epsilon_delta(cls, epsilon: float, delta: float, *, sensitivity: float = 1.0) -> "Gaussian":
@@ -336,7 +337,7 @@ class Gaussian(_Noise):
 
     def _delta(self, e):
         e = np.asarray(e, dtype=np.float64)
-        return _gauss_delta(np.full(e.shape, self._sigma), e, np.full(e.shape, self._sensitivity))
+        return gauss_delta(np.full(e.shape, self._sigma), e, np.full(e.shape, self._sensitivity))
 
     def _tradeoff(self, alpha):
         return gaussian_tradeoff(alpha, self.mu)
@@ -454,7 +455,7 @@ class RandomizedResponse(Mechanism):
         >>> round(RandomizedResponse(0.75).pure_epsilon, 12)   # ln 3
         1.098612288668
         """
-        return float(_kary_epsilon(np.float64(self._p), np.float64(self._d)))
+        return float(kary_epsilon_of(np.float64(self._p), np.float64(self._d)))
 
     def _gap(self, e):
         """``p - e^e q`` for e <= eps: as ``q e^e (e^(eps - e) - 1)`` near eps

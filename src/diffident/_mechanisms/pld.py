@@ -21,7 +21,8 @@ import numpy as np
 
 from .._kernels.pld import hockey_tails, upper_envelope
 from .._numerics.validate import scalar
-from .base import ApproxDP, Mechanism, _positive
+from .base import Mechanism, _positive
+from .guarantees import ApproxDP
 from .integer import DiscreteGaussian, DiscreteLaplace
 from .noise import Gaussian, Laplace, RandomizedResponse
 

@@ -41,13 +41,13 @@ leave open is evaluated.
 import numpy as np
 
 from . import search as _search
+from .floats import U
 
 MIN_TARGETS = 64  # fewer targets: the grid costs more than it saves
 MIN_RTOL = 1e-13  # the estimates are good to a few units of roundoff; tighter searches refine
 NODES = 32  # Chebyshev degree per interval: converged to rounding for a log-slope up to ~15
 MIN_PER_INTERVAL = 5  # targets an interval needs for its NODES - 1 evaluations to pay
 _MAX_GRID = 512  # coarse points at most (a wider range gives longer intervals, which may not converge)
-_U = 2.0 ** -53
 
 
 def applies(n, rtol):
@@ -167,7 +167,7 @@ def _solve(evaluate, target, grid, F, arg, rtol, x, status, bounds=None, floor=0
     if rough.size:
         r_est = -est[rough]
         est[rough] = np.nan
-        w = np.maximum(4.0 * err[rough], 64.0 * _U)
+        w = np.maximum(4.0 * err[rough], 64.0 * U)
         q_lo, q_hi = r_est * (1.0 - w), r_est * (1.0 + w)
         inb = (q_lo > b_lo[rough]) & (q_hi < b_hi[rough])
         rough, q_lo, q_hi = rough[inb], q_lo[inb], q_hi[inb]
@@ -188,7 +188,7 @@ def _solve(evaluate, target, grid, F, arg, rtol, x, status, bounds=None, floor=0
     if have.size:
         # lo below the estimate by a few times its error: the window's top
         # then lies as high above the answer as the estimate allows
-        d = np.minimum(np.maximum(4.0 * err[have], 16.0 * _U), rtol / 4.0)
+        d = np.minimum(np.maximum(4.0 * err[have], 16.0 * U), rtol / 4.0)
         if bounds is not None:
             # with bounds of relative width w there (each side: the exact
             # value's enclosure and the evaluation's error), lo lower by what
@@ -302,7 +302,7 @@ def _estimates(evaluate, grid, F, arg, j, t, rtol, bounds=None):
     hmin = np.where(smooth, np.where(smooth[:, None], H, np.inf).min(axis=1), np.nan)
     scale = np.abs(c).sum(axis=1)
     tail = np.abs(c[:, -4:]).max(axis=1)
-    conv = smooth & (tail <= 64.0 * _U * scale)
+    conv = smooth & (tail <= 64.0 * U * scale)
     use = np.flatnonzero(conv[inv])
     if use.size == 0:
         return est, err, slopes, xs, fs, fl, fh
@@ -323,7 +323,7 @@ def _estimates(evaluate, grid, F, arg, j, t, rtol, bounds=None):
     # residual is within the interpolant's rounding (where further steps
     # only move it by rounding, back and forth)
     act = np.arange(use.size)
-    noise = 8.0 * _U * scale[iv]
+    noise = 8.0 * U * scale[iv]
     for _ in range(64):
         sa, la, ha = s[act], sl[act], sh[act]
         p, dp = _clenshaw(C[act], sa)
@@ -343,7 +343,7 @@ def _estimates(evaluate, grid, F, arg, j, t, rtol, bounds=None):
     # h, plus the values' rounding) over the slope d ln h / d ln x
     with np.errstate(divide="ignore", invalid="ignore"):
         slope = dp / (half[iv] * p)
-        e = ((tail[iv] + 16.0 * _U * scale[iv]) / hmin[iv]) / np.abs(slope)
+        e = ((tail[iv] + 16.0 * U * scale[iv]) / hmin[iv]) / np.abs(slope)
     x_est = np.exp(mid[iv] + half[iv] * s)
     sane = np.isfinite(x_est) & np.isfinite(e) & (slope > 0)
     good = sane & (e <= rtol / 8.0)

@@ -50,7 +50,6 @@ MAXITER = -2  # out of steps (not expected): the end returned is still verified
 _SIGN = np.int64(0x7FFFFFFFFFFFFFFF)
 _STEPS = 64  # doublings (or halvings) that cross every float
 _REFINE_STEPS = 400  # regula falsi passes: each third one at least halves the bracket's floats
-_TINY = np.nextafter(0.0, 1.0)
 
 
 class ConvergenceWarning(RuntimeWarning):

@@ -24,10 +24,10 @@ evaluated as before.
 import numpy as np
 
 from .._kernels import dominance
+from .._numerics.floats import U
 
 __all__ = ["top_world", "Enclosure", "RiskBounds", "enclosure"]
 
-_U = 2.0 ** -53
 MIN_GROUPS = 1024  # fewer groups: a pass is cheap, and the moments would cost more than they save
 _EXACT = 2.0 ** 53  # counts summed exactly below this
 _LEFT_OUT = float(np.exp(-(1.0 - dominance.ETA) * dominance.X_MAX))  # a left-out term's largest factor
@@ -58,7 +58,7 @@ def top_world(fs, W, invP):
         # d_p / R_p <= d_(p-1) / (R_p - 1) (nothing to compare where R_p = 1)
         lhs = d[1:] * (R - 1.0)
         rhs = d[:-1] * R
-        if np.all(lhs * (1.0 + 16.0 * _U) <= rhs):
+        if np.all(lhs * (1.0 + 16.0 * U) <= rhs):
             return end
     return None
 
@@ -117,7 +117,7 @@ class Enclosure:
         rows = self._moments(c1)
         K = dominance.K
         eta = (c1 - q) / c1  # (c1 - q exact: q >= 3 c1 / 4)
-        eta_up = eta * (1.0 + 2.0 * _U)
+        eta_up = eta * (1.0 + 2.0 * U)
         M = rows[:, :K + 2]
         # the series to K by Horner; the moments' rounding (their terms'
         # exponents: 4 (k + 1) m_(k+1), for the query's 1 / scale too)
@@ -127,7 +127,7 @@ class Enclosure:
             S = S * eta + M[:, k]
             err = err * eta_up + 4.0 * (k + 1) * M[:, k + 1] + (67.0 + 5.0 * k) * M[:, k]
         tail = eta_up ** (K + 1) * rows[:, K + 2] + rows[:, K + 3] * _LEFT_OUT
-        E = (tail + err * _U + (3.0 * K + 2.0) * _U * S) * (1.0 + 1e-3)
+        E = (tail + err * U + (3.0 * K + 2.0) * U * S) * (1.0 + 1e-3)
         value[ok] = S
         bound[ok] = E
         return value, bound
@@ -143,8 +143,8 @@ class Enclosure:
         S, E = self._series(np.where(unknown, np.nan, c))
         s_lo, s_hi = S - E, S + E
         with np.errstate(divide="ignore", invalid="ignore"):
-            r_lo = self.invP / s_hi * (1.0 - 2.0 * _U) * (1.0 - risk.error)
-            r_hi = self.invP / s_lo * (1.0 + 2.0 * _U) * (1.0 + risk.error)
+            r_lo = self.invP / s_hi * (1.0 - 2.0 * U) * (1.0 - risk.error)
+            r_hi = self.invP / s_lo * (1.0 + 2.0 * U) * (1.0 + risk.error)
             mid = self.invP / S
         bad = ~(s_lo > 0) | ~(r_lo > 4.0 * np.finfo(np.float64).tiny)  # (below it the risk is formed again)
         r_lo[bad] = np.nan

@@ -15,6 +15,7 @@ import numpy as np
 from .._kernels import expected as kern
 from .._numerics import progress as _progress
 from .._numerics import validate as _validate
+from .._numerics.floats import U
 from .._typing import AnyNoise, FloatOrArray, RealArrayLike
 from .._worlds.values import Worlds
 from .worst_case import spread_exponent
@@ -245,7 +246,7 @@ class Success:
         success's least value (no noise: ``sum a_i / max a_i``, at most
         the number of groups).
         """
-        rel = 32.0 * _U + (self.fk.size * _U) ** 2
+        rel = 32.0 * U + (self.fk.size * U) ** 2
         if self.uniform:
             return rel
         return rel * float(self.a.sum() / self.a.max())
@@ -279,8 +280,6 @@ class Success:
         return top / total
 
 
-_U = 2.0 ** -53  # the unit roundoff
-_TINY = np.nextafter(0.0, 1.0)
 
 
 def _named(ws, fs, j):

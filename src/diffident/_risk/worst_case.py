@@ -12,6 +12,7 @@ from .._kernels import worstcase
 from .._numerics import progress as _progress
 from .._numerics import validate as _validate
 from .._numerics.budget import BLOCK_BYTES as _BLOCK_BYTES
+from .._numerics.floats import TINY, U
 from .._typing import AnyNoise, FloatOrArray, IntOrArray, RealArrayLike
 from .._worlds.values import Worlds, energy_factor
 from . import dominance as _dominance
@@ -102,7 +103,6 @@ class Evaluator:
 
 
 RISK_SHIFT = 64  # risks below the normal range are formed 2**64 times larger
-_TINY = float(np.finfo(np.float64).tiny)
 
 
 def below_normal_again(evaluate, inv, invP):
@@ -113,7 +113,7 @@ def below_normal_again(evaluate, inv, invP):
     total does) and ``1 / min`` loses digits or is 0.
     """
     out, arg = evaluate(inv, invP)
-    z = np.flatnonzero(out < _TINY)
+    z = np.flatnonzero(out < TINY)
     if z.size:
         r, arg[z] = evaluate(np.ascontiguousarray(inv[z]), np.ldexp(invP, -RISK_SHIFT))
         out[z] = scale_down_up(r, RISK_SHIFT)
@@ -130,7 +130,6 @@ def scale_down_up(r, t):
     return out
 
 
-_U = 2.0 ** -53  # the unit roundoff
 
 
 def sweep_error(W):
@@ -155,7 +154,7 @@ def sweep_error(W):
     """
     n = float(W.sum() / W.min())
     x = min(np.log(n) + 1.0, 745.0) if n > 1.0 else 1.0
-    return 2.0 * (3.0 * x + 4.0 * min(W.size, worstcase.K) + 64.0) * _U
+    return 2.0 * (3.0 * x + 4.0 * min(W.size, worstcase.K) + 64.0) * U
 
 
 def spread_exponent(lo, hi):

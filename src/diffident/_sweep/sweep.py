@@ -18,20 +18,19 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._calibrate.every_expected import expected_every, on_lattice
 from .._calibrate.neighbours import Problem
-from .._calibrate.tight import expected_scale
 from .._kernels import queries as _codes
 from .._numerics import budget as _budget
-from .._numerics import progress as _progress
-from .._numerics import search as _search
 from .._numerics import validate as _validate
 from .._numerics.budget import DEFAULT_MAX_MEMORY, DEFAULT_MAX_SECONDS, OverBudget, OverBudgetWarning
 from .._numerics.progress import Progress
 from .._risk.closed_form import laplace_epsilon, laplace_scale
 from .._risk.expected import Success
 from .._risk.worst_case import Risk
-from .._worlds.possible import dataset_sensitive_range_of, dataset_setup, world_values_of
-from .._worlds.sets import Known
+from .._worlds.dataset import dataset_sensitive_range_of, query_setup
+from .._worlds.possible import world_values_of
+from .._worlds.sets import Candidates, Known, Query
 from .._worlds.spaced import SpacedRisk
 from .._worlds.values import Worlds
 from .columns import InferredDomainWarning, SkippedColumnWarning, as_columns, resolve_domains
@@ -339,14 +338,15 @@ def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: Sequence[
                 m = float(dom.size)
                 grid = rho_fixed if rho is not None else _default_rho(m, n_rho)
                 order = np.argsort(d, kind="stable")  # one sort of the data, shared by every query's range and search
+                cands = Candidates(dom, allow_empty=True)  # (the column was checked on its domain above)
                 for q_name in queries:
                     bar.step(f"{name} {q_name} n={n}")
                     if (name, n, q_name) in over:
                         rows = _skipped_rows(name, q_name, n, m, source, pairs, grid)
                     else:
                         try:
-                            rows = _cell_rows(name, q_name, n, m, source, pairs, cals, grid, d, dom, order, ddof,
-                                              q, rtol, memory)
+                            rows = _cell_rows(name, q_name, n, m, source, pairs, cals, grid, d, dom, cands, order,
+                                              ddof, q, rtol, memory)
                         except MemoryError as exc:
                             raise MemoryError(f"sweep: memory ran out in the cell column {name!r}, query "
                                               f"{q_name!r}, n={n} ({m:,.0f} worlds): lower max_memory, "
@@ -360,10 +360,11 @@ def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: Sequence[
     return SweepTable(table)
 
 
-def _cell_rows(name, q_name, n, m, source, pairs, cals, grid, d, dom, order, ddof, q, rtol, memory):
+def _cell_rows(name, q_name, n, m, source, pairs, cals, grid, d, dom, cands, order, ddof, q, rtol, memory):
     """The rows of one (column, size, query) cell, one per (noise, risk)."""
     # the cell's query, data and domain validated once, for every computation below
-    qy, _, d, cands, _, _ = dataset_setup(q_name, d, dom, 1, ddof, q, True, 10**8)
+    qy = Query(q_name, q, ddof)
+    query_setup(qy, 1, d, cands)
     S, removed = dataset_sensitive_range_of(qy, 1, d, cands, True, 10**8, order)
     cell = _Cell(qy, d, cands, removed, grid, rtol, order if "tight" in cals else None, memory)
     spacing = _spacing(qy, dom, n)
@@ -514,13 +515,13 @@ class _Cell:
             # integer noise: the worst response (a world's value) is a lattice
             # point, where its posterior is Laplace noise's
             if g is not None:
-                _on_lattice(fs, g)
+                on_lattice(fs, g)
             if self._worst_risk is None:  # (the reference's evaluator where the worlds are its)
                 prob = self.prob
                 self._worst_risk = prob.risk(prob.ref) if prob is not None and self._ref_removal() is not None \
                     else Risk(Worlds(fs, c))
             return self._worst_upper(lam)
-        return Success(Worlds(_on_lattice(fs, g), c) if g is not None else Worlds(fs, c), False, g)(lam)
+        return Success(Worlds(on_lattice(fs, g), c) if g is not None else Worlds(fs, c), False, g)(lam)
 
     def _worst_upper(self, lam):
         """The attaining D''s worst-case risk at the scales ``lam``: where its
@@ -556,84 +557,11 @@ class _Cell:
             assert prob is not None  # (built when the tight calibration is asked for)
             if risk == "worst":
                 if g is not None:  # (the worst case is Laplace noise's on the lattice)
-                    _on_lattice(self._attaining()[0], g)
+                    on_lattice(self._attaining()[0], g)
                 self._done[key] = prob.solve(np.ascontiguousarray(self.grid, dtype=np.float64), self.rtol)[0]
             else:
-                self._done[key] = _expected_every(prob, self.grid, self.rtol, gauss, g)
+                self._done[key] = expected_every(prob, self.grid, self.rtol, gauss, g)[0]
         return self._done[key]
-
-
-def _on_lattice(fs, g):
-    """The sorted world values ``fs`` as exact lattice points: ``k g`` for
-    the whole number k of steps each lies above the smallest (the offset
-    removed: the risk depends on differences only).  Each value as
-    computed lies within a few units of roundoff of its exact value, a
-    lattice point up to the offset; a value further than `LATTICE_RTOL`
-    of the largest magnitude from one is a ValueError.
-    """
-    d = fs - fs[0]
-    k = np.rint(d / g)
-    tol = _validate.LATTICE_RTOL * max(abs(float(fs[0])), abs(float(fs[-1])), g)
-    off = np.flatnonzero(np.abs(d - k * g) > tol)
-    if off.size:
-        raise ValueError(f"values must lie on a lattice of spacing {g!r} (integer noise); got {float(fs[off[0]])!r} "
-                         f"{float(d[off[0]])!r} above {float(fs[0])!r}")
-    return k * g
-
-
-def _expected_every(prob, rho, rtol, gauss, g):
-    """The smallest scale whose expected success is at most rho for every
-    D' = D - i: the largest of the world sets' own calibrations.
-
-    The success falls as the scale grows, so that scale is the largest of
-    each set's smallest.  The reference set is calibrated, every other set
-    checked at its scales as `tight_scale` checks one (its computed success
-    at most rho lowered by its error bound; at scale 0 rho at least its
-    success without noise, decided exactly), and a set that fails gets its
-    own calibration there, until no scale moves.  For sum and mean over a
-    domain with integer noise every D' has the same lattice coordinates up
-    to a whole shift, so the reference decides alone.
-    """
-    rho = np.ascontiguousarray(rho, dtype=np.float64)
-
-    def worlds(s):
-        fs, c = prob.grouped(prob.sets[s][0])
-        return Worlds(_on_lattice(fs, g), c) if g is not None else Worlds(fs, c)
-
-    def calibrate(s, idx):
-        lam, status = expected_scale(worlds(s), gauss, rho[idx], rtol, g)
-        _search.warn_unconverged(status, "sweep")
-        return lam
-
-    lam = calibrate(prob.ref, np.arange(rho.size))
-    if (prob.shift and g is not None) or len(prob.sets) == 1:
-        return lam
-    who = np.full(rho.size, prob.ref)  # the set each scale was calibrated on
-    check = np.arange(rho.size)
-    for _ in range(4 * len(prob.sets) + 8):  # every round raises some scale
-        moved = set()
-        for s in range(len(prob.sets)):
-            sel = check[(who[check] != s) & np.isfinite(lam[check])]
-            if sel.size == 0:
-                continue
-            _progress.tick(lambda s=s: f"expected success, D' {s + 1}/{len(prob.sets)}")
-            ev = prob.held.get(("success", s, gauss, g), lambda s=s: Success(worlds(s), gauss, g), s == prob.ref)
-            ok = np.empty(sel.size, bool)
-            at0 = lam[sel] == 0
-            if at0.any():  # (an exact sum over the worlds: only where needed)
-                ok[at0] = ev.no_noise_at_most(rho[sel[at0]])
-            ok[~at0] = ev(lam[sel[~at0]]) <= _search.below(rho[sel[~at0]], ev.error)
-            bad = sel[~ok]
-            if bad.size:
-                new = calibrate(s, bad)
-                up = new > lam[bad]
-                lam[bad[up]] = new[up]
-                who[bad[up]] = s
-                moved.update(bad[up].tolist())
-        if not moved:
-            return lam
-        check = np.array(sorted(moved), dtype=np.int64)
-    raise RuntimeError("sweep: the every-D' expected calibration did not settle")  # pragma: no cover
 
 
 def _default_rho(m, n):

@@ -11,9 +11,7 @@ Mathematics page, section 6; any other query is evaluated on every world.
 """
 
 
-import itertools
 import math
-from typing import Literal, overload
 
 import numpy as np
 
@@ -23,22 +21,17 @@ from .._numerics import grouping as _grouping
 from .._numerics import validate as _validate
 from .._typing import CandidatesLike, FloatArray, IntArray, QueryLike, RealArrayLike
 from .sets import (
-    Candidates,
     Domain,
-    Known,
-    Query,
-    check_k,
-    check_magnitudes,
     count_text,
     setup,
 )
 
-__all__ = ["Domain", "world_values", "sensitive_range", "contributions", "dataset_sensitive_range"]
+__all__ = ["Domain", "world_values", "sensitive_range", "contributions"]
 
 _CHUNK = 1 << 16  # worlds per enumeration batch
 
 
-def _enumerate(qy, k, cands, kn, max_worlds, reduce=None):
+def enumerate_worlds(qy, k, cands, kn, max_worlds, reduce=None):
     """Evaluate the query on every world, batch by batch; returns (values,
     counts), or the running (min, max) with ``reduce='range'``.
     """
@@ -166,7 +159,7 @@ def world_values_of(qy, k, cands, kn, max_worlds):
         grid = sum_grid(cands)
         if grid is not None and (grid[1] in _BINARY_STEPS or cands.n_worlds(k) > max_worlds):
             return _sum_multiplicities(qy, k, cands, kn, grid)
-    return _enumerate(qy, k, cands, kn, max_worlds)
+    return enumerate_worlds(qy, k, cands, kn, max_worlds)
 
 
 _DP_CELLS = 2 * 10**9  # work bound (values x layers x sums) of the subset-sum DP
@@ -230,7 +223,7 @@ def _sum_multiplicities(qy, k, cands, kn, grid):
     return vals, ints
 
 
-def _named_spread(qy, k, cands, kn):
+def named_spread(qy, k, cands, kn):
     """max - min of a named query over every world, in closed form."""
     if qy.code == queries.COUNT:
         return 0.0
@@ -249,15 +242,15 @@ def _named_spread(qy, k, cands, kn):
         sums = np.array([kn.st[0]]), np.array([kn.st[1]])
         m = (sums[0] + sums[1]) / kn.n
         lo, hi = np.array([cands.lo]), np.array([cands.hi])
-        near = _nearest(cands, np.array([np.nan]), np.clip(m, lo, hi))
-        return float(_var_range_k1(qy, kn.n, sums, lo, hi, near, lambda v: kn.values(qy, v[:, None]))[0])
+        near = nearest(cands, np.array([np.nan]), np.clip(m, lo, hi))
+        return float(var_range_k1(qy, kn.n, sums, lo, hi, near, lambda v: kn.values(qy, v[:, None]))[0])
     # var and std: the maximum at j smallest + (k - j) largest (convexity),
     # the minimum at k candidates contiguous in sorted order
     top = kn.values(qy, np.stack([cands.extremes(j, k) for j in range(k + 1)])).max()
-    return top - kn.values(qy, _min_var_rows(k, cands, kn)).min()
+    return top - kn.values(qy, min_var_rows(k, cands, kn)).min()
 
 
-def _var_range_k1(qy, n, sums, lo, hi, near, evaluate):
+def var_range_k1(qy, n, sums, lo, hi, near, evaluate):
     """The range of var (or std) over one added candidate v, for known parts
     of n values with sums ``sums`` (double-double arrays (hi, lo)): var(v)
     is a parabola in v with its minimum at the mean m, so the range is
@@ -297,7 +290,7 @@ def _dd_sum_difference(a, b):
     return st[0] + st[1]
 
 
-def _min_var_rows(k, cands, kn):
+def min_var_rows(k, cands, kn):
     """Candidate rows for the smallest variance: contiguous windows."""
     target = (kn.st[0] + kn.st[1]) / kn.n if kn.n else cands.lo
     if cands.domain is None:
@@ -399,8 +392,8 @@ def sensitive_range(query: QueryLike, *, known: RealArrayLike, candidates: Candi
     qy, k, cands, kn = setup(query, known, candidates, k, ddof, q)
     max_worlds = _validate.integer("max_worlds", max_worlds)
     if qy.named:
-        return float(_named_spread(qy, k, cands, kn))
-    lo, hi = _enumerate(qy, k, cands, kn, max_worlds, reduce="range")
+        return float(named_spread(qy, k, cands, kn))
+    lo, hi = enumerate_worlds(qy, k, cands, kn, max_worlds, reduce="range")
     return float(hi - lo)
 
 
@@ -474,306 +467,7 @@ def contributions(query: QueryLike, *, known: RealArrayLike, candidates: Candida
     return out
 
 
-@overload
-def dataset_sensitive_range(query: QueryLike, *, data: RealArrayLike, candidates: CandidatesLike, k: int = 1,
-                            ddof: int = 0, q: float = 0.5, max_worlds: int = 10**8
-                            ,
-                            return_removed: Literal[False] = False) -> float: ...
-
-
-@overload
-def dataset_sensitive_range(query: QueryLike, *, data: RealArrayLike, candidates: CandidatesLike, k: int = 1,
-                            ddof: int = 0, q: float = 0.5, max_worlds: int = 10**8
-                            ,
-                            return_removed: Literal[True]) -> tuple[float, IntArray]: ...
-
-
-def dataset_sensitive_range(query: QueryLike, *, data: RealArrayLike, candidates: CandidatesLike, k: int = 1,
-                            ddof: int = 0, q: float = 0.5,
-                            return_removed: bool = False, max_worlds: int = 10**8
-                            ) -> float | tuple[float, IntArray]:
-    """The sensitive range over every known part D' = data minus k individuals.
-
-    The paper's "for all D' = D - i*" (sec. 5): the adversary may be missing
-    any k individuals of the data.  The candidates for the missing ones are
-    the Domain, or, for explicit candidates (U minus D), those plus the
-    removed individuals themselves (U minus D').
-
-    Parameters
-    ----------
-    query : str or callable
-        A named query or a function of the world, as for `world_values`.
-    data : array_like
-        The data set D (1-d, non-empty).
-    candidates : array_like or Domain
-        U minus D (possibly empty: then the removed individuals are the only
-        candidates and the range is 0), or a Domain that holds every value
-        of the data.
-    k : int, optional
-        Number of unknown individuals (>= 1, default 1).
-    ddof : {0, 1}, optional
-        Delta degrees of freedom of ``var`` and ``std`` (default 0).
-    q : float, optional
-        The quantile of ``"quantile"``, in [0, 1] (default 0.5).
-    return_removed : bool, optional
-        Also return which removals attain the maximum (default False).
-    max_worlds : int, optional
-        Refuse to enumerate more worlds, or more distinct removals, than this
-        (default 10**8; named queries with k = 1 enumerate nothing).
-
-    Returns
-    -------
-    S : float
-        The largest S(f) over every D'.
-    removed : ndarray of int64
-        Only with ``return_removed``: for k = 1 the sorted indices into
-        ``data`` of every individual whose removal attains S; for k > 1 one
-        sorted row of k indices per attaining removal.  Ties are decided
-        exactly (removals whose ranges are equal as real numbers are all
-        returned, though their rounded ranges may differ in the last bits).
-
-    Raises
-    ------
-    ValueError
-        As for `sensitive_range`; for empty or multi-dimensional data, data
-        outside the Domain, k larger than the data, data too small for the
-        query, or more than ``max_worlds`` worlds or removals.
-    TypeError
-        As for `sensitive_range`: a query that is neither a name nor a
-        callable or returns a non-number, a non-integer k or max_worlds,
-        values that are not numbers, or a ``return_removed`` that is not a
-        bool.
-
-    See Also
-    --------
-    sensitive_range : S(f) for one known part.
-
-    sweep : This range, the calibrations and the risks over a grid.
-
-    Notes
-    -----
-    With k = 1 and a named query the work is O(n log n): one sort, then O(1)
-    per distinct value (the known part's order statistics and double-double
-    sums with one value taken out).
-
-    Examples
-    --------
-    >>> import diffident as di
-    >>> di.dataset_sensitive_range("median", data=[1, 2, 3, 9],
-    ...                            candidates=di.Domain(0, 10))
-    4.0
-    >>> S, removed = di.dataset_sensitive_range(
-    ...     "median", data=[1, 2, 3, 9], candidates=di.Domain(0, 10),
-    ...     return_removed=True)
-    >>> removed.tolist()
-    [1, 2]
-    """
-    qy, k, x, cands, return_removed, max_worlds = dataset_setup(query, data, candidates, k, ddof, q,
-                                                                return_removed, max_worlds)
-    out: float | tuple[float, IntArray] = dataset_sensitive_range_of(qy, k, x, cands, return_removed, max_worlds)
-    return out
-
-
-def dataset_sensitive_range_of(qy, k, x, cands, return_removed, max_worlds, order=None):
-    """`dataset_sensitive_range` of validated parts (`dataset_setup`);
-    ``order``, the stable argsort of ``x``, when the caller has it.
-    """
-    if order is None:
-        order = np.argsort(x, kind="stable")
-    xs = np.ascontiguousarray(x[order])
-    if k == 1 and qy.named:
-        S_by, first, counts = dataset_k1(qy, xs, cands)
-    else:
-        S_by, first, counts, combos = _dataset_general(qy, k, xs, cands, max_worlds)
-    best = float(S_by.max())
-    if not return_removed:
-        return best
-    hit = _attaining(qy, k, S_by, xs, first, counts, cands, combos if not (k == 1 and qy.named) else None)
-    if k == 1:  # every individual of an attaining value class
-        groups = hit if qy.named else [combos[g][0] for g in hit]
-        idx = np.concatenate([order[first[g]:first[g] + counts[g]] for g in groups])
-        return best, np.sort(idx).astype(np.int64)
-    rows = []
-    for g in hit:
-        rows.extend(index_rows(combos[g], first, counts, order))
-    return best, np.array(sorted(rows), dtype=np.int64).reshape(-1, k)
-
-
-def dataset_setup(query, data, candidates, k, ddof, q, return_removed, max_worlds):
-    """The validated arguments of the functions over every D' = data minus k
-    individuals: (query, k, data, candidates, return_removed, max_worlds).
-    """
-    qy = Query(query, q, ddof)
-    k = check_k(k)
-    return_removed = _validate.flag("return_removed", return_removed)
-    max_worlds = _validate.integer("max_worlds", max_worlds)
-    x = _validate.finite("data", data)
-    if x.ndim != 1 or x.size == 0:
-        raise ValueError(f"data must be a non-empty one-dimensional array, got shape {x.shape}")
-    if k > x.size:
-        raise ValueError(f"k = {k} exceeds the number of individuals in data ({x.size})")
-    # U minus D may be empty: the removed individuals are then the only
-    # candidates, one world per D'
-    cands = Candidates(candidates, allow_empty=True)
-    off = ~cands.domain._on_grid(x) if cands.domain is not None else None
-    if off is not None and off.any():
-        raise ValueError(f"data must lie in {cands.domain!r}, got {float(x[off][0])!r}")
-    if x.size < qy.min_size():  # every world has as many values as the data
-        raise ValueError(f"data has {x.size} values: too few for {qy.name} with ddof={qy.ddof}")
-    check_magnitudes(qy, x.size, ("data", x), ("candidates", cands))
-    return qy, k, x, cands, return_removed, max_worlds
-
-
-def _attaining(qy, k, S_by, xs, first, counts, cands, combos):
-    """The removals whose spread is the largest, ties decided exactly.
-
-    Each float S is a difference of two rounded query values, so removals
-    whose spreads are equal as real numbers can differ by a few ulps of the
-    values (and distinct ones agree).  Near the largest, the spreads are
-    recomputed exactly (`_exact_spread`) and compared.
-    """
-    best = S_by.max()
-    if combos is None:
-        mag = _magnitude(qy, xs, cands)
-    else:
-        mag = np.abs(S_by).max()
-    with np.errstate(over="ignore", invalid="ignore"):  # near the float maximum: inf (every removal near)
-        tol = 64.0 * np.spacing(mag) + 4.0 * np.spacing(best)
-    near = np.flatnonzero(S_by >= best - tol)
-    if near.size == 1 or np.all(S_by[near] == best) or not qy.named:
-        return np.flatnonzero(S_by == best)
-    fs = xs[first]
-    exact = []
-    for g in near:
-        removed = [g] * k if combos is None else list(combos[g])
-        keep = counts.copy()
-        for r in removed:
-            keep[r] -= 1
-        known = np.repeat(fs, keep)
-        rem_vals = fs[removed]
-        cand = cands if cands.domain is not None else cands.with_values(rem_vals)
-        exact.append(_exact_spread(qy, k, cand, known))
-    top = max(exact)
-    return near[[e == top for e in exact]]
-
-
-def _magnitude(qy, xs, cands):
-    """A bound on the size of the query's values (for rounding tolerances)."""
-    lo = min(xs[0], cands.lo) if cands.count else xs[0]
-    hi = max(xs[-1], cands.hi) if cands.count else xs[-1]
-    m = max(abs(lo), abs(hi))
-    if qy.code == queries.SUM:
-        return m * xs.size
-    if qy.code == queries.VAR:
-        return (hi - lo) ** 2
-    return m if qy.code != queries.STD else hi - lo
-
-
-def _exact_spread(qy, k, cands, known):
-    """The spread of a named query over the worlds ``known + S``, in exact
-    arithmetic: fractions (std through 120-digit decimals), over the same
-    extreme worlds as `_named_spread`; for deciding ties only.
-    """
-    import decimal
-    from fractions import Fraction
-
-    kn = [Fraction(x) for x in known.tolist()]
-    s0, q0 = sum(kn, Fraction(0)), sum((x * x for x in kn), Fraction(0))
-    n = len(kn) + k
-
-    def exact(row):
-        r = [Fraction(x) for x in np.ravel(row).tolist()]
-        s = s0 + sum(r, Fraction(0))
-        if qy.code == queries.SUM:
-            return s
-        if qy.code == queries.MEAN:
-            return s / n
-        var = ((q0 + sum((x * x for x in r), Fraction(0))) * n - s * s) / (n * (n - qy.ddof))
-        return var
-
-    rows_top = [cands.extremes(j, k) for j in range(k + 1)]
-    if qy.code in (queries.SUM, queries.MEAN, queries.VAR, queries.STD):
-        top = max(exact(r) for r in rows_top)
-        if qy.code in (queries.VAR, queries.STD):
-            if cands.real:  # the minimum at the clipped mean
-                t = min(max(s0 / len(kn), Fraction(cands.lo)), Fraction(cands.hi)) if kn else Fraction(cands.lo)
-                s = s0 + t * k
-                bot = ((q0 + k * t * t) * n - s * s) / (n * (n - qy.ddof))
-            else:
-                bot = min(exact(r) for r in _min_var_rows(k, cands, Known(known, cands.lo)))
-        else:
-            bot = min(exact(r) for r in rows_top)
-        if qy.code != queries.STD:
-            return top - bot
-        with decimal.localcontext() as ctx:
-            ctx.prec = 120
-
-            def root(f):
-                return (decimal.Decimal(f.numerator) / decimal.Decimal(f.denominator)).sqrt()
-
-            return root(top) - root(bot)
-    # order statistics, and the quantile's linear interpolation, exactly
-    def order_stat(row):
-        w = sorted(kn + [Fraction(x) for x in np.ravel(row).tolist()])
-        N = len(w)
-        if qy.code == queries.MIN:
-            return w[0]
-        if qy.code == queries.MAX:
-            return w[-1]
-        pos = Fraction(N - 1) * (Fraction(1, 2) if qy.code == queries.MEDIAN else Fraction(qy.q))
-        lo = int(pos)
-        return w[lo] if lo >= N - 1 else w[lo] + (w[lo + 1] - w[lo]) * (pos - lo)
-
-    return order_stat(cands.extremes(0, k)) - order_stat(cands.extremes(k, k))
-
-
-def dataset_k1(qy, xs, cands):
-    """S(f) for each distinct removed value, one unknown individual."""
-    n = xs.size
-    fs, first, counts = _grouping.distinct(xs)
-    u = fs.size
-    if qy.code == queries.COUNT:
-        return np.zeros(u), first, counts
-    full = Known(xs, 0.0)
-    st = np.empty((u, 6))
-    for g in range(u):
-        queries.remove_stats(full.st, fs[g], full.c, st[g])
-    if cands.domain is not None:
-        lo = np.full(u, cands.lo)
-        hi = np.full(u, cands.hi)
-    elif cands.vals.size:  # U minus D' = candidates plus the removed value
-        lo = np.minimum(cands.vals[0], fs)
-        hi = np.maximum(cands.vals[-1], fs)
-    else:  # the removed value is the only candidate
-        lo, hi = fs.copy(), fs.copy()
-    if qy.code in (queries.SUM, queries.MEAN):
-        # f(D' + hi) - f(D' + lo) = (hi - lo) / N exactly: the same for every D'
-        S = (hi - lo) / (n if qy.code == queries.MEAN else 1.0)
-        return S, first, counts
-    rem = first.copy()
-    if qy.monotone:
-        top = np.empty(u)
-        bot = np.empty(u)
-        queries.evaluate_removed(qy.code, hi[:, None], xs, rem, st, full.c, qy.ddof, qy.q, top)
-        queries.evaluate_removed(qy.code, lo[:, None], xs, rem, st, full.c, qy.ddof, qy.q, bot)
-        with np.errstate(over="ignore"):  # a range beyond the float range: inf
-            return top - bot, first, counts
-    # var, std: max at an end of the candidates, min at the candidate(s)
-    # nearest the known part's mean (the variance is a parabola in v)
-    if n == 1:  # no known part: every world is one value (var 0)
-        return np.zeros(u), first, counts
-    sums = np.ascontiguousarray(st[:, 0]), np.ascontiguousarray(st[:, 1])
-    near = _nearest(cands, fs, np.clip((sums[0] + sums[1]) / (n - 1), lo, hi))
-
-    def evaluate(v):
-        out = np.empty(u)
-        queries.evaluate_removed(qy.code, np.ascontiguousarray(v[:, None]), xs, rem, st, full.c, qy.ddof, qy.q, out)
-        return out
-
-    return _var_range_k1(qy, n - 1, sums, lo, hi, near, evaluate), first, counts
-
-
-def _nearest(cands, removed, t):
+def nearest(cands, removed, t):
     """The candidates just below and above t (per removed value)."""
     dom = cands.domain
     if dom is not None:
@@ -797,57 +491,3 @@ def _nearest(cands, removed, t):
     below = np.where(np.isinf(below), above, below)
     above = np.where(np.isinf(above), below, above)
     return np.stack([below, above], axis=1)
-
-
-def _dataset_general(qy, k, xs, cands, max_worlds):
-    """S(f) for each distinct multiset of k removed values."""
-    fs, first, counts = _grouping.distinct(xs)
-    combos = value_multisets(counts, k, max_worlds)
-    S = np.empty(len(combos))
-    for i, combo in enumerate(combos):
-        keep = counts.copy()
-        for g in combo:
-            keep[g] -= 1
-        known = np.repeat(fs, keep)
-        removed = fs[list(combo)]
-        cand = cands if cands.domain is not None else cands.with_values(removed)
-        cand.check_k(k)
-        kn = Known(known, cand.lo)
-        if qy.named:
-            S[i] = _named_spread(qy, k, cand, kn)
-        else:
-            lo, hi = _enumerate(qy, k, cand, kn, max_worlds, reduce="range")
-            S[i] = hi - lo
-    return S, first, counts, combos
-
-
-def value_multisets(counts, k, limit):
-    """Every multiset of k group indices that the multiplicities allow."""
-    out: list[tuple[int, ...]] = []
-
-    def rec(start, left, acc):
-        if len(out) > limit:
-            raise ValueError(f"more than max_worlds={limit} distinct removals")
-        if left == 0:
-            out.append(tuple(acc))
-            return
-        for g in range(start, counts.size):
-            used = acc.count(g)
-            if used < counts[g]:
-                acc.append(g)
-                rec(g, left - 1, acc)
-                acc.pop()
-
-    rec(0, k, [])
-    return out
-
-
-def index_rows(combo, first, counts, order):
-    """Every k-subset of data indices whose values make the multiset ``combo``
-    (a tuple of distinct-value group numbers, with repeats).
-    """
-    choices = []
-    for g in sorted(set(combo)):
-        members = sorted(order[first[g]:first[g] + counts[g]].tolist())
-        choices.append(list(itertools.combinations(members, combo.count(g))))
-    return [tuple(sorted(sum(parts, ()))) for parts in itertools.product(*choices)]

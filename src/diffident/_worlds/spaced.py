@@ -13,17 +13,17 @@ one evaluation per scale instead of a pass over the m worlds.  `spacing`
 proves the structure from the candidates at run time (exact values, equal
 steps); `SpacedRisk` bounds the exact risk of the progression from above
 in floats.  The rounding of the world values as the library computes them
-is covered by the caller's offset (`_neighbours._ShiftBound`).
+is covered by the caller's offset (`_calibrate.certificate.ShiftBound`).
 """
 
 import numpy as np
 
 from .._kernels import queries
+from .._numerics.floats import U
 from .possible import sum_grid
 
 __all__ = ["spacing", "SpacedRisk"]
 
-_U = 2.0 ** -53
 _POWERS_OF_TWO = tuple(2.0 ** j for j in range(0, 31))
 
 
@@ -75,9 +75,9 @@ class SpacedRisk:
         with np.errstate(divide="ignore", over="ignore", under="ignore", invalid="ignore"):
             # x = num / (den lam): from above and from below
             x = self.num / self.den / lam
-            x_up = x * (1.0 + 4.0 * _U)
-            y_lo = (x * (1.0 - 4.0 * _U)) * self.m * (1.0 - 2.0 * _U)
-            r = np.expm1(-x_up) / np.expm1(-y_lo) * (1.0 + 16.0 * _U)
-        r = np.where(x == 0.0, 1.0 / self.m * (1.0 + 2.0 * _U), r)  # infinite noise: 1/m
+            x_up = x * (1.0 + 4.0 * U)
+            y_lo = (x * (1.0 - 4.0 * U)) * self.m * (1.0 - 2.0 * U)
+            r = np.expm1(-x_up) / np.expm1(-y_lo) * (1.0 + 16.0 * U)
+        r = np.where(x == 0.0, 1.0 / self.m * (1.0 + 2.0 * U), r)  # infinite noise: 1/m
         r = np.where(np.isnan(r) | (x == np.inf), 1.0, np.minimum(r, 1.0))
         return r, np.zeros(lam.size, np.int64)

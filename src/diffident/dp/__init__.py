@@ -32,12 +32,8 @@ private side too.
 """
 
 from ._composition import compose_parallel, compose_sequential, epsilon_per_release, rho_after_composition
-from ._gaussian import (
-    ClassicGaussianWarning,
-    analytic_gaussian_delta,
-    analytic_gaussian_sigma,
-    classic_gaussian_sigma,
-)
+from ._gaussian import ClassicGaussianWarning, analytic_gaussian_sigma, classic_gaussian_sigma
+from ._gaussian_delta import analytic_gaussian_delta
 from ._integer import (
     discrete_gaussian_sigma,
     discrete_gaussian_zcdp,

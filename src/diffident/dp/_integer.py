@@ -24,11 +24,10 @@ from typing import overload
 import numpy as np
 
 from .._numerics import dd as _dd
+from .._numerics.floats import TINY
 from .._numerics.validate import granularity as check_granularity
 from .._numerics.validate import in_range, is_scalar, positive_scale, ret
 from .._typing import FloatOrArray, RealArrayLike
-
-_TINY = np.finfo(np.float64).tiny  # the smallest normal float
 
 
 def _scaled_up(m, e):
@@ -38,10 +37,10 @@ def _scaled_up(m, e):
     """
     with np.errstate(over="ignore", under="ignore"):
         r = np.ldexp(m, e)
-    return np.where(r < _TINY, np.nextafter(r, np.inf), r)
+    return np.where(r < TINY, np.nextafter(r, np.inf), r)
 
 
-def _div_up(a, b):
+def div_up(a, b):
     """``a / b`` rounded upward, for finite ``a, b > 0``: the quotient of
     the mantissas (in (1/2, 2), so that ``q mb`` is exact as Dekker's
     product and ``q mb - ma`` exact by Sterbenz), moved one float up where
@@ -124,7 +123,7 @@ def _zcdp_up(s, sigma):
     return _scaled_up(c, 2 * (es - eg))
 
 
-def _sigma_up(s, r):
+def sigma_up(s, r):
     """``s / sqrt(2 r)`` rounded upward, for finite ``s, r > 0``: with ``2 r
     = m 2^e``, ``e`` even and ``m`` in [1/2, 2), the smallest float ``c``
     with ``c c m >= ms^2`` on the mantissas, from an estimate within 2 ulps
@@ -327,7 +326,7 @@ def discrete_laplace_epsilon(scale: RealArrayLike, *, sensitivity: RealArrayLike
     0.33333333333333337
     """
     scalar, b, s = _args("scale", scale, sensitivity)
-    return ret(_div_up(s, b), scalar)
+    return ret(div_up(s, b), scalar)
 
 
 @overload
@@ -378,7 +377,7 @@ def discrete_laplace_scale(epsilon: RealArrayLike, *, sensitivity: RealArrayLike
     4.0
     """
     scalar, e, s = _args("epsilon", epsilon, sensitivity)
-    return ret(_div_up(s, e), scalar)
+    return ret(div_up(s, e), scalar)
 
 
 # ------------------------------------------------------------------ zCDP <-> sigma
@@ -487,4 +486,4 @@ def discrete_gaussian_sigma(zcdp_rho: RealArrayLike, *, sensitivity: RealArrayLi
     2.0
     """
     scalar, r, s = _args("zcdp_rho", zcdp_rho, sensitivity)
-    return ret(_sigma_up(s, r), scalar)
+    return ret(sigma_up(s, r), scalar)

@@ -304,7 +304,7 @@ def _private_p(e, d):
     return p.reshape(shape)
 
 
-def _kary_epsilon(p, d):
+def kary_epsilon_of(p, d):
     """log1p((d p - 1)/(1 - p)) with d p - 1 from the exact two-product of
     d p (so nothing cancels near p = 1/d); in logs where the quotient is
     beyond 2**1000; 0 where d p <= 1, inf at p = 1.
@@ -372,4 +372,4 @@ def kary_epsilon(p: RealArrayLike, *, d: RealArrayLike) -> FloatOrArray:
             f"p must lie in [1/d, 1] (below 1/d the true category is the least likely report); "
             f"{where(pp, bad)} with d = {cats[tuple(i)].item():g}"
         )
-    return ret(_kary_epsilon(pp, cats), scalar)
+    return ret(kary_epsilon_of(pp, cats), scalar)

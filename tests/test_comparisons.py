@@ -10,6 +10,8 @@ this test by one entry in the table.
 import numpy as np
 import pytest
 
+import diffident as di
+from diffident import dp, rr
 from diffident.testing import COMPARISONS
 
 PAIRS = [(name, ref.kind) for name, entry in COMPARISONS.items() for ref in entry.references]
@@ -47,3 +49,36 @@ def test_every_entry_has_a_reference_and_cases():
         assert a.keys() == b.keys()
         for key in a:
             np.testing.assert_array_equal(np.asarray(a[key], dtype=object), np.asarray(b[key], dtype=object))
+
+
+# The public names of diffident that are not computations: the namespaces,
+# the warnings and errors, the value and result types, and the abstract base
+# class of the mechanisms.  Every other public name must have an entry.
+NOT_COMPUTATIONS = {
+    "dp",
+    "rr",
+    "ConvergenceWarning",
+    "InferredDomainWarning",
+    "SkippedColumnWarning",
+    "OverBudgetWarning",
+    "ClassicGaussianWarning",
+    "OverBudget",
+    "Domain",
+    "SweepTable",
+    "Explanation",
+    "Mechanism",
+}
+
+
+def test_every_public_callable_has_an_entry():
+    assert NOT_COMPUTATIONS <= set(di.__all__), "an exclusion that is no longer public"
+    public = [name for name in di.__all__ if name not in NOT_COMPUTATIONS]
+    assert all(callable(getattr(di, name)) for name in public)
+    assert [name for name in public if name not in COMPARISONS] == []
+    assert all(COMPARISONS[name].function is getattr(di, name) for name in public)
+    # the namespaces: diffident.rr as "rr.<name>", diffident.dp by the names diffident shares
+    assert [name for name in rr.__all__ if f"rr.{name}" not in COMPARISONS] == []
+    assert all(COMPARISONS[f"rr.{name}"].function is getattr(rr, name) for name in rr.__all__)
+    functions = [name for name in dp.__all__ if name not in NOT_COMPUTATIONS]
+    assert [name for name in functions if name not in COMPARISONS] == []
+    assert all(COMPARISONS[name].function is getattr(dp, name) for name in functions)

@@ -14,8 +14,9 @@ path manipulation; it is not part of the library's API (it is not in
   force over responses, and the SciPy and dp-accounting baselines.
 * :mod:`diffident.testing.brute_force`: every possible world enumerated
   explicitly (world values, sensitive ranges, membership).
-* :mod:`diffident.testing.mpmath_reference`: the 60-digit mpmath reference
-  (needs mpmath; imported on first use of the attribute).
+* :mod:`diffident.testing.mpmath_reference`: the 60-digit mpmath reference,
+  and the mechanisms' measures read off their pairs of output
+  distributions (needs mpmath; imported on first use of the attribute).
 * :mod:`diffident.testing.rr_reference`: randomized response in exact
   rational arithmetic (needs mpmath; imported on first use).
 * :mod:`diffident.testing.timing`: the timing helpers of the benchmark

@@ -17,168 +17,34 @@ formula that ``benchmarks/compare.py``, ``benchmarks/scaling.py`` and the
 asv suites time), so a new function gets its test and its benchmark baseline
 by one entry here.
 
+The entries of the mechanisms, `calibrate`, `explain` and the profiles
+are in :mod:`diffident.testing._comparisons_mechanisms`, those of the
+remaining calibrations, the parameters of `diffident.dp` and the rest of
+`diffident.rr` in :mod:`diffident.testing._comparisons_more`; this module
+merges them, and `Reference` and `Comparison` live in
+:mod:`diffident.testing._comparison`, which all three import.  Every
+public callable of ``diffident`` but the types, warnings and errors has
+an entry (``tests/test_comparisons.py`` checks it).
+
 References of kind ``"mpmath"`` and ``"exact"`` import mpmath when called,
-``"scipy"`` SciPy and ``"dp_accounting"`` dp-accounting; importing this
-module needs none of them.
+``"scipy"`` SciPy and ``"dp_accounting"`` dp-accounting (as do the
+mechanisms' compositions and DP-SGD under test); importing this module
+needs none of them.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from dataclasses import KW_ONLY, dataclass, field
-from typing import Any
 
 import numpy as np
 
 import diffident as di
 from diffident import rr
 
-from . import brute_force, dense
+from . import _comparisons_mechanisms, _comparisons_more, brute_force, dense
+from ._comparison import Comparison, Reference, _mp, _mpmath, _rng, _rr_exact, _scipy
 
 __all__ = ["Reference", "Comparison", "COMPARISONS", "comparison"]
 
-
-@dataclass(frozen=True)
-class Reference:
-    """One reference implementation of a computation.
-
-    ``kind`` names where it comes from (``"dense"``, ``"brute"``,
-    ``"mpmath"``, ``"mpmath_sweep"``, ``"exact"``, ``"scipy"``,
-    ``"dp_accounting"``; one reference of each kind per entry), ``func``
-    takes the comparison's case as keyword arguments, ``rtol`` and ``atol``
-    are the agreement it promises, ``requires`` names a module that must
-    be importable for it to run, and ``applies`` (a predicate on a case,
-    default every case) the cases it computes.  Calling the reference calls ``func``.
-    """
-
-    kind: str
-    func: Callable[..., Any]
-    _: KW_ONLY
-    rtol: float = 1e-12
-    atol: float = 0.0
-    requires: str | None = None
-    applies: Callable[[dict[str, Any]], bool] | None = None
-
-    def __call__(self, *args, **kwargs):
-        """Evaluate the reference: ``func(*args, **kwargs)``.
-
-        Benchmarks and tests call it in the calling convention of the
-        function it checks (the first argument by position, the rest by name).  Returns whatever ``func`` returns.
-        """
-        return self.func(*args, **kwargs)
-
-    def covers(self, case):
-        """Whether the reference computes this case (its ``applies`` predicate).
-
-        Returns a bool: True for every case when ``applies`` is None.
-        """
-        return self.applies is None or bool(self.applies(case))
-
-    def available(self):
-        """Whether the module the reference needs can be imported.
-
-        True when ``requires`` is None or names an importable module.
-        Returns a bool.
-        """
-        if self.requires is None:
-            return True
-        try:
-            __import__(self.requires)
-        except ImportError:
-            return False
-        return True
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """A public computation, its references and inputs that exercise it.
-
-    ``function`` is the public function under test; ``call`` evaluates it
-    on a case (default: ``function`` itself, called with the case's keyword
-    arguments); ``references`` is a tuple of `Reference`; ``inputs(seed)``
-    returns one seeded case, a dict of keyword arguments; ``seeds`` is how
-    many cases the tests draw.
-    """
-
-    function: Callable[..., Any]
-    references: tuple[Reference, ...]
-    inputs: Callable[[int], dict[str, Any]]
-    call: Callable[..., Any] | None = None
-    seeds: int = 4
-    name: str = field(default="")
-
-    def __post_init__(self):
-        """Default the name to the function's and the call to the function itself."""
-        if not self.name:
-            object.__setattr__(self, "name", getattr(self.function, "__name__", ""))
-        if self.call is None:
-            object.__setattr__(self, "call", self.function)
-
-    def reference(self, kind):
-        """The reference of one kind, e.g. ``"dense"`` or ``"scipy"``.
-
-        Raises KeyError when the entry has no reference of that kind.
-        Returns a `Reference`.
-        """
-        for ref in self.references:
-            if ref.kind == kind:
-                return ref
-        raise KeyError(f"{self.name} has no {kind!r} reference")
-
-    def cases(self, n=None):
-        """The seeded cases the tests draw, ``inputs(0)`` .. ``inputs(n - 1)``.
-
-        ``n`` defaults to ``seeds``.  Returns a list of dicts of keyword
-        arguments.
-        """
-        return [self.inputs(seed) for seed in range(self.seeds if n is None else n)]
-
-
-# --------------------------------------------------------------------------- adapters
-
-
-def _floats(x):
-    """mpf, Fraction, lists and tuples of them, as floats or a float array."""
-    if isinstance(x, (list, tuple)):
-        return np.array([_floats(v) for v in x], dtype=np.float64)
-    if type(x).__module__.startswith("mpmath"):
-        from .mpmath_reference import to_float
-
-        return to_float(x)
-    return float(x)
-
-
-def _mp(name, pick=None, module="mpmath_reference", **fixed):
-    """A function of a reference module, its result as floats (lazy import)."""
-
-    def func(*args, **kwargs):
-        import importlib
-
-        ref = importlib.import_module(f"{__package__}.{module}")
-        out = getattr(ref, name)(*args, **kwargs, **fixed)
-        return _floats(out if pick is None else pick(out))
-
-    func.__name__ = f"{module}.{name}"
-    return func
-
-
-def _mpmath(name, rtol=1e-12, atol=0.0, pick=None, kind="mpmath", **fixed):
-    return Reference(kind, _mp(name, pick, **fixed), rtol=rtol, atol=atol, requires="mpmath")
-
-
-def _rr_exact(name, rtol=1e-12, pick=None):
-    return Reference("exact", _mp(name, pick, module="rr_reference"), rtol=rtol, atol=0.0, requires="mpmath")
-
-
-def _scipy(func, rtol=1e-12, atol=0.0):
-    return Reference("scipy", func, rtol=rtol, atol=atol, requires="scipy")
-
-
 # --------------------------------------------------------------------------- inputs
-
-
-def _rng(seed, salt):
-    return np.random.default_rng([salt, seed])
 
 
 def _worlds(rng, m_hi=30):
@@ -510,6 +376,8 @@ _ENTRIES = [
     Comparison(rr.kary_p, (_rr_exact("kary_p"),), _rr("epsilon", "d"), name="rr.kary_p"),
     Comparison(rr.kary_epsilon, (_rr_exact("kary_epsilon"),), _kary_epsilon_case, name="rr.kary_epsilon"),
 ]
+
+_ENTRIES += _comparisons_mechanisms.ENTRIES + _comparisons_more.ENTRIES
 
 #: {name: `Comparison`} for every public computation with a reference.
 COMPARISONS = {c.name: c for c in _ENTRIES}

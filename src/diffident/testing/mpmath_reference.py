@@ -46,7 +46,12 @@ The engine core (sections 2-5): ``log_evidence``, ``log_posterior``,
   50 digits;
 * ``removal_ranges_exact``: dataset-level sensitive ranges per removed
   individual in exact rational arithmetic (``fractions.Fraction``), for the
-  ties of ``return_removed``.
+  ties of ``return_removed``;
+* ``pair``, ``finite_pair``, ``compose_pairs`` and ``calibrated``: the
+  mechanisms' measures (profile, trade-off curve, advantage, posterior,
+  inverse) read off each pair of output distributions by definition,
+  their compositions and calibrations; ``ratio_profile_epsilon`` (Kazan and
+  Reiter), ``round_up`` and ``sigma_round_up`` (exact rounding upward).
 
 The O(m^2) float64 definitions live in :mod:`diffident.testing.dense`.
 Importing this module needs mpmath (a test dependency, not a dependency of
@@ -59,14 +64,15 @@ Run it as a script for a self-check against the check values of the Mathematics 
 
 from mpmath import mp, mpf
 
-from . import _mpmath_beyond, _mpmath_core, _mpmath_expected, _mpmath_integer
+from . import _mpmath_beyond, _mpmath_core, _mpmath_expected, _mpmath_integer, _mpmath_mechanisms
 from ._mpmath_beyond import *  # noqa: F403  (the names of __all__ below)
 from ._mpmath_core import *  # noqa: F403
 from ._mpmath_expected import *  # noqa: F403
 from ._mpmath_integer import *  # noqa: F403
+from ._mpmath_mechanisms import *  # noqa: F403
 
 __all__ = ["mp", "mpf", *_mpmath_core.__all__, *_mpmath_beyond.__all__, *_mpmath_expected.__all__,
-           *_mpmath_integer.__all__]
+           *_mpmath_integer.__all__, *_mpmath_mechanisms.__all__]
 
 
 def _self_check():

@@ -1,0 +1,168 @@
+"""The two types of the comparison table and the adapters its entries share.
+
+`Reference` and `Comparison` (re-exported by
+:mod:`diffident.testing.comparisons`, whose `COMPARISONS` holds the
+entries), the adapters that turn a reference module's mpf, Fraction and
+list results into floats, and the seeded generators' random streams.
+The entries live in :mod:`diffident.testing.comparisons` and its sibling
+modules ``_comparisons_mechanisms`` and ``_comparisons_more``, which all
+import this module and nothing of each other but what
+``comparisons`` merges.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Reference", "Comparison"]
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One reference implementation of a computation.
+
+    ``kind`` names where it comes from (``"dense"``, ``"brute"``,
+    ``"brute_margin"``, ``"mpmath"``, ``"mpmath_sweep"``,
+    ``"mpmath_epsilon"``, ``"exact"``, ``"scipy"``, ``"dp_accounting"``,
+    ``"statistical"``: frequencies of seeded draws, ``"roundtrip"``: the
+    defining property checked with other functions, the value returned
+    where it holds and NaN where not; one reference of each kind per entry), ``func`` takes the comparison's
+    case as keyword arguments, ``rtol`` and ``atol`` are the agreement it
+    promises, ``requires`` names a module (or a tuple of modules) that must
+    be importable for it to run, and ``applies`` (a predicate on a case,
+    default every case) the cases it computes.  Calling the reference calls ``func``.
+    """
+
+    kind: str
+    func: Callable[..., Any]
+    _: KW_ONLY
+    rtol: float = 1e-12
+    atol: float = 0.0
+    requires: str | tuple[str, ...] | None = None
+    applies: Callable[[dict[str, Any]], bool] | None = None
+
+    def __call__(self, *args, **kwargs):
+        """Evaluate the reference: ``func(*args, **kwargs)``.
+
+        Benchmarks and tests call it in the calling convention of the
+        function it checks (the first argument by position, the rest by name).  Returns whatever ``func`` returns.
+        """
+        return self.func(*args, **kwargs)
+
+    def covers(self, case):
+        """Whether the reference computes this case (its ``applies`` predicate).
+
+        Returns a bool: True for every case when ``applies`` is None.
+        """
+        return self.applies is None or bool(self.applies(case))
+
+    def available(self):
+        """Whether the module the reference needs can be imported.
+
+        True when ``requires`` is None or names importable modules.
+        Returns a bool.
+        """
+        names = () if self.requires is None else (
+            (self.requires,) if isinstance(self.requires, str) else self.requires)
+        try:
+            for name in names:
+                __import__(name)
+        except ImportError:
+            return False
+        return True
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A public computation, its references and inputs that exercise it.
+
+    ``function`` is the public function under test; ``call`` evaluates it
+    on a case (default: ``function`` itself, called with the case's keyword
+    arguments); ``references`` is a tuple of `Reference`; ``inputs(seed)``
+    returns one seeded case, a dict of keyword arguments; ``seeds`` is how
+    many cases the tests draw.
+    """
+
+    function: Callable[..., Any]
+    references: tuple[Reference, ...]
+    inputs: Callable[[int], dict[str, Any]]
+    call: Callable[..., Any] | None = None
+    seeds: int = 4
+    name: str = field(default="")
+
+    def __post_init__(self):
+        """Default the name to the function's and the call to the function itself."""
+        if not self.name:
+            object.__setattr__(self, "name", getattr(self.function, "__name__", ""))
+        if self.call is None:
+            object.__setattr__(self, "call", self.function)
+
+    def reference(self, kind):
+        """The reference of one kind, e.g. ``"dense"`` or ``"scipy"``.
+
+        Raises KeyError when the entry has no reference of that kind.
+        Returns a `Reference`.
+        """
+        for ref in self.references:
+            if ref.kind == kind:
+                return ref
+        raise KeyError(f"{self.name} has no {kind!r} reference")
+
+    def cases(self, n=None):
+        """The seeded cases the tests draw, ``inputs(0)`` .. ``inputs(n - 1)``.
+
+        ``n`` defaults to ``seeds``.  Returns a list of dicts of keyword
+        arguments.
+        """
+        return [self.inputs(seed) for seed in range(self.seeds if n is None else n)]
+
+
+# --------------------------------------------------------------------------- adapters
+
+
+def _floats(x):
+    """mpf, Fraction, lists and tuples of them, as floats or a float array."""
+    if isinstance(x, (list, tuple)):
+        return np.array([_floats(v) for v in x], dtype=np.float64)
+    if type(x).__module__.startswith("mpmath"):
+        from .mpmath_reference import to_float
+
+        return to_float(x)
+    return float(x)
+
+
+def _mp(name, pick=None, module="mpmath_reference", **fixed):
+    """A function of a reference module, its result as floats (lazy import)."""
+
+    def func(*args, **kwargs):
+        import importlib
+
+        ref = importlib.import_module(f"{__package__}.{module}")
+        out = getattr(ref, name)(*args, **kwargs, **fixed)
+        return _floats(out if pick is None else pick(out))
+
+    func.__name__ = f"{module}.{name}"
+    return func
+
+
+def _mpmath(name, rtol=1e-12, atol=0.0, pick=None, kind="mpmath", **fixed):
+    return Reference(kind, _mp(name, pick, **fixed), rtol=rtol, atol=atol, requires="mpmath")
+
+
+def _rr_exact(name, rtol=1e-12, pick=None):
+    return Reference("exact", _mp(name, pick, module="rr_reference"), rtol=rtol, atol=0.0, requires="mpmath")
+
+
+def _scipy(func, rtol=1e-12, atol=0.0):
+    return Reference("scipy", func, rtol=rtol, atol=atol, requires="scipy")
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def _rng(seed, salt):
+    return np.random.default_rng([salt, seed])

@@ -235,9 +235,11 @@ class Mechanism(abc.ABC):
             The epsilon, conservative: never below the true one (a
             bisection, to the float next to the boundary, that keeps the
             evaluated ``delta(epsilon)`` at most ``delta`` less a margin of
-            the evaluation's relative error, 1e-12 of the profile for a
-            Gaussian and 1e-14 for the others, of its excess over the
-            floor ``delta(inf)`` for `ApproxDP`, then 4 ulps up for the
+            the evaluation's relative error: 1e-14 of the profile for
+            Laplace, randomized response and the guarantees, 1e-13 for the
+            discrete Laplace, 1e-12 for the Gaussians, 1e-9 for PLD-based
+            mechanisms; of its excess over the floor ``delta(inf)`` for
+            `ApproxDP`; then 4 ulps up for the
             rounding of a closed form's own epsilon).  0 where ``delta >=
             delta(0)`` (less that margin); ``inf`` where no epsilon
             reaches it (a Gaussian at delta 0, `ApproxDP` below its own

@@ -163,7 +163,8 @@ def test_page_examples(page, tmp_path, monkeypatch):
             continue
         ran += 1
     if "::: " not in text:  # reference pages are generated from the docstrings (tested in test_docs.py)
-        assert ran or page in {"engine.md", "worlds.md", "beyond.md", "reference/index.md"}, f"{page} has no examples"
+        prose = {"engine.md", "worlds.md", "beyond.md", "reference/index.md"}  # background: algorithms, no API tour
+        assert ran or page in prose or page.startswith("algorithms/"), f"{page} has no examples"
 
 
 def test_every_page_is_in_the_nav():

@@ -1,18 +1,7 @@
-"""A Dask backend (extra ``dask``): the same answers on ``dask.array`` world
-values, computed on a scheduler or a ``distributed`` cluster.
+"""A Dask backend (extra ``dask``): the in-memory answers on ``dask.array`` world values.
 
-* `log_evidence`: each block folds its worlds into per-response
-  (shift, log weight, sum) triples; the triples are merged pairwise up a
-  tree (Mathematics page, eq. 8.3).
-* `worst_case_risk`: on sorted blocks, the sweep's left carry runs
-  forwards through the blocks and the right carry backwards, each block
-  reduced to its smallest S/P (a carry scan, two chains of small tasks,
-  after one small task per block that finds values repeated across block
-  boundaries: they are one group, as in memory).
-* `sweep`: the grid of `diffident.sweep`, one task per column.
-
-Results equal the in-memory functions' (to the rounding of a different
-summation order for the log-evidence; bit for bit for the worst case).
+`log_evidence`, `worst_case_risk` and `sweep`, on a scheduler or a ``distributed``
+cluster (the RR and Dask algorithms page).
 """
 
 from typing import Any
@@ -47,9 +36,7 @@ def _dask():
 
 
 def _values(values, da):
-    """A Dask array of numbers: other arrays are checked (strings, booleans,
-    objects that are not numbers: TypeError naming ``values``) and wrapped.
-    """
+    """A Dask array of numbers: a Dask array's dtype is checked, other arrays are checked and wrapped."""
     if isinstance(values, da.Array):
         if values.dtype.kind not in "iuf":
             raise TypeError(f"values must be a Dask array of numbers, got dtype {values.dtype}")
@@ -78,67 +65,45 @@ def log_evidence(values: Any, *, response: RealArrayLike, scale: RealArrayLike, 
                  granularity: float = 1.0, compute: bool = True) -> Any:
     """`diffident.log_evidence` over a 1-d ``dask.array`` of world values.
 
-    Each block is folded into per-response triples by one task, and the
-    triples are merged pairwise up a balanced tree; the answer equals the
-    in-memory one to the rounding of the summation order.  Uniform prior, no
-    counts.
-
     Parameters
     ----------
     values : dask.array.Array or array_like
-        World values, 1-d, any chunking (other arrays are wrapped by
-        ``dask.array.asarray``).
+        World values, 1-d, any chunking (other arrays are wrapped).
     response : array_like
         Released value(s) R.
     scale : array_like
-        Noise scale(s), finite and > 0 (the Laplace scale, or the Gaussian
-        sigma), broadcast against ``response``.
+        Noise scale(s) (Laplace scale or Gaussian sigma), finite and > 0, broadcast against R.
     noise : {"laplace", "gaussian", "discrete_laplace", "discrete_gaussian"}, optional
-        The noise distribution (default Laplace).  The integer noises add
-        ``granularity`` times an integer (Mathematics page, section 11);
-        at a response on their lattice the posterior is the continuous
-        formula's with the same ``scale``.
+        The noise (default Laplace); integer noise as in Mathematics page, section 11.
     granularity : float, optional
-        The lattice spacing of integer noise (default 1): the values (each
-        block checked by its task) and responses must be multiples of it.
-        Only the default is allowed with continuous noise.
+        The lattice spacing of integer noise (default 1; only 1 with continuous noise).
     compute : bool, optional
-        Return the result (default), or a ``dask.delayed`` object that
-        computes it.
+        Return the result (default), or a ``dask.delayed`` object that computes it.
 
     Returns
     -------
     float or ndarray or dask.delayed.Delayed
-        The log-evidence, shape ``broadcast(response, scale)``, or a Delayed
-        of it with ``compute=False``.
+        The log-evidence, shape ``broadcast(response, scale)``, merged up a tree
+        (Mathematics page, eq. 8.3): the in-memory one to the rounding of the
+        summation order (uniform prior, no counts).
 
     Raises
     ------
     ValueError
-        For values that are empty or not 1-d, bad responses or scales, an
-        unknown noise or a bad granularity, responses off the lattice of an
-        integer noise (at the call); NaN or infinite values, or values off
-        the lattice (when the graph is computed).  Empty blocks are
-        allowed.
+        For bad values, responses, scales, noise or granularity: at the call, or
+        for NaN, infinite or off-lattice values when the graph is computed.
     TypeError
-        If an argument is not real numbers (a string, a bool, complex values),
-        or ``compute`` is not a bool.
+        If an argument is not real numbers, or ``compute`` is not a bool.
     ImportError
         If dask is not installed.
 
-    See Also
-    --------
-    diffident.log_evidence : The in-memory function.
-
-    diffident.chunked_log_evidence : The same over chunks in one process.
-
     Examples
     --------
-    >>> import numpy as np, dask.array as da, diffident.dask as ddask
+    >>> import numpy as np, dask.array as da
+    >>> import diffident as di, diffident.dask as ddask
     >>> v = np.random.default_rng(0).normal(size=10_000)
-    >>> a = ddask.log_evidence(da.from_array(v, chunks=1000), response=0.3,
-    ...                        scale=0.5)
-    >>> import diffident as di
+    >>> chunks = da.from_array(v, chunks=1000)
+    >>> a = ddask.log_evidence(chunks, response=0.3, scale=0.5)
     >>> bool(np.isclose(a, di.log_evidence(v, response=0.3, scale=0.5), rtol=1e-13))
     True
     """
@@ -162,9 +127,7 @@ def _finish(t, R, lam, gauss, shape):
 
 
 def _summary(block):
-    """The block's ends for the tie plan (None when empty) and its smallest
-    gap between distinct values; checks its order.
-    """
+    """The block's ends for the tie plan (None when empty) and its smallest gap; checks its order."""
     if np.size(block) == 0:
         return None, np.inf
     f, _ = validated_chunk(np.asarray(block, dtype=np.float64), "values")
@@ -188,9 +151,7 @@ def _plan(summaries):
 
 
 def _inverse(summaries, lam):
-    """(2**k, 1/scale in those units): the in-memory path's scaling (see
-    ``_worst_case.spread_exponent``), from the blocks' ends and gaps.
-    """
+    """(2**k, 1/scale in those units): the in-memory scaling, from the blocks' ends and gaps."""
     ends = [s[0] for s in summaries if s[0] is not None]
     k = spread_exponent(ends[0][0], ends[-1][2]) if ends else 0
 
@@ -208,9 +169,7 @@ def _block_groups(block, plan, i, k):
 
 
 def _forward(block, carry, scaling, plan, i):
-    """(the forward carry before the block, the carry after it): the global
-    index of its first group and the sweep's forward state per scale.
-    """
+    """(the forward carry before the block, the carry after it)."""
     k, inv = scaling
     fs, W = _block_groups(block, plan, i, k)
     if fs.size == 0:  # an empty block passes the carry on
@@ -239,45 +198,30 @@ def _backward(block, start, right, scaling, plan, i):
 def worst_case_risk(values: Any, *, scale: RealArrayLike, compute: bool = True) -> Any:
     """`diffident.worst_case_risk` over a *sorted* 1-d ``dask.array`` of world values.
 
-    Each block must be sorted and the blocks in order.  The sweep's left
-    carry runs forwards through the blocks and the right carry backwards,
-    one small task per block and direction; the answer equals the in-memory
-    one bit for bit, for any chunking.  Uniform prior, no counts.
-
     Parameters
     ----------
     values : dask.array.Array or array_like
-        World values, 1-d, sorted ascending across the blocks (other arrays
-        are wrapped by ``dask.array.asarray``).
+        World values, 1-d, sorted ascending across the blocks (other arrays are wrapped).
     scale : array_like
         Laplace scale(s), >= 0 (0 and ``inf`` allowed).
     compute : bool, optional
-        Return the result (default), or a ``dask.delayed`` object that
-        computes it.
+        Return the result (default), or a ``dask.delayed`` object that computes it.
 
     Returns
     -------
     float or ndarray or dask.delayed.Delayed
-        The worst-case risk, shape of ``scale``, or a Delayed of it with
-        ``compute=False``.
+        The worst-case risk, shape of ``scale``: the in-memory one bit for bit,
+        for any chunking (uniform prior, no counts).
 
     Raises
     ------
     ValueError
-        For values that are empty or not 1-d, or negative or NaN scales (at
-        the call); values that are not sorted, NaN or infinite (when the
-        graph is computed).  Empty blocks are allowed.
+        For empty or non-1-d values or bad scales at the call; unsorted, NaN
+        or infinite values when the graph is computed.
     TypeError
-        If an argument is not real numbers (a string, a bool, complex values),
-        or ``compute`` is not a bool.
+        If an argument is not real numbers, or ``compute`` is not a bool.
     ImportError
         If dask is not installed.
-
-    See Also
-    --------
-    diffident.worst_case_risk : The in-memory function.
-
-    diffident.chunked_worst_case_risk : The same over chunks in one process.
 
     Examples
     --------
@@ -325,59 +269,36 @@ def _reduce_best(bests, shape):
 def sweep(data: Any, *, client: Any = None, **kwargs: Any) -> SweepTable:
     """`diffident.sweep` with one Dask task per column.
 
-    The columns are swept in parallel on the current Dask scheduler, or on
-    ``client``; each task sweeps one column with the same keywords, and its
-    sample streams are seeded by its column number, so the table equals the
-    in-memory one, rows in the same order.
-
     Parameters
     ----------
     data : str, os.PathLike, mapping or 2-d array
-        A CSV file with a header, a mapping of column name to values, or a
-        2-d array, as for `diffident.sweep`.
+        The data, as for `diffident.sweep`.
     client : distributed.Client, optional
         The cluster to run on (default: the current Dask scheduler).
     **kwargs
-        The keywords of `diffident.sweep` (``columns``, ``queries``, ``rho``,
-        ``n_rho``, ``sizes``, ``domains``, ``calibrations``, ``ddof``,
-        ``seed``, ``rtol``, ``progress``, ``dropna``, ``infer_domains``,
-        ``max_memory``, ``max_seconds``, ``skip_expensive``), except
-        ``column_seed``, which the backend sets.  The budgets hold per task:
-        each task estimates its column's cells before its work and refuses
-        (or skips) those over them.  Columns and
-        domains are resolved here, once, so that an inferred domain is
-        warned about in this process.
+        The keywords of `diffident.sweep` except ``column_seed``; budgets hold per task.
 
     Returns
     -------
     SweepTable
-        The same table as `diffident.sweep`.
+        The same table as `diffident.sweep`, rows in the same order.
 
     Raises
     ------
     ValueError
-        As for `diffident.sweep` (bad data, columns, queries, rho, sizes or
-        domains), raised by the task that meets it.
+        As for `diffident.sweep`, raised by the task that meets it.
     TypeError
-        As for `diffident.sweep`, and for a ``column_seed`` keyword or one
-        that `diffident.sweep` does not take.
+        As for `diffident.sweep`, and for a ``column_seed`` or unknown keyword.
     ImportError
         If dask is not installed.
 
-    See Also
-    --------
-    diffident.sweep : The in-memory sweep.
-
     Examples
     --------
-    >>> import numpy as np, diffident as di, diffident.dask as ddask
+    >>> import numpy as np, diffident.dask as ddask
     >>> data = {"a": np.arange(1.0, 11.0), "b": np.arange(2.0, 22.0, 2.0)}
     >>> t = ddask.sweep(data, queries=["mean"], rho=[0.2, 0.5], infer_domains=True)
     >>> t["column"].tolist(), t["bound_scale"].round(4).tolist()
     (['a', 'a', 'b', 'b'], [1.1098, 0.4096, 1.1967, 0.6228])
-    >>> local = di.sweep(data, queries=["mean"], rho=[0.2, 0.5], infer_domains=True)
-    >>> bool(np.array_equal(t["tight_scale"], local["tight_scale"]))
-    True
     """
     dask, _ = _dask()
     from ._sweep.columns import as_columns, resolve_domains

@@ -1,9 +1,4 @@
-"""Composition of differentially private releases (`diffident.dp`):
-sequential and parallel composition of (epsilon, delta), the paper's risk
-bound after several releases and the epsilon of each of k releases.
-Composed epsilons and deltas are sums rounded upward, never below the
-exact sum.
-"""
+"""Composition of DP releases, and the risk bound after them (`diffident.dp`)."""
 
 from typing import overload
 
@@ -17,17 +12,7 @@ from .._typing import FloatOrArray, RealArrayLike
 
 
 def _sum_up(x, axis):
-    """Sum of non-negative ``x`` along ``axis``, rounded upward.
-
-    Pairwise summation with Knuth's error-free TwoSum at every level
-    (`diffident._numerics.dd.pairwise_sum`): the rounding errors are collected and
-    added back, with a bound on the rounding of their own sum, and the
-    result is moved one ulp up where the exact remainder may be positive.
-    So the result is never a float below the exact sum, and is the exact
-    sum rounded up unless that sum lies within the (tiny, second-order)
-    bound below a float.  Infinite terms or overflow give inf; an empty
-    axis gives 0.
-    """
+    """Sum of non-negative ``x`` along ``axis``, the exact sum rounded up (inf for inf or overflow; 0 if empty)."""
     x = np.moveaxis(x, axis, -1)
     has_inf = np.isinf(x).any(axis=-1)
     x = np.where(np.isinf(x), 0.0, x)
@@ -51,9 +36,7 @@ def _sum_up(x, axis):
 
 
 def _compose_args(epsilons, deltas):
-    """The checked epsilons, at least 1-d, and the checked deltas broadcast
-    against them (None where not given).
-    """
+    """The checked epsilons (at least 1-d) and deltas broadcast against them (None if not given)."""
     e = privacy_epsilon("epsilons", epsilons)
     if deltas is None:
         return (e if e.ndim else e.reshape(1)), None
@@ -65,10 +48,7 @@ def _compose_args(epsilons, deltas):
 
 
 def _composed(epsilons, deltas, axis, combine):
-    """The epsilons combined along ``axis`` by ``combine(x, axis)`` (the
-    upward sum or the largest), and where deltas are given the deltas
-    combined alike and capped at 1, as the pair ``(epsilon, delta)``.
-    """
+    """The epsilons (and deltas, capped at 1) combined along ``axis`` by ``combine(x, axis)``."""
     e, d = _compose_args(epsilons, deltas)
     eps = combine(e, axis)
     eps = ret(eps, eps.ndim == 0)
@@ -96,67 +76,38 @@ def compose_sequential(epsilons: RealArrayLike, *, deltas: RealArrayLike | None 
                        axis: int = -1) -> FloatOrArray | tuple[FloatOrArray, FloatOrArray]:
     """Basic sequential composition: (sum epsilon_i, sum delta_i)-DP.
 
-    Releasing several mechanisms on the same data, with parameters
-    (epsilon_i, delta_i), is (sum epsilon_i, sum delta_i)-DP.  The sums are
-    exact sums rounded upward (never below the exact value: pairwise TwoSum
-    summation, see Notes) and the total delta is capped at 1.  For many
-    (epsilon, delta) mechanisms the advanced composition theorems or a
-    privacy-loss accountant give smaller totals; this is the simple, always
-    valid bound, and the exact one for pure epsilon-DP mechanisms in the
-    worst case.
-
     Parameters
     ----------
     epsilons : array_like
-        The mechanisms' epsilons (>= 0, ``inf`` allowed) along ``axis``; a
-        scalar is one mechanism.
+        The mechanisms' epsilons (>= 0, ``inf`` allowed) along ``axis``.
     deltas : array_like, optional
-        Their deltas, in [0, 1] (0 for pure epsilon-DP), broadcast against
-        ``epsilons`` (a scalar delta applies to every mechanism).  Without
-        it only the epsilon is composed.
+        Their deltas in [0, 1], broadcast against ``epsilons`` (default: none).
     axis : int, optional
         The axis that lists the mechanisms (default the last).
 
     Returns
     -------
     epsilon : float or ndarray
-        The total epsilon, the other axes kept (a float for 1-d input); 0
-        for an empty axis, inf if any epsilon is inf.
+        The sum rounded upward (never below the exact sum); 0 for an empty axis.
     delta : float or ndarray
-        Only when ``deltas`` is given: ``min(sum delta_i, 1)``.  The pair
-        is returned as a tuple ``(epsilon, delta)``.
+        Only when ``deltas`` is given (as a tuple): ``min(sum delta_i, 1)``.
 
     Raises
     ------
     ValueError
-        For negative or NaN epsilons, deltas outside [0, 1] or NaN, deltas
-        that do not broadcast against the epsilons, or an axis out of range
-        (numpy's ``AxisError``, a ValueError).
+        For an argument outside its range or NaN, shapes that do not broadcast, or a bad axis.
     TypeError
-        If an argument is not real numbers (a string, complex values).
+        If an argument is not real numbers.
 
     See Also
     --------
     compose_parallel : Mechanisms on disjoint parts of the data.
-
-    rho_after_composition : The paper's risk bound after the releases.
-
-    Notes
-    -----
-    Summation: the terms are added in pairs with the error-free TwoSum
-    transformation, the rounding errors are summed separately (with a
-    bound on the rounding of that sum) and added back, and the result is
-    moved up one ulp where the exact remainder is positive; where the bound
-    leaves its sign open, ``math.fsum`` decides it.  The result is the
-    exact sum rounded up.
 
     Examples
     --------
     >>> from diffident import compose_sequential
     >>> compose_sequential([0.1] * 10)   # sum() gives 0.9999999999999999
     1.0000000000000002
-    >>> compose_sequential([0.5, 0.5], deltas=[1e-6, 1e-6])
-    (1.0, 2e-06)
     """
     out: FloatOrArray | tuple[FloatOrArray, FloatOrArray] = _composed(epsilons, deltas, axis, _sum_up)
     return out
@@ -173,37 +124,30 @@ def compose_parallel(epsilons: RealArrayLike, *, deltas: RealArrayLike, axis: in
 
 def compose_parallel(epsilons: RealArrayLike, *, deltas: RealArrayLike | None = None,
                      axis: int = -1) -> FloatOrArray | tuple[FloatOrArray, FloatOrArray]:
-    """Parallel composition: (max epsilon_i, max delta_i)-DP.
-
-    Mechanisms applied to disjoint parts of the data (each person in one
-    part only) are together (max epsilon_i, max delta_i)-DP.  Exact (no
-    rounding).
+    """Parallel composition on disjoint data: (max epsilon_i, max delta_i)-DP.
 
     Parameters
     ----------
     epsilons : array_like
         The mechanisms' epsilons (>= 0, ``inf`` allowed) along ``axis``.
     deltas : array_like, optional
-        Their deltas in [0, 1], broadcast against ``epsilons``.
+        Their deltas in [0, 1], broadcast against ``epsilons`` (default: none).
     axis : int, optional
         The axis that lists the mechanisms (default the last).
 
     Returns
     -------
     epsilon : float or ndarray
-        The largest epsilon along the axis (0 for an empty axis).
+        The largest epsilon (0 for an empty axis).
     delta : float or ndarray
-        Only when ``deltas`` is given: the largest delta; the pair is
-        returned as a tuple ``(epsilon, delta)``.
+        Only when ``deltas`` is given (as a tuple): the largest delta.
 
     Raises
     ------
     ValueError
-        For negative or NaN epsilons, deltas outside [0, 1] or NaN, deltas
-        that do not broadcast against the epsilons, or an axis out of range
-        (numpy's ``AxisError``, a ValueError).
+        For an argument outside its range or NaN, shapes that do not broadcast, or a bad axis.
     TypeError
-        If an argument is not real numbers (a string, complex values).
+        If an argument is not real numbers.
 
     See Also
     --------
@@ -212,8 +156,6 @@ def compose_parallel(epsilons: RealArrayLike, *, deltas: RealArrayLike | None = 
     Examples
     --------
     >>> from diffident import compose_parallel
-    >>> compose_parallel([0.1, 0.5, 0.3])
-    0.5
     >>> compose_parallel([0.1, 0.5], deltas=[1e-5, 1e-7])
     (0.5, 1e-05)
     """
@@ -223,16 +165,6 @@ def compose_parallel(epsilons: RealArrayLike, *, deltas: RealArrayLike | None = 
 
 def rho_after_composition(epsilons: RealArrayLike, *, m: RealArrayLike, axis: int = -1) -> FloatOrArray:
     """The paper's risk bound after several epsilon-DP releases of the same data.
-
-    ``rho = 1 / (1 + (m - 1) exp(-sum epsilon_i))``: `rho_for_epsilon` at
-    the sequentially composed epsilon.  The sum is rounded upward and so is
-    the bound (the smallest float whose exact inverse, `epsilon_for_rho`'s
-    double-double, is at or above the sum), so the returned rho is never
-    below the exact bound's value at the exact sum.
-
-    For releases on disjoint data use
-    ``rho_for_epsilon(compose_parallel(epsilons), m)``; for a non-uniform
-    prior pass ``m = diffident.effective_worlds(prior)``.
 
     Parameters
     ----------
@@ -246,28 +178,23 @@ def rho_after_composition(epsilons: RealArrayLike, *, m: RealArrayLike, axis: in
     Returns
     -------
     float or ndarray
-        The bound rho in [1/m, 1]: 1/m with no release (an empty axis), 1 if
-        any epsilon is inf.
+        ``1 / (1 + (m - 1) exp(-sum epsilon_i))`` rounded up, in [1/m, 1].
 
     Raises
     ------
     ValueError
-        For negative or NaN epsilons, m < 1 or not finite, an m that does not
-        broadcast against the result, or an axis out of range.
+        For an argument outside its range or NaN, shapes that do not broadcast, or a bad axis.
     TypeError
-        If an argument is not real numbers (a string, complex values).
+        If an argument is not real numbers.
 
     See Also
     --------
     epsilon_per_release : The inverse: the epsilon of each release.
 
-    compose_sequential : The composed epsilon.
-
     Examples
     --------
     >>> from diffident import rho_after_composition
-    >>> # = rho_for_epsilon(1, 2)
-    >>> round(rho_after_composition([0.5, 0.5], m=2), 12)
+    >>> round(rho_after_composition([0.5, 0.5], m=2), 12)   # rho_for_epsilon(1, 2)
     0.73105857863
     """
     eps = _sum_up(_compose_args(epsilons, None)[0], axis)  # compose_sequential's core
@@ -276,10 +203,7 @@ def rho_after_composition(epsilons: RealArrayLike, *, m: RealArrayLike, axis: in
 
 
 def _exact_product(k, e):
-    """The exact product ``k e`` of non-negative finite floats (1-d arrays)
-    as ``(p + err) 2**x``: the two-product of the mantissas, exact whatever
-    the factors' size; returns ``(p, err, x)``.
-    """
+    """The exact ``k e`` of non-negative finite floats (1-d) as ``(p + err) 2**x``: ``(p, err, x)``."""
     kf, ke = np.frexp(k)
     ef, ee = np.frexp(e)
     p, err = _dd.two_prod(kf, ef)
@@ -287,9 +211,7 @@ def _exact_product(k, e):
 
 
 def _times_le(k, e, total):
-    """Whether the exact product ``k e`` is <= ``total`` (1-d arrays of
-    non-negative finite floats), from `_exact_product`.
-    """
+    """Whether the exact ``k e`` is <= ``total`` (1-d, non-negative finite floats)."""
     p, err, x = _exact_product(k, e)
     with np.errstate(over="ignore", under="ignore"):
         t = np.ldexp(total, -x)  # exact near p; far away its side is right
@@ -307,12 +229,6 @@ def epsilon_per_release(rho: RealArrayLike, *, m: RealArrayLike, k: RealArrayLik
 def epsilon_per_release(rho: RealArrayLike, *, m: RealArrayLike, k: RealArrayLike) -> FloatOrArray:
     """The epsilon for each of k releases so that the composed risk stays <= rho.
 
-    Each of k releases of the same data may use ``epsilon_for_rho(rho,
-    m=m) / k``, rounded down so that the exact product ``k * epsilon`` never
-    exceeds that total and ``rho_after_composition([epsilon] * k, m=m) <=
-    rho`` holds in floating point (found by ``diffident._numerics.search.boundary``;
-    an ulp or two below ``total / k``).
-
     Parameters
     ----------
     rho : array_like
@@ -325,22 +241,19 @@ def epsilon_per_release(rho: RealArrayLike, *, m: RealArrayLike, k: RealArrayLik
     Returns
     -------
     float or ndarray
-        The epsilon per release, broadcast over the inputs: 0 where
-        ``rho <= 1/m`` (unattainable), inf where ``rho >= 1``.
+        ``epsilon_for_rho(rho, m=m) / k`` rounded down (``k epsilon`` never
+        exceeds it); 0 where ``rho <= 1/m``, inf where ``rho >= 1``.
 
     Raises
     ------
     ValueError
-        For rho outside [0, 1] or NaN, m < 1 or not finite, k not a whole
-        number >= 1, or inputs that do not broadcast.
+        For an argument outside its range or NaN, shapes that do not broadcast.
     TypeError
-        If an argument is not real numbers (a string, complex values).
+        If an argument is not real numbers.
 
     See Also
     --------
     rho_after_composition : The risk bound after the k releases.
-
-    epsilon_for_rho : One release.
 
     Examples
     --------
@@ -377,9 +290,7 @@ def epsilon_per_release(rho: RealArrayLike, *, m: RealArrayLike, k: RealArrayLik
 
 
 def _times_up(k, e):
-    """``k e`` rounded upward (1-d, finite, k e in the normal range): the
-    exact sum of k copies of e, as `compose_sequential` rounds it.
-    """
+    """``k e`` rounded upward (1-d, finite, in the normal range), as `compose_sequential` sums k copies."""
     p, err, x = _exact_product(k, e)
     with np.errstate(over="ignore"):
         prod = np.ldexp(p, x)

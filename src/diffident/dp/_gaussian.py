@@ -1,12 +1,5 @@
-"""The analytic and the classic Gaussian mechanism (`diffident.dp`).
-
-`analytic_gaussian_delta` evaluates the exact delta of the Gaussian
-mechanism (Balle and Wang 2018, Theorem 8) stably, in three ways each
-where it does not cancel, together with a first-order bound on its error;
-`analytic_gaussian_sigma` returns the smallest float sigma at which that
-delta, with its bound, is certainly <= delta (a safeguarded Newton
-estimate, certified by `diffident._numerics.search.boundary`);
-`classic_gaussian_sigma` is Dwork and Roth's calibration.
+"""The analytic Gaussian calibration, certified against `delta_parts`' error
+bound, and the classic one (`diffident.dp`).
 """
 
 import math
@@ -39,10 +32,8 @@ _MAX_NEWTON = 100  # Newton gives the estimate only; _search.boundary certifies 
 class ClassicGaussianWarning(UserWarning):
     """Warned by `classic_gaussian_sigma` when an epsilon is 1 or more.
 
-    The classic calibration ``S sqrt(2 ln(1.25/delta)) / epsilon`` is not
-    proven to give (epsilon, delta)-DP for epsilon >= 1 (Dwork and Roth,
-    Theorem A.1, needs epsilon < 1).  Use `analytic_gaussian_sigma` there:
-    it is exact for every epsilon and never larger.
+    Its calibration is proven only for epsilon < 1 (Dwork and Roth, Theorem
+    A.1); `analytic_gaussian_sigma` is exact for every epsilon and never larger.
 
     See Also
     --------
@@ -67,11 +58,8 @@ class ClassicGaussianWarning(UserWarning):
 
 
 def _sigma_excess(sigma, eps, s, delta, log_delta):
-    """``(excess, float_ok)`` for noise sigma (1-d arrays): ``excess`` is an
-    upper bound on ``log(exact delta / delta)`` (the computed value plus
-    `delta_parts`' error bound and the rounding of the comparison; <= 0
-    certifies sigma), ``float_ok`` whether `analytic_gaussian_delta`, as
-    the user evaluates it, is <= delta.
+    """``(excess, float_ok)`` for noise sigma (1-d): ``excess`` is an upper bound on
+    ``log(exact delta / delta)`` (<= 0 certifies sigma); ``float_ok``: `analytic_gaussian_delta` <= delta.
     """
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         q = sigma / s
@@ -126,20 +114,13 @@ def _sigma_excess(sigma, eps, s, delta, log_delta):
 
 
 def _sigma_passes(sigma, eps, s, delta, log_delta):
-    """Whether noise sigma meets delta (1-d arrays): the exact delta, by
-    `delta_parts`' error bound, and `analytic_gaussian_delta` as the user
-    evaluates it.
-    """
+    """Whether noise sigma meets delta (1-d): exactly, by the error bound, and in float."""
     excess, float_ok = _sigma_excess(sigma, eps, s, delta, log_delta)
     return (excess <= 0.0) & float_ok
 
 
 def _upper_start(eps, delta):
-    """An upper bound on the analytic sigma for sensitivity 1: the least of
-    three scales where the exact delta is <= delta (it is below
-    Phi(1/(2s) - eps s), below 2 Phi(1/(2s)) - 1 and below
-    1/(s sqrt(2 pi)), and falls with s and with eps).
-    """
+    """An upper bound on the analytic sigma for sensitivity 1: where the exact delta is <= delta."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         z = ndtri(delta)
         r = np.sqrt(z * z + 2.0 * eps)
@@ -152,17 +133,8 @@ def _upper_start(eps, delta):
 
 
 def _newton_log_scale(eps, delta):
-    """Safeguarded Newton on ``t = ln s`` for ``log delta(s) = log(delta)``
-    (sensitivity 1), all entries at once, at most ``_MAX_NEWTON`` steps:
-    an estimate only (usually within a few ulps of t), which
-    `_certified_start` and `diffident._numerics.search.boundary` turn into the
-    answer.
-
-    ``d delta / ds = -phi(a) / s^2`` with ``a = 1/(2s) - eps s`` (the two
-    Gaussian densities cancel since ``b^2 = a^2 + 2 eps``), so
-    ``d log delta / dt = -phi(a) / (s delta)``.  A bracket [lo, hi] is kept
-    from the signs seen; a step leaving it is replaced by bisection (or a
-    factor e where one side is still open).
+    """Safeguarded Newton on ``t = ln s`` for ``log delta(s) = log(delta)`` (sensitivity 1),
+    at most ``_MAX_NEWTON`` steps: an estimate only, certified afterwards.
     """
     logd = np.log(delta)
     t = np.log(_upper_start(eps, delta))
@@ -198,10 +170,8 @@ def _newton_log_scale(eps, delta):
 
 
 def _certified_start(x, eps, s, delta, log_delta):
-    """Newton's sigma ``x`` moved to where the certified excess (see
-    `_sigma_excess`) crosses 0: one Newton step on it, in sigma itself (not
-    its logarithm, whose rounding is worth ``|ln sigma|`` ulps), so that
-    `diffident._numerics.search.boundary` starts an ulp or two from its answer.
+    """Newton's sigma ``x`` moved by one Newton step, in sigma, to where the
+    certified excess crosses 0: a start an ulp or two from the answer.
     """
     with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
         excess, _ = _sigma_excess(x, eps, s, delta, log_delta)
@@ -213,9 +183,7 @@ def _certified_start(x, eps, s, delta, log_delta):
 
 
 def _calibration_args(epsilon, delta, sensitivity):
-    """Whether the three arguments of a sigma calibration are scalars, and
-    the checked arguments broadcast against each other.
-    """
+    """Whether the three arguments are scalars, and the checked arguments broadcast."""
     scalar = is_scalar(epsilon, delta, sensitivity)
     e, d, s = np.broadcast_arrays(privacy_epsilon("epsilon", epsilon), privacy_delta("delta", delta),
                                   non_negative("sensitivity", sensitivity))
@@ -235,20 +203,6 @@ def analytic_gaussian_sigma(epsilon: RealArrayLike, *, delta: RealArrayLike,
                             sensitivity: RealArrayLike = 1.0) -> FloatOrArray:
     """The analytic Gaussian mechanism: the smallest sigma for (epsilon, delta)-DP.
 
-    Balle and Wang (ICML 2018, Algorithm 1 / Theorem 8): the smallest sigma
-    for which adding N(0, sigma^2) noise to a query of L2-sensitivity S is
-    (epsilon, delta)-DP, i.e. for which
-
-        Phi(S/(2 sigma) - epsilon sigma/S)
-            - e^epsilon Phi(-S/(2 sigma) - epsilon sigma/S) <= delta.
-
-    Exact for every epsilon (the classic ``sqrt(2 ln(1.25/delta))``
-    calibration, `classic_gaussian_sigma`, needs epsilon < 1 and is larger
-    there by 0.8% or more).  All entries are solved at once: a safeguarded
-    Newton iteration on ln(sigma), from an analytic upper bound, gives an
-    estimate; the answer is the smallest float from there that passes the
-    certified test below, found by ``diffident._numerics.search.boundary``.
-
     Parameters
     ----------
     epsilon : array_like
@@ -261,64 +215,26 @@ def analytic_gaussian_sigma(epsilon: RealArrayLike, *, delta: RealArrayLike,
     Returns
     -------
     float or ndarray
-        The sigma, broadcast over the inputs.  It is conservative: the
-        exact delta at the returned sigma is <= delta (the float evaluation
-        plus a bound on its error, see Notes), and so is
-        `analytic_gaussian_delta` there; it is the smallest float with both
-        properties, a few ulps above the exact root (at most 64, a relative
-        1.4e-14; typically 10).  Edge values: 0
-        where ``epsilon = inf`` or ``S = 0`` (no noise needed); ``inf`` only
-        where the answer exceeds the float range (epsilon 0 with a subnormal
-        delta).  There is no threshold of delta beyond which sigma is 0:
-        every delta < 1 needs noise (as delta -> 1, sigma falls to about
-        S/17 at epsilon <= 1 and S/21 at epsilon 50, not to 0), and epsilon 0
-        gives the finite sigma of (0, delta)-DP.
+        The smallest float sigma at which the exact delta (Balle and Wang 2018,
+        Theorem 8) and `analytic_gaussian_delta` are both <= delta, certified
+        (the DP algorithms page); 0 at epsilon inf or S = 0.
 
     Raises
     ------
     ValueError
-        For negative or NaN epsilon, delta outside (0, 1) (delta 0 would
-        need infinite noise, delta 1 none), a negative, NaN or infinite
-        sensitivity, or inputs that do not broadcast.
+        For an argument outside its range or NaN, or inputs that do not broadcast.
     TypeError
-        If an argument is not real numbers (a string, complex values).
+        If an argument is not real numbers.
 
     See Also
     --------
     analytic_gaussian_delta : The delta that this sigma meets.
-
-    classic_gaussian_sigma : The classic (larger) calibration.
-
-    gaussian_sigma_for : The sigma for (rho, delta)-identifiability.
-
-    Notes
-    -----
-    The delta is evaluated in three ways, each where it does not cancel
-    (see ``delta_parts``), together with a first-order bound on its error
-    against the exact delta at the exact ``sigma / S``: the rounding of
-    every operation, the arguments' errors through the derivatives, and
-    the library functions (``scipy.special.log_ndtr`` and ``erfcx``, NumPy's
-    ``exp`` and ``log``) at twice the largest error measured against
-    mpmath.  A sigma is returned only where the computed ``log delta`` plus
-    that bound is at or below ``log(delta)``; the cost is the bound divided
-    by the slope ``|d ln delta / d ln sigma|``, largest where the two terms
-    of delta nearly cancel (delta much below ``Phi(S/(2 sigma) - epsilon
-    sigma / S)``).  Checked against a 60-digit evaluation over epsilon in
-    [0, 1e300] and delta in [5e-324, 1 - 2^-53]: never below the exact root,
-    at most 36 ulps above it.  ``dp_accounting.get_sigma_gaussian`` solves
-    the same equation by ``scipy.optimize.brentq``, one point at a time, to
-    an absolute 1e-12, with a tail evaluation that cancels for small
-    epsilon: the two agree to a relative 3e-12 over epsilon in [1e-3, 50]
-    and delta in [1e-12, 0.5], the difference being dp-accounting's.
 
     Examples
     --------
     >>> from diffident import analytic_gaussian_sigma
     >>> round(analytic_gaussian_sigma(1.0, delta=1e-5), 10)
     3.7306316348
-    >>> analytic_gaussian_sigma([0.5, 1.0, float("inf")], delta=1e-5,
-    ...                         sensitivity=2.0).round(6)
-    array([14.063653,  7.461263,  0.      ])
     """
     scalar, e, d, s = _calibration_args(epsilon, delta, sensitivity)
     shape = e.shape
@@ -354,17 +270,10 @@ def classic_gaussian_sigma(epsilon: RealArrayLike, *, delta: RealArrayLike,
                            sensitivity: RealArrayLike = 1.0) -> FloatOrArray:
     """The classic Gaussian calibration ``S sqrt(2 ln(1.25/delta)) / epsilon``.
 
-    Dwork and Roth (2014), Theorem A.1.  It gives (epsilon, delta)-DP only
-    for epsilon < 1: a `ClassicGaussianWarning` is warned when any epsilon
-    is >= 1.  Where it holds it is larger than `analytic_gaussian_sigma` by
-    0.8% or more (epsilon < 1, any delta), so a few ulps of rounding cannot
-    make it unsafe and it is not nudged; prefer the analytic sigma, which is
-    exact.
-
     Parameters
     ----------
     epsilon : array_like
-        Privacy parameter(s), >= 0 (``inf`` allowed).
+        Privacy parameter(s), >= 0 (``inf`` allowed); proven only below 1.
     delta : array_like
         Privacy parameter(s), in (0, 1).
     sensitivity : array_like, optional
@@ -373,25 +282,19 @@ def classic_gaussian_sigma(epsilon: RealArrayLike, *, delta: RealArrayLike,
     Returns
     -------
     float or ndarray
-        The sigma, broadcast over the inputs: ``inf`` at epsilon 0 (with
-        S > 0), 0 at epsilon inf or S = 0.
+        The sigma (Dwork and Roth, Theorem A.1): inf at epsilon 0, 0 at epsilon inf or S = 0.
 
     Raises
     ------
     ValueError
-        For negative or NaN epsilon, delta outside (0, 1), a negative, NaN
-        or infinite sensitivity, or inputs that do not broadcast.
+        For an argument outside its range or NaN, or inputs that do not broadcast.
     TypeError
-        If an argument is not real numbers (a string, complex values).
+        If an argument is not real numbers.
 
     Warns
     -----
     ClassicGaussianWarning
         When any epsilon is >= 1.
-
-    See Also
-    --------
-    analytic_gaussian_sigma : The exact (smaller) calibration.
 
     Examples
     --------

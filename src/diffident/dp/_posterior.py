@@ -1,9 +1,4 @@
-"""The Bayesian reading of epsilon-DP (`diffident.dp`; Mathematics page,
-section 7): the largest posterior of an adversary with prior P after an
-epsilon-DP release, and the epsilon that keeps it at or below a bound.
-Both are evaluated in double-double arithmetic like the paper's closed
-forms (`diffident._risk.closed_form`), which are the case P = 1/m.
-"""
+"""The Bayesian reading of epsilon-DP (`diffident.dp`; Mathematics page, section 7)."""
 
 from typing import overload
 
@@ -16,9 +11,7 @@ from .._typing import FloatOrArray, RealArrayLike
 
 
 def _log_odds(p):
-    """``ln((1 - P) / P)`` as a double-double, any shape: ``ln(1 - P) -
-    ln P`` (1 - P exact), ``-inf`` at P = 1 and ``inf`` at P = 0.
-    """
+    """``ln((1 - P) / P)`` as a double-double: ``-inf`` at P = 1, ``inf`` at P = 0."""
     p = np.asarray(p, dtype=np.float64)
     lh = np.where(p == 0.0, np.inf, -np.inf)
     ll = np.zeros(p.shape)
@@ -36,9 +29,7 @@ def _log_odds(p):
 
 
 def _posterior_bound(e, p, lh, ll):
-    """`posterior_bound` for 1-d arrays, ``lh, ll = _log_odds(p)``: the
-    paper's bound with ``m - 1`` replaced by ``(1 - P) / P``.
-    """
+    """`posterior_bound` for 1-d arrays, with ``lh, ll = _log_odds(p)``."""
     out = _closed_form.bound(e, np.zeros_like(e), np.where(p == 0.0, -np.inf, lh), ll, p)
     return np.where(p == 0.0, 0.0, out)
 
@@ -54,19 +45,6 @@ def posterior_bound(epsilon: RealArrayLike, *, prior: RealArrayLike) -> FloatOrA
 def posterior_bound(epsilon: RealArrayLike, *, prior: RealArrayLike) -> FloatOrArray:
     """The Bayesian reading of epsilon-DP: the largest posterior after a release.
 
-    An adversary who must tell two worlds apart and gives the true one prior
-    probability P ends, after an epsilon-DP release, with a posterior of at
-    most
-
-        e^epsilon P / (1 - P + e^epsilon P)
-
-    (Mathematics page, eq. 7.9), computed like `rho_for_epsilon` with ``m - 1``
-    replaced by ``(1 - P) / P``: ``1 / (1 + e^(ln((1 - P)/P) - epsilon))``
-    in double-double arithmetic, rounded once to the nearest float (no
-    overflow for a tiny prior, and exact to half an ulp where the bound is
-    flat in epsilon).  The paper's ``rho = 1 / (1 + (m - 1) e^-epsilon)``
-    is the case ``P = 1/m`` (`rho_for_epsilon`).
-
     Parameters
     ----------
     epsilon : array_like
@@ -77,31 +55,21 @@ def posterior_bound(epsilon: RealArrayLike, *, prior: RealArrayLike) -> FloatOrA
     Returns
     -------
     float or ndarray
-        The bound, in [P, 1], broadcast over the inputs: P at epsilon 0,
-        1 at epsilon inf (for P > 0); 0 for P = 0 and 1 for P = 1 whatever
-        epsilon (nothing can move a certain belief).
+        ``e^epsilon P / (1 - P + e^epsilon P)`` (Mathematics page, eq. 7.9), in
+        [P, 1]; 0 at P = 0 and 1 at P = 1 whatever epsilon.
 
     Raises
     ------
     ValueError
-        For negative or NaN epsilon, prior outside [0, 1] or NaN, or inputs
-        that do not broadcast.
+        For an argument outside its range or NaN, or inputs that do not broadcast.
     TypeError
-        If an argument is not real numbers (a string, complex values).
-
-    See Also
-    --------
-    epsilon_for_posterior : The inverse: the epsilon for a posterior bound.
-
-    rho_for_epsilon : The case P = 1/m.
+        If an argument is not real numbers.
 
     Examples
     --------
     >>> from diffident import posterior_bound
     >>> round(posterior_bound(1.0, prior=0.5), 12)
     0.73105857863
-    >>> posterior_bound(0.0, prior=0.25)
-    0.25
     """
     scalar = is_scalar(epsilon, prior)
     e, p = privacy_epsilon("epsilon", epsilon), probability("prior", prior)
@@ -120,18 +88,6 @@ def epsilon_for_posterior(posterior: RealArrayLike, *, prior: RealArrayLike) -> 
 def epsilon_for_posterior(posterior: RealArrayLike, *, prior: RealArrayLike) -> FloatOrArray:
     """The largest epsilon that keeps an adversary's posterior at or below q.
 
-    The epsilon at which `posterior_bound` equals the given posterior q for
-    an adversary with prior P:
-
-        epsilon = ln(q (1 - P) / (P (1 - q)))
-                = log1p((q - P) / (P (1 - q))),   q = posterior,
-
-    computed in the second form (no cancellation for q near P) in
-    double-double arithmetic (the ratio in logarithms where it would
-    overflow); the answer is the largest float at or below that exact value
-    at which ``posterior_bound(epsilon, prior=P) <= q`` holds in floating point:
-    conservative at any precision and within an ulp of the exact inverse.
-
     Parameters
     ----------
     posterior : array_like
@@ -142,33 +98,21 @@ def epsilon_for_posterior(posterior: RealArrayLike, *, prior: RealArrayLike) -> 
     Returns
     -------
     float or ndarray
-        The epsilon, >= 0, broadcast over the inputs.  Edge values: ``inf``
-        where q = 1 or P = 0 (any epsilon keeps the bound); ``0`` where
-        ``q <= P < 1`` or where ``P = 1 > q``: a posterior below the prior
-        is unattainable (epsilon 0, no information, is the best there is;
-        the paper's infinite noise).
+        The largest float <= ``ln(q (1 - P) / (P (1 - q)))`` with `posterior_bound`
+        <= q; inf where q = 1 or P = 0, 0 where q <= P < 1 or P = 1 > q.
 
     Raises
     ------
     ValueError
-        For posterior or prior outside [0, 1] or NaN, or inputs that do not
-        broadcast.
+        For an argument outside its range or NaN, or inputs that do not broadcast.
     TypeError
-        If an argument is not real numbers (a string, complex values).
-
-    See Also
-    --------
-    posterior_bound : The bound that this epsilon meets.
-
-    epsilon_for_rho : The case P = 1/m.
+        If an argument is not real numbers.
 
     Examples
     --------
     >>> from diffident import epsilon_for_posterior
     >>> round(epsilon_for_posterior(0.75, prior=0.5), 12)   # ln 3
     1.098612288668
-    >>> epsilon_for_posterior(0.2, prior=0.5)                # below the prior
-    0.0
     """
     scalar = is_scalar(posterior, prior)
     q, p = probability("posterior", posterior), probability("prior", prior)
@@ -187,11 +131,7 @@ def epsilon_for_posterior(posterior: RealArrayLike, *, prior: RealArrayLike) -> 
 
 
 def _posterior_eps_star(q, p):
-    """The exact ``ln(q (1 - P) / (P (1 - q)))`` as a double-double, for
-    1-d arrays with ``0 < P < q < 1``: ``log1p((q - P) / (P (1 - q)))``,
-    with P's power of two taken out (P may be subnormal), or ``ln(q - P) -
-    ln P - ln(1 - q)`` where the quotient overflows.
-    """
+    """The exact ``ln(q (1 - P) / (P (1 - q)))`` as a double-double, for 1-d ``0 < P < q < 1``."""
     pf, pe = np.frexp(p)  # pe <= 0
     nh, nl = _dd.two_sum(q, -p)  # q - P exactly
     with np.errstate(all="ignore"):

@@ -1,8 +1,4 @@
-"""Unbiased estimates from randomized reports (`diffident.rr`): the share
-of ones and its variance under the two-parameter scheme, the count of ones
-under Warner's coin and the counts of the categories under k-ary
-randomized response, with the differences that cancel formed exactly.
-"""
+"""Unbiased estimates from randomized reports (`diffident.rr`), cancelling differences formed exactly."""
 
 
 import numpy as np
@@ -25,11 +21,7 @@ from ._exact import accurate_sum, ratio_of_products, scaled_product
 
 
 def _estimate(q, p, k):
-    """(q - p + p k) / (1 - p) with the numerator summed exactly (rounded
-    once): scaled by a power of two so that the larger of q and p lies in
-    [1/2, 1] (no error term of p k underflows where it matters), summed from
-    q, -p and the two-product of p k by Priest's method.
-    """
+    """``(q - p + p k) / (1 - p)`` with the numerator summed exactly (rounded once)."""
     _, e = np.frexp(np.maximum(q, p))
     e = np.minimum(e, 0).astype(np.int64)          # scale up only: exact
     hi, lo = scaled_product(p, k, e)
@@ -43,50 +35,32 @@ def _estimate(q, p, k):
 def estimate(q: RealArrayLike, *, p: RealArrayLike, k: RealArrayLike) -> FloatOrArray:
     """Unbiased estimate of the share of ones from the reported share q.
 
-    ``(q - p (1 - k)) / (1 - p)``: the reported share has expectation
-    ``pi (1 - p) + p (1 - k)`` when the true share is pi.  Not clipped: it
-    may fall outside [0, 1] (clip it yourself if you want a biased but
-    feasible estimate).
-
     Parameters
     ----------
     q : array_like
         Share of reports that are 1, in [0, 1].
     p : array_like
-        Probability of not keeping the true bit, in [0, 1).
+        Flip probability (of not keeping the true bit), in [0, 1).
     k : array_like
         Probability of reporting 0 when the bit is not kept, in [0, 1].
 
     Returns
     -------
     float or ndarray
-        The estimate, broadcast over the inputs.
+        ``(q - p (1 - k)) / (1 - p)``, to a few ulps; not clipped to [0, 1].
 
     Raises
     ------
     ValueError
-        If q or k is outside [0, 1], p outside [0, 1) (at ``p = 1`` the
-        reports carry no information and there is no unbiased estimate),
-        or any is NaN.
+        If q or k is outside [0, 1], p outside [0, 1), or any is NaN.
     TypeError
         If an argument is not real numbers (a string, a bool, complex values).
-
-    Notes
-    -----
-    The numerator ``q - p + p k`` is formed exactly (Dekker's two-product
-    of ``p k``, Priest's summation) and rounded once, so the estimate is
-    accurate to a few ulps of its exact value for the float inputs even
-    where q is within an ulp of ``p (1 - k)`` (an estimate near 0).  An
-    estimate below ``2**-1022`` in magnitude comes back rounded to the
-    subnormal grid (or 0).
 
     Examples
     --------
     >>> from diffident import rr
     >>> round(rr.estimate(0.4, p=0.5, k=0.5), 12)    # (0.4 - 0.25) / 0.5
     0.3
-    >>> rr.estimate(0.35, p=0.5, k=0.3)   # the floats 0.35 and 0.5 * 0.7 differ
-    -5.551115123125783e-17
     """
     scalar = is_scalar(q, p, k)
     qq, pp, kk = np.broadcast_arrays(
@@ -98,46 +72,29 @@ def estimate(q: RealArrayLike, *, p: RealArrayLike, k: RealArrayLike) -> FloatOr
 def variance(q: RealArrayLike, *, p: RealArrayLike, k: RealArrayLike, n: RealArrayLike) -> FloatOrArray:
     """Variance of `estimate` from n reports: ``q (1 - q) / ((1 - p)^2 n)``.
 
-    With q the report probability ``P(report 1)`` this is the exact
-    variance when the n respondents are an independent sample from a
-    population (each ``x`` a Bernoulli draw); with q the observed share it
-    is the usual plug-in estimate of it.  For a *fixed* set of respondents
-    the variance is smaller, by ``pi (1 - pi) / n`` (pi the true share).
-    k does not enter (q already accounts for it); it is checked and
-    broadcast so that the signature matches `estimate`.
-
     Parameters
     ----------
     q : array_like
-        Report probability or observed share of reports that are 1, [0, 1].
+        Report probability, or observed share of reports that are 1, in [0, 1].
     p : array_like
-        Probability of not keeping the true bit, in [0, 1].
+        Flip probability (of not keeping the true bit), in [0, 1].
     k : array_like
-        Probability of reporting 0 when the bit is not kept, in [0, 1].
+        Probability of reporting 0 when the bit is not kept, in [0, 1] (unused).
     n : array_like
         Number of reports, > 0.
 
     Returns
     -------
     float or ndarray
-        The variance; ``inf`` at ``p = 1`` with ``0 < q < 1`` (no
-        information), ``nan`` at ``p = 1`` with q in {0, 1}.
+        The variance for an independent sample (plug-in for an observed q);
+        ``inf`` at ``p = 1`` with ``0 < q < 1``, ``nan`` at ``p = 1``, q in {0, 1}.
 
     Raises
     ------
     ValueError
-        If q, p or k is outside [0, 1] or NaN, or n is not positive and
-        finite.
+        If q, p or k is outside [0, 1] or NaN, or n is not positive and finite.
     TypeError
         If an argument is not real numbers (a string, a bool, complex values).
-
-    Notes
-    -----
-    The products are kept as mantissas and binary exponents apart, so that
-    no intermediate under- or overflows (``(1 - p)^2 n`` is 0 in float64
-    for n = 5e-324): the variance is accurate to a few ulps wherever it is
-    in float64's normal range, ``inf`` above it, rounded to the subnormal
-    grid (or 0) below it.
 
     Examples
     --------
@@ -161,10 +118,6 @@ def variance(q: RealArrayLike, *, p: RealArrayLike, k: RealArrayLike, n: RealArr
 def warner_estimate(n_yes: RealArrayLike, *, n: RealArrayLike, p: RealArrayLike) -> FloatOrArray:
     """Unbiased estimate of the number of ones under Warner's coin.
 
-    ``(n_yes - n (1 - p)) / (2 p - 1)``: the expected number of "yes"
-    reports is ``(2 p - 1) n1 + n (1 - p)`` when n1 of the n respondents
-    have x = 1.  Not clipped to [0, n].
-
     Parameters
     ----------
     n_yes : array_like
@@ -172,29 +125,19 @@ def warner_estimate(n_yes: RealArrayLike, *, n: RealArrayLike, p: RealArrayLike)
     n : array_like
         Number of reports, > 0.
     p : array_like
-        Truth probability, in (1/2, 1] (at 1/2 the reports carry no
-        information).
+        Truth probability, in (1/2, 1].
 
     Returns
     -------
     float or ndarray
-        The estimated count of ones.
+        ``(n_yes - n (1 - p)) / (2 p - 1)``, to a few ulps; not clipped to [0, n].
 
     Raises
     ------
     ValueError
-        If n is not positive, n_yes is negative or exceeds n, p is outside
-        (1/2, 1], or any is NaN.
+        If n is not positive, n_yes is outside [0, n], p is outside (1/2, 1], or any is NaN.
     TypeError
         If an argument is not real numbers (a string, a bool, complex values).
-
-    Notes
-    -----
-    The numerator ``n_yes - n (1 - p)`` is formed exactly (n scaled by a
-    power of two, Dekker's two-product, Priest's summation; ``1 - p`` and
-    ``2 p - 1`` are exact for p in [1/2, 1]) and rounded once: the estimate
-    is accurate to a few ulps even where it cancels to near 0, for any
-    positive n.
 
     Examples
     --------
@@ -221,10 +164,7 @@ def warner_estimate(n_yes: RealArrayLike, *, n: RealArrayLike, p: RealArrayLike)
 
 
 def _sum_last_axis(c):
-    """The sum over the last axis as ``hi + lo`` (pairwise two-sums, the
-    rounding errors kept in lo): exact for integer counts below 2**53, else
-    to about log2(d) u**2 of the sum of the values.
-    """
+    """The sum over the last axis as ``hi + lo`` (pairwise TwoSum): exact for integer counts below 2**53."""
     hi = c
     lo = np.zeros(c.shape[:-1])
     while hi.shape[-1] > 1:
@@ -241,53 +181,31 @@ def _sum_last_axis(c):
 def kary_estimate(counts: RealArrayLike, *, epsilon: RealArrayLike) -> FloatArray:
     """Unbiased estimates of the number of respondents in each category.
 
-    With ``n = sum(counts)``, truth probability p and ``q = (1 - p)/(d - 1)``
-    (`kary_p`), the expected count of category j is
-    ``n_j p + (n - n_j) q``, so ``n_j = (c_j - n q) / (p - q)``, computed
-    as ``c_j + (d c_j - n) / (e^eps - 1)`` (the same, without the
-    cancellation of ``1 - e^-eps`` at a small epsilon).  The estimates sum
-    to n; they are not clipped to [0, n].
-
     Parameters
     ----------
     counts : array_like
-        Reported counts, the d categories along the last axis (d >= 2),
-        non-negative.
+        Reported counts, non-negative, the d >= 2 categories along the last axis.
     epsilon : array_like
-        Privacy parameter(s) > 0 (``inf`` allowed: the counts are the
-        truth), broadcast against ``counts[..., 0]``.
+        Privacy parameter(s) > 0 (``inf``: the counts are the truth), broadcast
+        against ``counts[..., 0]``.
 
     Returns
     -------
     ndarray
-        The estimates, shaped like counts (broadcast with epsilon).
+        ``c_j + (d c_j - n) / (e^eps - 1)`` (n the total count), shaped like
+        counts; they sum to n and are not clipped to [0, n].
 
     Raises
     ------
     ValueError
-        If counts is 0-d, has fewer than 2 categories, or holds negative,
-        NaN or infinite values; if epsilon is not > 0 (at 0 the reports
-        carry no information) or is NaN.
+        If counts is 0-d, has fewer than 2 categories, or holds negative, NaN
+        or infinite values; if epsilon is not > 0 or is NaN.
     TypeError
         If an argument is not real numbers (a string, a bool, complex values).
-
-    Notes
-    -----
-    ``d c_j - n`` is formed exactly for integer counts whose sum is below
-    ``2**53`` (else to about ``log2(d) 2**-106`` of n: double-double sums)
-    and ``e^eps - 1`` by ``expm1``, so the error is a few ulps of
-    ``|c_j| + |d c_j - n| / (e^eps - 1)``.  That is a few ulps of the
-    estimate itself unless the two terms cancel, i.e. for an estimate near
-    0 compared with them: there the estimate is as sensitive to the
-    rounding of ``e^eps`` as that bound says, a limit of float64 (the tests
-    allow ``1e-12 |n_j| + 1e-14 (|c_j| + |d c_j - n| / (e^eps - 1))``).
-    An estimate beyond the float range (``n / epsilon`` for a tiny epsilon)
-    overflows to ``inf``.
 
     Examples
     --------
     >>> from diffident import rr
-    >>> # p = 3/5
     >>> rr.kary_estimate([500, 250, 250], epsilon=1.0986122886681098).round(9)
     array([750., 125., 125.])
     """

@@ -1,8 +1,4 @@
-"""The privacy of randomized response (`diffident.rr`): the exact epsilon
-of the two-parameter scheme and a simple bound on it, and Warner's and
-k-ary randomized response's truth probability for an epsilon (rounded
-toward privacy) and epsilon for a truth probability.
-"""
+"""The privacy of randomized response (`diffident.rr`): epsilons and truth probabilities."""
 
 
 import numpy as np
@@ -16,7 +12,7 @@ from ._exact import scaled_product
 
 
 def _epsilon(p, k):
-    """ln(1 + (1 - p)/(p m)), m = min(k, 1 - k), with the edge values."""
+    """``ln(1 + (1 - p)/(p m))``, ``m = min(k, 1 - k)``, with the edge values."""
     m = np.minimum(k, 1.0 - k)
     den = p * m
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -35,28 +31,18 @@ def _epsilon(p, k):
 def epsilon(p: RealArrayLike, *, k: RealArrayLike) -> FloatOrArray:
     """The exact local-DP epsilon of the two-parameter scheme.
 
-    ``max(ln((1 - p k)/(p (1 - k))), ln((1 - p + p k)/(p k)))``, the largest
-    log-ratio ``ln(P(r | x) / P(r | x'))`` over both reports r and both
-    orders of the inputs, computed as
-    ``ln(1 + (1 - p) / (p min(k, 1 - k)))`` (see the module notes).
-
     Parameters
     ----------
     p : array_like
-        Probability of *not* keeping the true bit, in [0, 1].
+        Flip probability (of not keeping the true bit), in [0, 1].
     k : array_like
         Probability of reporting 0 when the bit is not kept, in [0, 1].
 
     Returns
     -------
     float or ndarray
-        The epsilon, in [0, inf], broadcast over the inputs.  Edges:
-        ``p = 0`` (the bit is always reported as it is): ``inf``;
-        ``p = 1`` (the report does not depend on x, for every k): ``0``;
-        ``0 < p < 1`` with ``k = 0`` (a report of 0 can come only from
-        ``x = 0``) or ``k = 1`` (a report of 1 only from ``x = 1``):
-        ``inf``.  A report that has probability zero under both inputs
-        (``p = 1``, ``k`` in {0, 1}) constrains nothing.
+        ``ln(1 + (1 - p) / (p min(k, 1 - k)))`` (Mathematics page, eq. 7.6), in
+        [0, inf]: inf at p = 0 or k in {0, 1} (p < 1), 0 at p = 1.
 
     Raises
     ------
@@ -65,24 +51,11 @@ def epsilon(p: RealArrayLike, *, k: RealArrayLike) -> FloatOrArray:
     TypeError
         If an argument is not real numbers (a string, a bool, complex values).
 
-    Notes
-    -----
-    Accurate to a few ulps for all p, k in [0, 1], subnormal ones included.
-    Where ``p min(k, 1 - k)`` is below ``2**-1000`` (it is 0 in float64 for
-    ``p = k = 1e-300``, whose epsilon is 1381.55...), the quotient exceeds
-    1e285 and the epsilon is taken as
-    ``ln(1 - p) - ln p - ln min(k, 1 - k)``, equal to it within 1e-285.
-
     Examples
     --------
     >>> from diffident import rr
     >>> round(rr.epsilon(0.5, k=0.5), 12)          # = ln 3, Warner's coin at 3/4
     1.098612288668
-    >>> rr.epsilon(0.0, k=0.5), rr.epsilon(1.0, k=0.3), rr.epsilon(0.5, k=0.0)
-    (inf, 0.0, inf)
-    >>> # p k underflows; epsilon does not
-    >>> round(rr.epsilon(1e-300, k=1e-300), 6)
-    1381.551056
     """
     scalar = is_scalar(p, k)
     pp, kk = np.broadcast_arrays(probability("p", p), probability("k", k))
@@ -92,26 +65,18 @@ def epsilon(p: RealArrayLike, *, k: RealArrayLike) -> FloatOrArray:
 def epsilon_bound(p: RealArrayLike, *, k: RealArrayLike) -> FloatOrArray:
     """A simple upper bound on `epsilon`: ``-ln(p min(k, 1 - k))``.
 
-    For ``k <= 1/2`` this is ``-ln(p k)`` (Mathematics page, section 7).
-    For ``k > 1/2``, ``-ln(p k)`` is *not* a bound (it bounds only the
-    report-0 ratio; e.g. ``p = 0.1, k = 0.9`` has epsilon 4.51 but
-    ``-ln(p k) = 2.41``), so the smaller of k and 1 - k is used.  The
-    bound exceeds the exact epsilon by
-    ``ln(1 + (1 - m)/(1 - p + p m)) >= 0`` with ``m = min(k, 1 - k)``: it
-    is loose even at ``p = 1`` (``-ln m >= ln 2`` where the exact epsilon
-    is 0).
-
     Parameters
     ----------
     p : array_like
-        Probability of not keeping the true bit, in [0, 1].
+        Flip probability (of not keeping the true bit), in [0, 1].
     k : array_like
         Probability of reporting 0 when the bit is not kept, in [0, 1].
 
     Returns
     -------
     float or ndarray
-        The bound in [ln 2, inf]; ``inf`` where ``p = 0`` or ``k`` is 0 or 1.
+        The bound in [ln 2, inf]; ``-ln(p k)`` for ``k <= 1/2`` (Mathematics page,
+        section 7), but above 1/2 ``-ln(p k)`` is no bound.  inf at p = 0 or k in {0, 1}.
 
     Raises
     ------
@@ -123,8 +88,6 @@ def epsilon_bound(p: RealArrayLike, *, k: RealArrayLike) -> FloatOrArray:
     Examples
     --------
     >>> from diffident import rr
-    >>> round(rr.epsilon_bound(0.5, k=0.5), 12)    # ln 4 >= epsilon = ln 3
-    1.38629436112
     >>> round(rr.epsilon_bound(0.1, k=0.9), 4), round(rr.epsilon(0.1, k=0.9), 4)
     (4.6052, 4.5109)
     """
@@ -149,9 +112,7 @@ def warner_p(epsilon: RealArrayLike) -> FloatOrArray:
     Returns
     -------
     float or ndarray
-        The truth probability p, in [1/2, 1]: rounded toward 1/2, so that
-        its exact epsilon ``ln(p / (1 - p))`` is at most the one asked for
-        (1 only at epsilon inf; `kary_p` with d = 2, which says more).
+        The truth probability p in [1/2, 1], rounded toward 1/2 (as `kary_p`, d = 2).
 
     Raises
     ------
@@ -177,8 +138,7 @@ def warner_epsilon(p: RealArrayLike) -> FloatOrArray:
     Parameters
     ----------
     p : array_like
-        Probability of answering truthfully, in [1/2, 1].  A coin with
-        ``p < 1/2`` is the mirrored design: use ``1 - p``.
+        Truth probability (of answering truthfully), in [1/2, 1].
 
     Returns
     -------
@@ -208,11 +168,6 @@ def warner_epsilon(p: RealArrayLike) -> FloatOrArray:
 def kary_p(epsilon: RealArrayLike, *, d: RealArrayLike) -> FloatOrArray:
     """The truth probability of k-ary randomized response for epsilon-LDP.
 
-    ``e^eps / (e^eps + d - 1)``: report the true category with this
-    probability, else each of the other ``d - 1`` with probability
-    ``1 / (e^eps + d - 1)``.  This is OpenDP's ``prob`` in
-    ``make_randomized_response`` (``d = 2``: Warner's coin).
-
     Parameters
     ----------
     epsilon : array_like
@@ -223,22 +178,15 @@ def kary_p(epsilon: RealArrayLike, *, d: RealArrayLike) -> FloatOrArray:
     Returns
     -------
     float or ndarray
-        The truth probability p, in [1/d, 1], rounded toward 1/d: its exact
-        epsilon ``ln(p (d - 1) / (1 - p))`` is at most the one asked for
-        (decided in double-double; the nearest float can exceed it, and
-        p = 1, always truthful, is returned only at epsilon inf).  One
-        limit of float64: where epsilon is below the epsilon of the
-        smallest float at or above 1/d (about 1e-16 d; 0 where 1/d is a
-        float, d a power of two), no float p meets it, and that float is
-        returned (``kary_p(1e-20, d=10)`` is 0.1, whose epsilon is 6e-17).
+        ``e^eps / (e^eps + d - 1)`` in [1/d, 1], rounded toward 1/d: its exact
+        epsilon is at most the one asked for (where a float can meet it).
 
     Raises
     ------
     ValueError
         If epsilon is negative or NaN, or d is not a whole number >= 2.
     TypeError
-        If d is a bool, or an argument is not real numbers (a string,
-        complex values).
+        If d is a bool, or an argument is not real numbers.
 
     Examples
     --------
@@ -252,12 +200,7 @@ def kary_p(epsilon: RealArrayLike, *, d: RealArrayLike) -> FloatOrArray:
 
 
 def _exact_epsilon_above(p, d, e):
-    """Whether ``ln(p (d - 1) / (1 - p))`` may exceed e (1-d arrays, p in
-    [1/d, 1]): ``log1p(x)``, ``x = (d p - 1) / (1 - p)`` with ``d p - 1``
-    and ``1 - p`` exact, in double-double (about 2^-100 relative), with a
-    margin of 2^-90 of the logarithm; for x beyond 2**60, ``ln(d p - 1) -
-    ln(1 - p) + 2 / x`` (an upper bound).  p = 1 (epsilon inf) is above.
-    """
+    """Whether ``ln(p (d - 1) / (1 - p))`` may exceed e (1-d, p in [1/d, 1]); True at p = 1."""
     hi, lo = scaled_product(d, p, 0)
     th, tl = _dd.two_sum(hi, -1.0)
     nh, nl = _dd.add_d(th, tl, lo)
@@ -281,10 +224,8 @@ def _exact_epsilon_above(p, d, e):
 
 
 def _private_p(e, d):
-    """``e^eps / (e^eps + d - 1)`` rounded toward 1/d: the largest float p
-    whose exact epsilon is at most eps (a few ulps below the nearest), or,
-    where even the smallest float at or above 1/d exceeds eps (eps below
-    about 1e-16 d, unless 1/d is a float), that float.
+    """``e^eps / (e^eps + d - 1)`` rounded toward 1/d: the largest float p whose exact
+    epsilon is <= eps, or the smallest float >= 1/d where none is.
     """
     shape = e.shape
     e, d = e.ravel(), d.ravel()
@@ -305,10 +246,7 @@ def _private_p(e, d):
 
 
 def kary_epsilon_of(p, d):
-    """log1p((d p - 1)/(1 - p)) with d p - 1 from the exact two-product of
-    d p (so nothing cancels near p = 1/d); in logs where the quotient is
-    beyond 2**1000; 0 where d p <= 1, inf at p = 1.
-    """
+    """``log1p((d p - 1)/(1 - p))``, d p - 1 exact: 0 where d p <= 1, inf at p = 1."""
     hi, lo = scaled_product(d, p, 0)
     num = (hi - 1.0) + lo        # hi - 1 exact for hi in [1/2, 2]; >= 1 beyond
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -327,41 +265,28 @@ def kary_epsilon(p: RealArrayLike, *, d: RealArrayLike) -> FloatOrArray:
     Parameters
     ----------
     p : array_like
-        Probability of reporting the true category, in [1/d, 1].
+        Truth probability (of reporting the true category), in [1/d, 1].
     d : array_like
         Number of categories, a whole number >= 2.
 
     Returns
     -------
     float or ndarray
-        The epsilon, in [0, inf]: 0 at ``p = 1/d``, ``inf`` at ``p = 1``.
+        The epsilon in [0, inf], to a few ulps for every p and d; p is taken as
+        exact, so the float 1/3 (below one third) gives 0 for d = 3.
 
     Raises
     ------
     ValueError
         If p is outside [1/d, 1] or NaN, or d is not a whole number >= 2.
     TypeError
-        If d is a bool, or an argument is not real numbers (a string,
-        complex values).
-
-    Notes
-    -----
-    Computed as ``ln(1 + (d p - 1)/(1 - p))`` with ``d p - 1`` formed
-    exactly from Dekker's two-product of ``d p``, so that nothing cancels
-    near ``p = 1/d`` where the epsilon is tiny: accurate to a few ulps for
-    every p and d (in logarithms where the quotient exceeds ``2**1000``,
-    which needs d above about 1e292).  The input p is taken as exact: a p
-    that passes the check ``p >= 1/d`` (against the float ``1/d``) but is
-    at or below the true ``1/d``, such as the float ``1/3`` for ``d = 3``,
-    gives 0.
+        If d is a bool, or an argument is not real numbers.
 
     Examples
     --------
     >>> from diffident import rr
     >>> round(rr.kary_epsilon(0.5, d=4), 12)           # ln 3
     1.098612288668
-    >>> rr.kary_epsilon(1 / 3, d=3)     # the float 1/3 is below one third
-    0.0
     """
     scalar = is_scalar(p, d)
     pp, cats = np.broadcast_arrays(probability("p", p), categories(d))

@@ -1,6 +1,4 @@
-"""Drawing randomized reports (`diffident.rr`): the two-parameter scheme
-for bits and k-ary randomized response for categories.
-"""
+"""Drawing randomized reports (`diffident.rr`): bits and k-ary categories."""
 
 
 import numpy as np
@@ -20,25 +18,19 @@ from .._typing import IntOrArray, RealArrayLike
 
 
 def _likelihoods(p, k):
-    """P(report 1 | x = 1), P(report 1 | x = 0) (report 0: one minus these),
-    each a sum of non-negative terms: no cancellation.
-    """
+    """P(report 1 | x = 1), P(report 1 | x = 0), each a sum of non-negative terms."""
     return (1.0 - p) + p * (1.0 - k), p * (1.0 - k)
 
 
 def sample(x: RealArrayLike, *, p: RealArrayLike, k: RealArrayLike, rng: np.random.Generator) -> IntOrArray:
     """Draw the reports of the two-parameter scheme for the bits x.
 
-    Each report is 1 with probability ``1 - p k`` if its bit is 1 and
-    ``p (1 - k)`` if it is 0, independently (one uniform draw per report).
-
     Parameters
     ----------
     x : array_like of {0, 1}
         The true bits (bools, integers or integral floats).
     p : array_like
-        Probability of not keeping the true bit, in [0, 1]; broadcast
-        against x.
+        Flip probability (of not keeping the true bit), in [0, 1]; broadcast against x.
     k : array_like
         Probability of reporting 0 when the bit is not kept, in [0, 1].
     rng : numpy.random.Generator
@@ -47,17 +39,14 @@ def sample(x: RealArrayLike, *, p: RealArrayLike, k: RealArrayLike, rng: np.rand
     Returns
     -------
     int or ndarray of int64
-        The 0/1 reports, with the broadcast shape of x, p and k (an int for
-        all-scalar input).
+        The 0/1 reports, 1 with probability ``1 - p k`` (x = 1) or ``p (1 - k)`` (x = 0).
 
     Raises
     ------
     ValueError
-        If x holds values other than 0 and 1, or p or k is outside [0, 1]
-        or NaN.
+        If x holds values other than 0 and 1, or p or k is outside [0, 1] or NaN.
     TypeError
-        If rng is not a ``numpy.random.Generator``, or an argument is not
-        real numbers (a string, complex values).
+        If rng is not a ``numpy.random.Generator``, or an argument is not real numbers.
 
     Examples
     --------
@@ -67,8 +56,6 @@ def sample(x: RealArrayLike, *, p: RealArrayLike, k: RealArrayLike, rng: np.rand
     >>> reports = rr.sample(np.ones(100_000, dtype=int), p=0.5, k=0.5, rng=rng)
     >>> round(float(reports.mean()), 2)          # 1 - p k = 0.75
     0.75
-    >>> rr.sample([0, 1], p=0.0, k=0.5, rng=rng)         # p = 0: the truth
-    array([0, 1])
     """
     scalar = is_scalar(x, p, k)
     xx, pp, kk = np.broadcast_arrays(bits("x", x), probability("p", p), probability("k", k))
@@ -82,10 +69,6 @@ def sample(x: RealArrayLike, *, p: RealArrayLike, k: RealArrayLike, rng: np.rand
 def kary_sample(x: RealArrayLike, *, epsilon: RealArrayLike, d: RealArrayLike, rng: np.random.Generator) -> IntOrArray:
     """Draw the reports of k-ary randomized response for categories x.
 
-    Each report is the true category with probability `kary_p`
-    ``(epsilon, d)``, else one of the other ``d - 1`` categories uniformly
-    at random.  Categories are labelled ``0, ..., d - 1``.
-
     Parameters
     ----------
     x : array_like of int
@@ -93,23 +76,22 @@ def kary_sample(x: RealArrayLike, *, epsilon: RealArrayLike, d: RealArrayLike, r
     epsilon : array_like
         Privacy parameter(s), >= 0, broadcast against x.
     d : array_like
-        Number of categories, a whole number >= 2, broadcast against x.
+        Number of categories, a whole number in [2, 2**53], broadcast against x.
     rng : numpy.random.Generator
         The source of randomness.
 
     Returns
     -------
     int or ndarray of int64
-        The reported categories (an int for all-scalar input).
+        The true category with probability `kary_p` ``(epsilon, d)``, else another uniformly.
 
     Raises
     ------
     ValueError
-        If x holds values outside ``0, ..., d - 1`` or non-integers,
-        epsilon is negative or NaN, or d is not a whole number >= 2.
+        If x holds values outside ``0, ..., d - 1`` or non-integers, epsilon is
+        negative or NaN, or d is not a whole number in [2, 2**53].
     TypeError
-        If rng is not a ``numpy.random.Generator``, d is a bool, or an
-        argument is not real numbers (a string, a bool, complex values).
+        If rng is not a ``numpy.random.Generator``, d is a bool, or an argument is not real numbers.
 
     Examples
     --------

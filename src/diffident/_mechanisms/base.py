@@ -1,17 +1,4 @@
-"""Mechanisms as values: what an epsilon means to an attacker (Mathematics page, section 11).
-
-A `Mechanism` is an immutable description of a noisy release of a query on
-two neighbouring datasets A and B (their query values differ by the
-mechanism's ``sensitivity``).  Its methods give the two-world measures of
-the DP literature, exactly and vectorised over their numeric argument: the
-privacy profile `Mechanism.delta`, its inverse `Mechanism.epsilon`, the
-f-DP trade-off curve `Mechanism.tradeoff`, the membership advantage, the
-largest posterior of A, and bounds on identifying one of m candidates.
-
-This module holds the base class and the generic guarantees (`ApproxDP`,
-`PureDP`); the mechanisms with a known noise (`Laplace`, `Gaussian`,
-`RandomizedResponse`) are in ``_mechanisms_noise``.
-"""
+"""The `Mechanism` base class: two-world measures of a release (Mathematics page, section 11)."""
 
 import abc
 from collections.abc import Callable
@@ -34,10 +21,7 @@ def _positive(name, x):
 
 
 def _exp_times(e, x):
-    """``e^e x`` for ``e`` in [0, inf] and ``x`` >= 0, in logarithms (no
-    overflow); ``inf`` where ``e`` is ``inf`` (even at ``x = 0``: an
-    infinite privacy loss constrains nothing).
-    """
+    """``e^e x`` in logarithms (no overflow); ``inf`` where ``e`` is ``inf``, even at ``x = 0``."""
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.exp(e + np.log(x))
     return np.where(np.isinf(e), np.inf, out)
@@ -53,13 +37,10 @@ def _generic_tradeoff(alpha, e, d):
 
 
 def profile_inverse(excess, d, *, floor, floor_epsilon, rtol):
-    """The smallest epsilon with ``delta(epsilon) <= d``, per entry: `Mechanism.epsilon`'s values.
+    """The smallest epsilon with ``delta(epsilon) <= d`` per entry (`Mechanism.epsilon`).
 
-    ``excess(idx, e)``: ``delta(e) - floor`` of the entries ``idx`` at the
-    epsilons ``e`` (non-increasing, elementwise: an entry's answer does not
-    depend on the others, so a batch of mechanisms gives each the value of
-    its own method).  The excess is reached with a margin of its relative
-    error ``rtol``; the answer is the bisected end times ``1 + 2**-50``.
+    ``excess(idx, e)`` is ``delta(e) - floor`` of entries ``idx``, elementwise
+    and non-increasing; it is met with the margin ``rtol`` (docs: algorithms).
     """
     target = (d - floor) * (1.0 - rtol)
     every = np.arange(d.size)
@@ -86,29 +67,13 @@ def _rebuild(cls, values):
 
 
 class Mechanism(abc.ABC):
-    """A release mechanism on two neighbouring datasets A and B (abstract).
-
-    Immutable values: equal (and hashing alike) when of one class with
-    equal parameters; setting an attribute raises ``AttributeError``.
-    Every measure is of the pair A, B whose queries differ by the
-    sensitivity, the worst pair of neighbours.
+    """A release mechanism on two neighbouring datasets A and B (abstract, immutable).
 
     Raises
     ------
     TypeError
         If instantiated itself (it is abstract): use `Laplace`, `Gaussian`,
         `RandomizedResponse`, `PureDP` or `ApproxDP`.
-
-    Notes
-    -----
-    Mathematics. With the privacy loss L = ln p(R | A) / p(R | B) of an output R, the
-    privacy profile is the hockey-stick divergence delta(eps) =
-    E_A[(1 - e^(eps - L))_+], the larger of its two orders of A and B; the
-    trade-off curve beta(alpha) is the smallest type II error of a test of
-    A against B at type I error alpha (Neyman and Pearson); the advantage
-    is the largest TPR - FPR, the total variation, delta(0); and the
-    largest posterior of A at prior P is sup_R P p_A / (P p_A + (1 - P)
-    p_B), which only the largest privacy loss (the pure epsilon) bounds.
 
     Examples
     --------
@@ -161,11 +126,6 @@ class Mechanism(abc.ABC):
     def pure_epsilon(self) -> float:
         """The largest privacy loss: the smallest epsilon of pure DP.
 
-        Returns
-        -------
-        float
-            The epsilon, ``inf`` where the privacy loss is unbounded.
-
         Examples
         --------
         >>> from diffident import Gaussian, Laplace
@@ -196,15 +156,12 @@ class Mechanism(abc.ABC):
         Parameters
         ----------
         epsilon : array_like
-            Epsilons >= 0 (``inf`` allowed: delta 0).  Negative epsilons
-            are refused: the profile is read as a DP guarantee, whose
-            epsilon is never negative.
+            Epsilons >= 0 (``inf`` allowed: delta 0).
 
         Returns
         -------
         float or ndarray
-            The hockey-stick divergence, in [0, 1], non-increasing in
-            epsilon; 0 from the pure epsilon on.
+            The hockey-stick divergence, in [0, 1]; 0 from the pure epsilon on.
 
         Raises
         ------
@@ -232,19 +189,8 @@ class Mechanism(abc.ABC):
         Returns
         -------
         float or ndarray
-            The epsilon, conservative: never below the true one (a
-            bisection, to the float next to the boundary, that keeps the
-            evaluated ``delta(epsilon)`` at most ``delta`` less a margin of
-            the evaluation's relative error: 1e-14 of the profile for
-            Laplace, randomized response and the guarantees, 1e-13 for the
-            discrete Laplace, 1e-12 for the Gaussians, 1e-9 for PLD-based
-            mechanisms; of its excess over the floor ``delta(inf)`` for
-            `ApproxDP`; then 4 ulps up for the
-            rounding of a closed form's own epsilon).  0 where ``delta >=
-            delta(0)`` (less that margin); ``inf`` where no epsilon
-            reaches it (a Gaussian at delta 0, `ApproxDP` below its own
-            delta); at the floor, the epsilon where the profile reaches
-            it (the `pure_epsilon`; `ApproxDP`'s own epsilon).
+            The epsilon, never below the true one (a bisection with a margin
+            for the profile's error); ``inf`` where none reaches delta.
 
         Raises
         ------
@@ -256,9 +202,6 @@ class Mechanism(abc.ABC):
         >>> from diffident import Laplace
         >>> Laplace(1.0).epsilon(0.0)
         1.0
-        >>> m = Laplace(1.0)
-        >>> bool(m.delta(m.epsilon(0.1)) <= 0.1)
-        True
         """
         sc = is_scalar(delta)
         d = probability("delta", delta)
@@ -280,8 +223,7 @@ class Mechanism(abc.ABC):
         Returns
         -------
         float or ndarray
-            The type II error beta(alpha), in [0, 1 - alpha]: convex, non-increasing, and
-            symmetric (the curve of B against A is the same).
+            The type II error beta(alpha), in [0, 1 - alpha].
 
         Raises
         ------
@@ -353,12 +295,8 @@ class Mechanism(abc.ABC):
         Returns
         -------
         float or ndarray
-            ``sup_R P p_A / (P p_A + (1 - P) p_B) = e^eps P / (1 - P +
-            e^eps P)`` with eps the `pure_epsilon`; 0 at P = 0.  Where the
-            privacy loss is unbounded (a Gaussian, an (epsilon, delta)
-            guarantee with delta > 0) some outputs all but reveal A: the
-            posterior is 1 for every P > 0, and the profile and the
-            trade-off curve say how likely such outputs are.
+            ``e^eps P / (1 - P + e^eps P)`` with eps the `pure_epsilon`:
+            1 for every P > 0 where the privacy loss is unbounded.
 
         Raises
         ------
@@ -386,10 +324,8 @@ class Mechanism(abc.ABC):
         Returns
         -------
         float or ndarray
-            The bound at eps the `pure_epsilon`: the largest posterior of
-            one candidate at a uniform prior.  1 for a mechanism without a
-            pure epsilon (a Gaussian, delta > 0), which bounds nothing
-            there: use `success_bound`.
+            The bound at eps the `pure_epsilon`; 1 where there is none
+            (then see `success_bound`).
 
         Raises
         ------
@@ -415,12 +351,8 @@ class Mechanism(abc.ABC):
         Returns
         -------
         float or ndarray
-            A bound on the probability that an adversary names the true
-            one of m equally likely candidates, each pair of which the
-            mechanism separates no better than A and B; 1 at m = 1.  Not
-            attained in general (two candidates reach ``(1 + advantage) /
-            2``): where the candidates' query values are known,
-            `diffident.expected_risk` gives the exact probability.
+            A bound on naming the true one of m equally likely candidates
+            (`diffident.expected_risk` is exact for known query values).
 
         Raises
         ------
@@ -446,8 +378,7 @@ class Mechanism(abc.ABC):
         k : int
             The number of releases, a whole number >= 1.
         discretization : float, keyword-only
-            The width of the privacy-loss grid where the composition needs
-            dp-accounting's PLD (default 1e-4).
+            The privacy-loss grid width of a PLD composition (default 1e-4).
 
         Returns
         -------
@@ -474,17 +405,13 @@ class Mechanism(abc.ABC):
 
 
 class _Noise(Mechanism):
-    """Noise of one scale parameter (the first of ``_fields``) added to a
-    query whose neighbours lie ``sensitivity`` apart (abstract).
-    """
+    """Noise of one scale parameter (the first of ``_fields``) and a sensitivity (abstract)."""
 
     __slots__ = ()
     _sensitivity: float
 
     def _build(self, value: float, sensitivity: float, steps: Any = None) -> None:
-        """Validate and set the scale parameter and the sensitivity (``steps``:
-        the sensitivity's own check, else a finite number > 0).
-        """
+        """Validate and set the scale and the sensitivity (``steps``: its own check)."""
         name = self._fields[0]
         v = _positive(name, value)
         d = _positive("sensitivity", sensitivity) if steps is None else steps(sensitivity)
@@ -495,12 +422,6 @@ class _Noise(Mechanism):
     @property
     def sensitivity(self) -> float:
         """The sensitivity Delta: how far the queries of A and B lie apart.
-
-        Returns
-        -------
-        float
-            The sensitivity, > 0 (a whole number of lattice steps for the
-            integer noises).
 
         Examples
         --------

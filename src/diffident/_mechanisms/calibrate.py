@@ -1,14 +1,4 @@
-"""Calibrate a mechanism's noise to an attack target (advantage, TPR at FPR, posterior, ...).
-
-`calibrate` returns the least noise whose chosen measure stays at or below
-each target.  Closed forms invert the measure of Laplace, discrete Laplace
-(pure epsilon) and Gaussian noise for whole arrays of targets at once; the
-result is then checked with the very functions the mechanisms' methods
-evaluate, and moved up float by float until it passes.  Every other
-family and measure (discrete Gaussian, randomized response, DP-SGD,
-compositions, the epsilon of a delta) is bisected per target with the
-mechanism's own public methods; the end returned has passed them.
-"""
+"""`calibrate`: the least noise of a mechanism whose attack measure meets a target."""
 
 from __future__ import annotations
 
@@ -281,40 +271,26 @@ def calibrate(family: Any, target: RealArrayLike, *, measure: str, rtol: float =
     Parameters
     ----------
     family : type or str
-        The mechanism: a class (`Laplace`, `Gaussian`, `DiscreteLaplace`,
-        `DiscreteGaussian`, `RandomizedResponse`, `SubsampledGaussian`, or
-        any `Mechanism` whose first argument is its noise parameter) or one
-        of "laplace", "gaussian", "discrete_laplace", "discrete_gaussian",
+        A `Mechanism` class whose first argument is its noise parameter, or
+        "laplace", "gaussian", "discrete_laplace", "discrete_gaussian",
         "randomized_response".
     target : array_like
         The targets, each the largest value of the measure allowed.
     measure : {"advantage", "tpr_at_fpr", "posterior", "identification", "success", "delta", "epsilon"}
-        The measure: `Mechanism.advantage`; `Mechanism.tpr_at_fpr` at
-        ``fpr=``; `Mechanism.posterior` at ``prior=``;
-        `Mechanism.identification_bound` or `Mechanism.success_bound` among
-        ``m=`` candidates; `Mechanism.delta` at ``epsilon=``;
-        `Mechanism.epsilon` at ``delta=``.
+        The `Mechanism` method to bound (at ``fpr=``, ``prior=``, ``m=``,
+        ``epsilon=`` or ``delta=``).
     rtol : float, keyword-only
-        The relative width at which the per-target bisection stops
-        (default 1e-9; the closed forms go to the float).
+        The relative width where a bisection stops (default 1e-9).
     **fixed
-        The measure's own argument (``fpr``, ``prior``, ``m``, ``epsilon``
-        or ``delta``) and the family's other constructor arguments
-        (``sensitivity=``, ``d=``, ``sampling_rate=``, ``steps=``, ...).
+        The measure's argument and the family's other constructor arguments.
 
     Returns
     -------
     float or ndarray
-        The noise parameter (scale, sigma, the noise multiplier; for
-        randomized response the largest truth probability p, the least
-        noise), shape of ``target``.  Conservative: the mechanism built
-        with it meets the target when its own method evaluates the
-        measure.  ``0`` where no noise is needed (a target of 1 or more,
-        an epsilon of ``inf``), ``inf`` where no noise meets the target
-        (below the measure's value at infinite noise: an advantage of 0, a
-        TPR below the FPR, a posterior below the prior; any posterior
-        below 1 for Gaussian noise, whose privacy loss is unbounded); for
-        randomized response 1 and ``nan``.
+        The noise parameter (for randomized response the largest truth
+        probability p), shape of ``target``, meeting the target by the
+        mechanism's own method: ``0`` where no noise is needed, ``inf``
+        where none suffices (for randomized response 1 and ``nan``).
 
     Raises
     ------
@@ -325,23 +301,12 @@ def calibrate(family: Any, target: RealArrayLike, *, measure: str, rtol: float =
         For a family that is not a mechanism class, or constructor
         arguments the family does not take.
 
-    Notes
-    -----
-    Closed forms for Laplace (every measure but ``epsilon``), the
-    discrete Laplace (``posterior`` and ``identification``: pure epsilon)
-    and Gaussian noise (``advantage``, ``tpr_at_fpr``, ``success``) run on
-    whole arrays of targets; the rest is a bisection per target over the
-    public methods (a PLD per step for DP-SGD: seconds each).
-
     Examples
     --------
     >>> from diffident import Gaussian, Laplace, calibrate
     >>> b = calibrate(Laplace, 0.1, measure="advantage")
     >>> round(b, 4), bool(Laplace(b).advantage() <= 0.1)
     (4.7456, True)
-    >>> s = calibrate("gaussian", [0.05, 0.1], measure="tpr_at_fpr", fpr=0.01)
-    >>> [round(float(x), 3) for x in s]
-    [1.467, 0.957]
     """
     cls = _family(family)
     if measure not in MEASURES:

@@ -1,12 +1,4 @@
-"""What an (epsilon, delta) guarantee means to an attacker, in one table.
-
-`explain` sets the guarantee itself beside the noise that attains it
-(continuous and integer), and reads each through the measures of
-`diffident.Mechanism`: the posterior at several priors, as probabilities
-and odds; the bounds on identifying one of m candidates; the membership
-advantage; the TPR at a 1% FPR; the profile at epsilon.  Every number is
-a mechanism method's own; this module only lays them out.
-"""
+"""`explain`: an (epsilon, delta) guarantee and the noises that attain it, read as attacks."""
 
 from __future__ import annotations
 
@@ -64,8 +56,6 @@ def _attaining(kind: str, epsilon: float, delta: float) -> Mechanism:
 class Explanation:
     """The table `explain` returns: measures by rows, mechanisms by columns.
 
-    Built by `explain`; its arguments become the attributes below.
-
     Parameters
     ----------
     epsilon, delta : float
@@ -82,8 +72,7 @@ class Explanation:
     mechanisms : tuple of (str, Mechanism)
         The columns: the guarantee itself, then the noise that attains it.
     rows : tuple of Row
-        Each measure: its name, its argument, one value per mechanism, and
-        a reading in words (of the guarantee's column).
+        Each measure: name, argument, one value per mechanism, a reading.
 
     Raises
     ------
@@ -129,8 +118,7 @@ class Explanation:
         Returns
         -------
         pandas.DataFrame
-            One row per measure; columns measure, argument, one per
-            mechanism, reading.
+            Columns measure, argument, one per mechanism, reading.
 
         Raises
         ------
@@ -161,8 +149,7 @@ class Explanation:
         Returns
         -------
         matplotlib Axes
-            The axes: FPR against TPR (``1 - tradeoff``), with the
-            diagonal a blind guess.
+            The axes: FPR against TPR (``1 - tradeoff``).
 
         Raises
         ------
@@ -207,10 +194,8 @@ def explain(epsilon: float, delta: float = 0.0, *, mechanism: str | None = None,
     delta : float, optional
         The guarantee's delta, in [0, 1) (default 0: pure DP).
     mechanism : {"laplace", "discrete_laplace", "gaussian", "discrete_gaussian"}, optional
-        The noise to set beside the guarantee (default: both the continuous
-        and the integer noise that attain it, Laplace for delta 0 and
-        Gaussian otherwise).  A Laplace noise needs delta 0 and a Gaussian
-        one delta > 0.
+        The noise beside the guarantee (default: the continuous and the
+        integer noise that attain it).
     m : sequence of int, optional
         Numbers of candidates for the identification rows.
     priors : sequence of float, optional
@@ -219,10 +204,8 @@ def explain(epsilon: float, delta: float = 0.0, *, mechanism: str | None = None,
     Returns
     -------
     Explanation
-        The rows, each value a mechanism method's: ``posterior`` at each
-        prior (read as odds), ``identification`` (Lee and Clifton's bound)
-        and ``success`` (the f-DP bound) among each m, ``advantage``, ``TPR
-        at 1% FPR``, and ``delta at epsilon``.
+        Rows posterior, identification, success, advantage, TPR at 1% FPR
+        and delta at epsilon.
 
     Raises
     ------

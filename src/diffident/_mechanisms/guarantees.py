@@ -25,17 +25,6 @@ class ApproxDP(Mechanism):
     ValueError
         If epsilon is negative, infinite or NaN, or delta is outside [0, 1].
 
-    Notes
-    -----
-    Mathematics. The trade-off curve every (E, D)-DP mechanism lies above (Dong, Roth
-    and Su 2022): max(0, 1 - D - e^E alpha, e^-E (1 - D - alpha)), the
-    curve of a randomized response with an atom of mass D that reveals A.
-    Its profile, the supremum over alpha of 1 - alpha e^e - beta(alpha),
-    taken at the curve's middle corner: delta(e) = D + (1 - D) (1 -
-    e^(e - E)) / (1 + e^-E) for e < E, and D from E on.  Where D > 0 the
-    privacy loss is unbounded (`pure_epsilon` inf).  The guarantee's own
-    numbers are `pair`.
-
     Examples
     --------
     >>> from diffident import ApproxDP
@@ -67,11 +56,6 @@ class ApproxDP(Mechanism):
     def pair(self) -> tuple[float, float]:
         """The guarantee: its epsilon and delta.
 
-        Returns
-        -------
-        tuple of float
-            The pair ``(epsilon, delta)``.
-
         Examples
         --------
         >>> from diffident import ApproxDP
@@ -83,11 +67,6 @@ class ApproxDP(Mechanism):
     @property
     def pure_epsilon(self) -> float:
         """The largest privacy loss: the guarantee's epsilon where its delta is 0.
-
-        Returns
-        -------
-        float
-            The epsilon, or ``inf`` where delta > 0 (an atom that reveals A).
 
         Examples
         --------
@@ -128,15 +107,6 @@ class PureDP(ApproxDP):
     ------
     ValueError
         If epsilon is negative, infinite or NaN.
-
-    Notes
-    -----
-    Mathematics. The generic curve max(0, 1 - e^E alpha, e^-E (1 - alpha)), that of
-    Warner's randomized response with truth probability e^E / (1 + e^E),
-    the least private eps-DP mechanism for every measure here.  Its profile
-    is delta(e) = (1 - e^(e - E)) / (1 + e^-E) below E, 0 from E on (not
-    1 - e^(e - E), which no eps-DP mechanism reaches); the advantage is
-    tanh(E / 2) = (e^E - 1) / (e^E + 1).
 
     Examples
     --------

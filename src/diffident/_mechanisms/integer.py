@@ -32,39 +32,21 @@ def _steps(x):
 
 
 class DiscreteLaplace(_Noise):
-    """Discrete Laplace (two-sided geometric) noise on the integers.
-
-    ``P(Z = k)`` is proportional to ``exp(-|k| / scale)``; OpenDP's
-    discrete Laplace ``scale``, Tumult's ``AddGeometricNoise(alpha)`` with
-    scale ``alpha``, and the Census geometric mechanism with ``p = 1 -
-    e^(-1/scale)`` (see `diffident.dp.geometric_scale`) are this noise.
-    Values and scale are in lattice units (a release of a count or of a
-    sum of integers; divide by the granularity otherwise).
+    """Discrete Laplace (two-sided geometric) noise: ``P(Z = k)`` proportional to ``exp(-|k| / scale)``.
 
     Parameters
     ----------
     scale : float
-        The scale, finite and > 0.
+        The scale in lattice units, finite and > 0.
     sensitivity : int, keyword-only
-        Delta, the number of lattice steps between the queries of A and B
-        (default 1).
+        Delta, lattice steps between the queries of A and B (default 1).
 
     Raises
     ------
     ValueError
-        If the scale is not a finite number > 0, or the sensitivity is not
-        a whole number in 1..2**53.
+        If the scale is not finite and > 0, or Delta not whole in 1..2**53.
     TypeError
         If the sensitivity is not a number.
-
-    Notes
-    -----
-    Mathematics. Pure epsilon-DP with eps = Delta / scale, as the
-    continuous Laplace noise; its profile and trade-off curve are those of
-    the lattice: the privacy loss takes whole steps, so the curve is
-    piecewise linear (randomised tests between lattice thresholds) and
-    lies below the continuous one, and the advantage at Delta = 1 is
-    tanh(eps / 2), above the continuous 1 - e^(-eps/2).
 
     Examples
     --------
@@ -86,12 +68,7 @@ class DiscreteLaplace(_Noise):
 
     @classmethod
     def from_epsilon(cls, epsilon: float, *, sensitivity: float = 1) -> "DiscreteLaplace":
-        """The discrete Laplace noise of epsilon-DP: scale ``Delta / epsilon``, rounded up.
-
-        The scale OpenDP's privacy map accepts for epsilon (bit for bit:
-        `diffident.dp.discrete_laplace_scale`), Tumult's ``alpha``, and the
-        Census geometric mechanism's ``p = 1 - e^(-epsilon / Delta)`` (see
-        `from_geometric`).
+        """The discrete Laplace noise of epsilon-DP: scale ``Delta / epsilon``, rounded up (as OpenDP).
 
         Parameters
         ----------
@@ -108,8 +85,7 @@ class DiscreteLaplace(_Noise):
         Raises
         ------
         ValueError
-            If epsilon is not a finite number > 0, the scale overflows, or
-            Delta is not a whole number in 1..2**53.
+            If epsilon is not finite and > 0, the scale overflows, or Delta is bad.
         TypeError
             If an argument is not a real number.
 
@@ -126,10 +102,6 @@ class DiscreteLaplace(_Noise):
     def from_geometric(cls, p: float, *, sensitivity: float = 1) -> "DiscreteLaplace":
         """The Census geometric mechanism of parameter p: ``P(Z = k)`` proportional to ``(1 - p)^|k|``.
 
-        Also Tumult's and SciPy's ``p = 1 - e^(-1/alpha)``.  The scale is
-        ``-1 / ln(1 - p)`` (`diffident.dp.geometric_scale`, within two ulps,
-        far inside the measures' own error).
-
         Parameters
         ----------
         p : float
@@ -145,8 +117,7 @@ class DiscreteLaplace(_Noise):
         Raises
         ------
         ValueError
-            If p is outside (0, 1) or NaN, the scale overflows, or Delta
-            is not a whole number in 1..2**53.
+            If p is outside (0, 1) or NaN, the scale overflows, or Delta is bad.
         TypeError
             If an argument is not a real number.
 
@@ -164,11 +135,6 @@ class DiscreteLaplace(_Noise):
     def scale(self) -> float:
         """The scale, in lattice units.
 
-        Returns
-        -------
-        float
-            The scale, > 0.
-
         Examples
         --------
         >>> from diffident import DiscreteLaplace
@@ -180,11 +146,6 @@ class DiscreteLaplace(_Noise):
     @property
     def pure_epsilon(self) -> float:
         """The largest privacy loss: epsilon = Delta / scale.
-
-        Returns
-        -------
-        float
-            The epsilon of pure DP.
 
         Examples
         --------
@@ -202,43 +163,21 @@ class DiscreteLaplace(_Noise):
 
 
 class DiscreteGaussian(_Noise):
-    """Discrete Gaussian noise on the integers.
-
-    ``P(Z = k)`` is proportional to ``exp(-k^2 / (2 sigma^2))``; OpenDP's
-    discrete Gaussian ``scale`` is sigma, Tumult's
-    ``AddDiscreteGaussianNoise(sigma_squared)`` is sigma squared, and a
-    zCDP share rho of the Census's budget is ``sigma = Delta /
-    sqrt(2 rho)`` (`diffident.dp.discrete_gaussian_sigma`).  Values and
-    sigma are in lattice units.
+    """Discrete Gaussian noise: ``P(Z = k)`` proportional to ``exp(-k^2 / (2 sigma^2))``.
 
     Parameters
     ----------
     sigma : float
-        The sigma parameter, finite and > 0 (the standard deviation of the
-        continuous Gaussian it is sampled like; the discrete one's is a
-        little smaller).
+        The sigma parameter in lattice units (OpenDP's scale), finite, > 0.
     sensitivity : int, keyword-only
-        Delta, the number of lattice steps between the queries of A and B
-        (default 1).
+        Delta, lattice steps between the queries of A and B (default 1).
 
     Raises
     ------
     ValueError
-        If sigma is not a finite number > 0, or the sensitivity is not a
-        whole number in 1..2**53.
+        If sigma is not finite and > 0, or Delta not whole in 1..2**53.
     TypeError
         If the sensitivity is not a number.
-
-    Notes
-    -----
-    Mathematics. Not pure DP (the privacy loss is unbounded): its profile
-    is Canonne, Kamath and Steinke's (2020, Theorem 7), a difference of
-    two lattice tail masses, computed without cancellation; its trade-off
-    curve is Neyman and Pearson's on the lattice (randomised tests between
-    lattice thresholds).  At sigma = 1 and Delta = 1, delta(1) =
-    0.1413513394 against the continuous Gaussian's 0.1269367375; as sigma
-    grows both approach the continuous ones.  The posterior at any prior
-    reaches 1 (`pure_epsilon` is inf).
 
     Examples
     --------
@@ -258,13 +197,7 @@ class DiscreteGaussian(_Noise):
 
     @classmethod
     def from_zcdp(cls, zcdp_rho: float, *, sensitivity: float = 1) -> "DiscreteGaussian":
-        """The discrete Gaussian of zcdp_rho-zero-concentrated DP: ``sigma = Delta / sqrt(2 zcdp_rho)``.
-
-        The sigma OpenDP's privacy map accepts for zcdp_rho (rounded up,
-        `diffident.dp.discrete_gaussian_sigma`), and the noise of a share
-        of the Census's zCDP budget: ``from_zcdp(share * total)``; compose
-        the shares with `diffident.compose`.  ``zcdp_rho`` is the zCDP
-        parameter, not an identification bound.
+        """The discrete Gaussian of zcdp_rho-zCDP: ``sigma = Delta / sqrt(2 zcdp_rho)``, rounded up.
 
         Parameters
         ----------
@@ -281,8 +214,7 @@ class DiscreteGaussian(_Noise):
         Raises
         ------
         ValueError
-            If zcdp_rho is not a finite number > 0, sigma overflows, or
-            Delta is not a whole number in 1..2**53.
+            If zcdp_rho is not finite and > 0, sigma overflows, or Delta is bad.
         TypeError
             If an argument is not a real number.
 
@@ -310,13 +242,12 @@ class DiscreteGaussian(_Noise):
         -------
         DiscreteGaussian
             The mechanism, with the largest float sigma whose square is at
-            most ``sigma_squared`` (never more noise than the release has).
+            most ``sigma_squared``.
 
         Raises
         ------
         ValueError
-            If sigma_squared is not a finite number > 0, or Delta is not a
-            whole number in 1..2**53.
+            If sigma_squared is not finite and > 0, or Delta is bad.
         TypeError
             If an argument is not a real number.
 
@@ -336,11 +267,6 @@ class DiscreteGaussian(_Noise):
     def sigma(self) -> float:
         """The sigma parameter, in lattice units.
 
-        Returns
-        -------
-        float
-            Sigma, > 0.
-
         Examples
         --------
         >>> from diffident import DiscreteGaussian
@@ -352,11 +278,6 @@ class DiscreteGaussian(_Noise):
     @property
     def pure_epsilon(self) -> float:
         """Infinite: the discrete Gaussian is not pure DP.
-
-        Returns
-        -------
-        float
-            ``inf``.
 
         Examples
         --------

@@ -1,23 +1,9 @@
-"""Exact privacy measures of the integer noises for two neighbouring inputs.
+"""Exact two-world measures of the integer noises (docs: algorithms, mechanisms).
 
-The mechanism releases ``Y = x + Z`` with ``Z`` a discrete Laplace or a
-discrete Gaussian noise on the integers; the two neighbouring inputs are
-``0`` and ``Delta`` (an integer sensitivity >= 1), so ``Y`` has the law
-``A`` of ``Z`` or the law ``B`` of ``Z + Delta``.  For each noise three
-measures: the privacy profile ``delta(epsilon)``, the f-DP trade-off curve
-``beta(alpha)`` and the advantage (total variation) ``delta(0)``.  The
-scale of the noise is in lattice units (integer steps).
-
-Every tail mass comes from the lattice kernels of
-:mod:`diffident._kernels.lattice` (through :func:`diffident._mechanisms.lattice.interval_mass`),
-which are relatively exact at any depth of the tail, so no new tail sums
-are written here; the discrete Laplace profile is a closed form of
-geometric sums written as a product of non-negative factors.
-
-Both noises are symmetric, so ``(A, B)`` and ``(B, A)`` give the same
-profile and the same trade-off curve; the functions are private, for the
-mechanism classes ``DiscreteLaplace`` and ``DiscreteGaussian``, which
-validate the parameters (only sanity is asserted here).
+A release ``Y = x + Z`` with ``Z`` discrete Laplace or discrete Gaussian in
+lattice units, between inputs 0 and an integer ``Delta >= 1``.  The tails
+are the lattice kernels' (relatively exact at any depth); the classes
+`DiscreteLaplace` and `DiscreteGaussian` validate the parameters.
 """
 
 import math
@@ -68,36 +54,7 @@ def _point(k, s, noise):
 
 
 def dlap_delta(epsilon, scale, sensitivity=1):
-    """The privacy profile of the discrete Laplace noise of scale ``scale``.
-
-    Parameters
-    ----------
-    epsilon : array_like
-        Values >= 0 (``inf`` allowed); NaN gives NaN.
-    scale : float
-        The scale ``t > 0``: ``P(Z = k)`` is proportional to ``exp(-|k| / t)``.
-    sensitivity : int, optional
-        The integer distance ``Delta >= 1`` of the two inputs.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        ``delta(epsilon) = sum_k max(0, p_A(k) - e^epsilon p_B(k))``, of the shape of ``epsilon``.
-
-    Notes
-    -----
-    Mathematics.  With ``q = exp(-1/t)`` the likelihood ratio ``p_A(k) / p_B(k)``
-    is ``e^(Delta/t)`` for ``k <= 0``, ``exp((Delta - 2k) / t)`` between 0 and
-    ``Delta`` and ``e^(-Delta/t)`` from ``Delta`` on, so delta is 0 from
-    ``epsilon_0 = Delta / t`` on and below it the sum runs over ``k <= m``,
-    ``m = ceil((Delta - epsilon t) / 2) - 1 >= 0``.  The part ``k <= 0``
-    is ``P(Z <= 0) (1 - e^(epsilon - epsilon_0))`` with ``P(Z <= 0) = 1 / (1 + q)``;
-    the part ``1 <= k <= m`` sums two geometric series to
-    ``q (1 - q^m) (1 - exp(epsilon - (Delta - m - 1) / t)) / (1 + q)``, whose
-    factors are all non-negative.  Each factor is an ``exp`` or an ``expm1``,
-    so the result is relatively exact (a few ulps) for every scale and
-    epsilon, with nothing to cancel and nothing to overflow.
-    """
+    """The profile ``sum_k max(0, p_A(k) - e^epsilon p_B(k))`` of discrete Laplace noise (scale t)."""
     t, d = _check_noise(scale, sensitivity)
     eps = np.asarray(epsilon, dtype=np.float64)
     with np.errstate(invalid="ignore", over="ignore"):
@@ -113,57 +70,13 @@ def dlap_delta(epsilon, scale, sensitivity=1):
 
 
 def dlap_tradeoff(alpha, scale, sensitivity=1):
-    """The f-DP trade-off curve of the discrete Laplace noise of scale ``scale``.
-
-    Parameters
-    ----------
-    alpha : array_like
-        Type I errors in [0, 1]; NaN gives NaN.
-    scale : float
-        The scale ``t > 0`` (see `dlap_delta`).
-    sensitivity : int, optional
-        The integer distance ``Delta >= 1`` of the two inputs.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        ``beta(alpha)``, the smallest type II error of a (randomised) test
-        of ``A`` against ``B`` with type I error at most ``alpha``.
-
-    Notes
-    -----
-    Mathematics: see `_lattice_tradeoff`.  The likelihood ratio is monotone
-    (constant below 0 and above ``Delta``), so the curve is the
-    piecewise-linear curve through the threshold points; its first piece,
-    from (0, 1), is one segment up to the threshold ``Delta``.  A closed-form
-    inverse of the geometric tail would also do, but the threshold search
-    is shared with the discrete Gaussian and reads every mass from the
-    lattice kernels, so both curves have one, tested, code path.
-    """
+    """The f-DP trade-off curve ``beta(alpha)`` of discrete Laplace noise of scale t."""
     t, d = _check_noise(scale, sensitivity)
     return _lattice_tradeoff(alpha, t, d, _DLAP)
 
 
 def dlap_advantage(scale, sensitivity=1):
-    """The advantage (total variation distance) of the discrete Laplace noise.
-
-    Parameters
-    ----------
-    scale : float
-        The scale ``t > 0`` (see `dlap_delta`).
-    sensitivity : int, optional
-        The integer distance ``Delta >= 1`` of the two inputs.
-
-    Returns
-    -------
-    float
-        ``delta(0) = max over alpha of 1 - alpha - beta(alpha)``.
-
-    Notes
-    -----
-    Mathematics: `dlap_delta` at epsilon 0; for ``Delta = 1`` it is
-    ``tanh(1 / (2t))``.
-    """
+    """The advantage (total variation) ``delta(0)`` of discrete Laplace noise."""
     return float(dlap_delta(0.0, scale, sensitivity))
 
 
@@ -171,47 +84,7 @@ def dlap_advantage(scale, sensitivity=1):
 
 
 def dgauss_delta(epsilon, sigma, sensitivity=1):
-    """The privacy profile of the discrete Gaussian noise of parameter ``sigma``.
-
-    Parameters
-    ----------
-    epsilon : array_like
-        Values >= 0 (``inf`` allowed); NaN gives NaN.
-    sigma : float
-        ``sigma > 0``: ``P(Z = k)`` is proportional to ``exp(-k^2 / (2 sigma^2))``.
-    sensitivity : int, optional
-        The integer distance ``Delta >= 1`` of the two inputs.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        ``delta(epsilon) = sum_k max(0, p_A(k) - e^epsilon p_B(k))``, of the shape of ``epsilon``.
-
-    Notes
-    -----
-    Mathematics.  Canonne, Kamath and Steinke (2020), Theorem 7:
-    ``delta = P(Z > epsilon sigma^2 / Delta - Delta / 2) - e^epsilon P(Z > epsilon sigma^2 / Delta + Delta / 2)``.
-    The likelihood ratio ``p_A(k) / p_B(k) = exp((Delta^2 - 2 k Delta) / (2 sigma^2))``
-    exceeds ``e^epsilon`` exactly for ``k <= m``, ``m`` the largest integer
-    below ``Delta / 2 - epsilon sigma^2 / Delta``, so by symmetry
-    ``delta = P(Z <= m) - e^epsilon P(Z <= m - Delta)``.  It is evaluated as
-    ``P(m - Delta < Z <= m) - (e^epsilon - 1) P(Z <= m - Delta)``: the two
-    terms are of the same order where the theorem's two tails nearly cancel
-    (for a wide noise the theorem's form loses about ``sigma / Delta`` of its
-    digits, this form a small factor).  The masses are the lattice kernels'
-    (relatively exact at any depth); the product is formed in logarithms
-    where ``e^epsilon - 1`` would overflow, and is 0 where the mass is 0.
-
-    Limit: a mass ``P(Z <= m - Delta)`` below the smallest normal double
-    (2^-1022) keeps only its absolute accuracy (about 2^-1074, and it is 0
-    below that), so the result then has a further absolute error of about
-    ``e^epsilon 2^-1074`` (at most 5e-20 for epsilon <= 700), and in
-    practice upward (an underflowed mass is too small, so too little is
-    subtracted: conservative).  Relative to delta this matters only where
-    delta itself is below about ``e^epsilon 2^-1034``: epsilon in the
-    hundreds with ``Delta / sigma`` of 20 or more, or a subnormal delta.
-    A log-scale tail in the lattice kernels would remove it.
-    """
+    """The profile ``sum_k max(0, p_A(k) - e^epsilon p_B(k))`` of discrete Gaussian noise."""
     s, d = _check_noise(sigma, sensitivity)
     eps = np.asarray(epsilon, dtype=np.float64)
     shape = eps.shape
@@ -233,53 +106,13 @@ def dgauss_delta(epsilon, sigma, sensitivity=1):
 
 
 def dgauss_tradeoff(alpha, sigma, sensitivity=1):
-    """The f-DP trade-off curve of the discrete Gaussian noise of parameter ``sigma``.
-
-    Parameters
-    ----------
-    alpha : array_like
-        Type I errors in [0, 1]; NaN gives NaN.
-    sigma : float
-        ``sigma > 0`` (see `dgauss_delta`).
-    sensitivity : int, optional
-        The integer distance ``Delta >= 1`` of the two inputs.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        ``beta(alpha)``, the smallest type II error of a (randomised) test
-        of ``A`` against ``B`` with type I error at most ``alpha``.
-
-    Notes
-    -----
-    Mathematics: see `_lattice_tradeoff`; the likelihood ratio is strictly
-    monotone in ``k``, so the curve is the piecewise-linear curve through
-    the threshold points.
-    """
+    """The f-DP trade-off curve ``beta(alpha)`` of discrete Gaussian noise."""
     s, d = _check_noise(sigma, sensitivity)
     return _lattice_tradeoff(alpha, s, d, _DGAUSS)
 
 
 def dgauss_advantage(sigma, sensitivity=1):
-    """The advantage (total variation distance) of the discrete Gaussian noise.
-
-    Parameters
-    ----------
-    sigma : float
-        ``sigma > 0`` (see `dgauss_delta`).
-    sensitivity : int, optional
-        The integer distance ``Delta >= 1`` of the two inputs.
-
-    Returns
-    -------
-    float
-        ``delta(0) = max over alpha of 1 - alpha - beta(alpha)``.
-
-    Notes
-    -----
-    Mathematics: `dgauss_delta` at epsilon 0, the mass of the ``Delta``
-    integers ``m - Delta < k <= m`` with ``m = ceil(Delta / 2) - 1``.
-    """
+    """The advantage (total variation) ``delta(0)`` of discrete Gaussian noise."""
     return float(dgauss_delta(0.0, sigma, sensitivity))
 
 
@@ -295,39 +128,10 @@ def _search_bound(s, noise):
 
 
 def _lattice_tradeoff(alpha, s, d, noise):
-    """The trade-off curve ``beta(alpha)`` of A = law of Z against B = law of Z + d.
+    """The trade-off curve of A = law of Z against B = law of Z + d: Neyman and Pearson on the lattice.
 
-    Mathematics.  The likelihood ratio ``p_B(k) / p_A(k)`` is non-decreasing
-    in ``k`` for both noises, so by Neyman and Pearson the best tests reject
-    ``A`` for ``Y > c``, for ``Y = c`` with probability ``g`` and never
-    below: threshold ``c`` (``g = 1``) has the vertex
-    ``(alpha_c, beta_c) = (P(Z >= c), P(Z <= c - d - 1))`` and randomising
-    at ``c`` walks the segment to the vertex of ``c + 1``, so the curve is
-    the piecewise-linear curve through the vertices (collinear vertices,
-    where the ratio is constant, change nothing).  For ``alpha`` in
-    ``[alpha_(c+1), alpha_c]``, ``g = (alpha_c - alpha) / P(Z = c)`` and
-    ``beta = beta_c + g P(Z = c - d)``, a sum of non-negative terms.
-
-    The threshold ``c``, the largest with ``alpha_c >= alpha``, is found by
-    bisection on the integers, vectorised over alpha (about 2 + log2 of
-    40 times the scale steps, each one vectorised call of the lattice
-    kernels); a table of thresholds would need tens of millions of entries
-    at ``sigma = 1e6``, so bisection is used instead.  The search runs
-    between ``-b + 1`` and ``b``, with ``P(Z >= b) < 2^-1001``: that
-    interval holds the threshold of every ``alpha`` in ``[2^-1000, 1)``.
-    For ``alpha <= 1/2`` the search compares ``P(Z >= c)`` with ``alpha``;
-    above, ``P(Z <= c - 1)`` with ``1 - alpha`` (exact there), so that
-    both ``alpha_c - alpha`` and its complement are formed from relatively
-    exact tails: the result is exact to a few ulps times the segment's
-    conditioning.  A ``P(Z = c)`` that rounds to 0 gives ``g = 1``, the
-    upper end of the segment (never below the curve).
-
-    Below ``2^-1000`` (``alpha = 0`` included) the tails could be subnormal,
-    so the curve is replaced by the chord from (0, 1) to the exact point at
-    ``2^-1000``: by convexity never below the true curve, and equal to it
-    wherever the curve's first segment reaches ``2^-1000`` (the discrete
-    Laplace, unless ``d / t`` exceeds about 690); ``beta(0) = 1`` exactly
-    (``A`` has mass everywhere) and ``beta(1) = 0``.
+    Threshold tests, found by bisection on the integers, vectorised over
+    alpha; below ``2^-1000`` the chord from (0, 1) (docs: algorithms).
     """
     a = np.asarray(alpha, dtype=np.float64)
     shape = a.shape

@@ -56,13 +56,6 @@ class Laplace(_Noise):
     ValueError
         If a parameter is not a finite number > 0, or Delta / b overflows.
 
-    Notes
-    -----
-    Mathematics. Pure epsilon-DP with eps = Delta / b.  The privacy loss lies in
-    [-eps, eps]; the profile is delta(e) = 1 - e^((e - eps)/2) below eps
-    and 0 beyond; the trade-off curve is 1 - e^eps alpha up to alpha =
-    e^-eps / 2, then e^-eps / (4 alpha) up to 1/2, then e^-eps (1 - alpha).
-
     Examples
     --------
     >>> from diffident import Laplace
@@ -84,10 +77,6 @@ class Laplace(_Noise):
     def from_epsilon(cls, epsilon: float, *, sensitivity: float = 1.0) -> "Laplace":
         """The Laplace noise of epsilon-DP: scale ``Delta / epsilon``, rounded up.
 
-        The scale OpenDP's and Tumult's Laplace measurements are given for
-        epsilon; rounded upward, so the mechanism is never less private
-        than epsilon-DP.
-
         Parameters
         ----------
         epsilon : float
@@ -103,8 +92,7 @@ class Laplace(_Noise):
         Raises
         ------
         ValueError
-            If epsilon or Delta is not a finite number > 0, or the scale
-            overflows.
+            If epsilon or Delta is not finite and > 0, or the scale overflows.
         TypeError
             If an argument is not a real number.
 
@@ -121,11 +109,6 @@ class Laplace(_Noise):
     def scale(self) -> float:
         """The noise scale b.
 
-        Returns
-        -------
-        float
-            The scale, > 0.
-
         Examples
         --------
         >>> from diffident import Laplace
@@ -137,11 +120,6 @@ class Laplace(_Noise):
     @property
     def pure_epsilon(self) -> float:
         """The largest privacy loss: epsilon = Delta / b.
-
-        Returns
-        -------
-        float
-            The epsilon of pure DP.
 
         Examples
         --------
@@ -173,15 +151,6 @@ class Gaussian(_Noise):
     ValueError
         If a parameter is not a finite number > 0, or Delta / sigma overflows.
 
-    Notes
-    -----
-    Mathematics. mu-GDP with mu = Delta / sigma: the privacy loss is normal with mean
-    mu^2 / 2 and variance mu^2, unbounded, so no pure epsilon holds
-    (`pure_epsilon` is inf and the posterior reaches 1).  The profile is
-    the analytic formula of Balle and Wang (2018), delta(e) = Phi(-e/mu +
-    mu/2) - e^e Phi(-e/mu - mu/2), positive for every e; the trade-off
-    curve is Phi(Phi^-1(1 - alpha) - mu).
-
     Examples
     --------
     >>> from diffident import Gaussian
@@ -204,12 +173,7 @@ class Gaussian(_Noise):
 
     @classmethod
     def from_zcdp(cls, zcdp_rho: float, *, sensitivity: float = 1.0) -> "Gaussian":
-        """The Gaussian noise of zcdp_rho-zero-concentrated DP: ``sigma = Delta / sqrt(2 zcdp_rho)``.
-
-        The sigma OpenDP's and Tumult's zCDP Gaussian measurements use, and
-        a share of the Census's zCDP budget; rounded upward (never less
-        noise).  ``zcdp_rho`` is the zCDP parameter, not an identification
-        bound.
+        """The Gaussian noise of zcdp_rho-zCDP: ``sigma = Delta / sqrt(2 zcdp_rho)``, rounded up.
 
         Parameters
         ----------
@@ -226,8 +190,7 @@ class Gaussian(_Noise):
         Raises
         ------
         ValueError
-            If zcdp_rho or Delta is not a finite number > 0, or sigma
-            overflows.
+            If zcdp_rho or Delta is not finite and > 0, or sigma overflows.
         TypeError
             If an argument is not a real number.
 
@@ -288,11 +251,6 @@ class Gaussian(_Noise):
     def sigma(self) -> float:
         """The noise's standard deviation sigma.
 
-        Returns
-        -------
-        float
-            Sigma, > 0.
-
         Examples
         --------
         >>> from diffident import Gaussian
@@ -305,11 +263,6 @@ class Gaussian(_Noise):
     def mu(self) -> float:
         """The mu of Gaussian DP: Delta / sigma.
 
-        Returns
-        -------
-        float
-            Mu, > 0.
-
         Examples
         --------
         >>> from diffident import Gaussian
@@ -321,11 +274,6 @@ class Gaussian(_Noise):
     @property
     def pure_epsilon(self) -> float:
         """The largest privacy loss: infinite, as the Gaussian's is unbounded.
-
-        Returns
-        -------
-        float
-            ``inf``: no pure epsilon holds.
 
         Examples
         --------
@@ -344,12 +292,7 @@ class Gaussian(_Noise):
 
 
 class RandomizedResponse(Mechanism):
-    """Randomized response on d categories (k-ary; `diffident.rr.kary_p`'s parameters).
-
-    The respondent reports the true category with probability p, else one
-    of the other d - 1 categories uniformly at random: the parameterisation
-    of `diffident.rr.kary_p` and `diffident.rr.kary_epsilon` (p the truth
-    probability, d the number of categories; Warner's coin is d = 2).
+    """Randomized response on d categories: the truth with probability p, else another at random.
 
     Parameters
     ----------
@@ -364,16 +307,6 @@ class RandomizedResponse(Mechanism):
         If p is outside [1/d, 1] or NaN, or d < 2 or d > 2**53.
     TypeError
         If d is not an integer.
-
-    Notes
-    -----
-    Mathematics. A and B are two different true categories; q = (1 - p) / (d - 1).  The
-    privacy loss is eps = ln(p / q) = ln(p (d - 1) / (1 - p)) at the report
-    of A, -eps at the report of B, 0 elsewhere.  So delta(e) = (p - e^e
-    q)_+, the advantage is p - q, and the trade-off curve (randomised
-    Neyman-Pearson tests) is the piecewise linear max(0, 1 - e^eps alpha,
-    1 - (p - q) - alpha, e^-eps (1 - alpha)); for d = 2 it is the generic
-    curve of pure eps-DP.
 
     Examples
     --------
@@ -406,11 +339,6 @@ class RandomizedResponse(Mechanism):
     def p(self) -> float:
         """The truth probability p.
 
-        Returns
-        -------
-        float
-            P, in [1/d, 1].
-
         Examples
         --------
         >>> from diffident import RandomizedResponse
@@ -422,11 +350,6 @@ class RandomizedResponse(Mechanism):
     @property
     def d(self) -> int:
         """The number of categories d.
-
-        Returns
-        -------
-        int
-            D, at least 2.
 
         Examples
         --------
@@ -443,11 +366,6 @@ class RandomizedResponse(Mechanism):
     @property
     def pure_epsilon(self) -> float:
         """The largest privacy loss: ``ln(p (d - 1) / (1 - p))`` (as `diffident.rr.kary_epsilon`).
-
-        Returns
-        -------
-        float
-            The epsilon of pure DP, ``inf`` at p = 1.
 
         Examples
         --------

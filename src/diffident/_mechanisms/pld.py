@@ -1,16 +1,4 @@
-"""Many releases: composition and DP-SGD through privacy-loss distributions.
-
-`compose` (and `Mechanism.compose`) describe several releases of one
-person's data, `SubsampledGaussian` the T steps of DP-SGD.  Their measures
-come from the privacy-loss distribution (PLD) of the composed pair, which
-Google's dp-accounting builds and composes (the ``accounting`` extra;
-imported on first use): diffident writes no accountant of its own.  The
-PLD is discretised pessimistically: its privacy profile is an upper bound
-of the true one, and the trade-off curve read from it a lower bound of the
-true curve, so every measure errs on the attacker's side.  A composition of
-Gaussians alone needs no PLD: it is exactly the Gaussian of mu = sqrt(sum
-mu_i^2).
-"""
+"""Composition and DP-SGD through dp-accounting's pessimistic privacy-loss distributions."""
 
 from __future__ import annotations
 
@@ -88,18 +76,7 @@ def _part_pld(m, interval):
 
 
 class _Profile:
-    """The privacy profile of one order of a PLD, for many epsilons at once.
-
-    ``delta(eps) = inf_mass + sum_{l > eps} p_l (1 - e^(eps - l))``, the
-    hockey-stick divergence that dp-accounting computes, with the tails at
-    the grid's losses from one pass (`hockey_tails`: sums of positive
-    terms, no cancellation, where ``sum p - e^eps sum p e^-l``, as
-    dp-accounting evaluates it, loses its digits once delta is far below
-    the mass above eps: 2% low at 1e-12 for DP-SGD) and, between two
-    losses, ``(1 - e^(eps - l_j)) M_j + e^(eps - l_j) tail_j`` (``l_j`` the
-    first loss above eps, ``M_j`` the mass from it up): O(log L) per
-    epsilon.  Relative error within about ``4 L`` units of roundoff.
-    """
+    """The privacy profile of one order of a PLD, for many epsilons at once (docs: algorithms)."""
 
     def __init__(self, pmf):
         d = pmf.to_dense_pmf()
@@ -122,16 +99,9 @@ class _Profile:
 
 
 def _envelope(eps, delta):
-    """The trade-off curve that an (eps, delta(eps))-DP guarantee at every
-    given epsilon implies, as the lines of its upper envelope.
+    """The trade-off curve implied by (eps, delta(eps))-DP at each eps, as its upper envelope.
 
-    Each pair bounds the curve below by ``1 - delta - e^eps alpha`` and
-    ``e^-eps (1 - delta - alpha)`` (and 0); the largest of these lines over
-    all epsilons is the curve itself where delta is the exact symmetric
-    profile (Dong, Roth and Su 2022, Proposition 2.12).  With a profile
-    that is an upper bound (a pessimistic PLD) and any set of epsilons, the
-    envelope lies below the true curve: conservative.  Returns (breaks,
-    slopes, intercepts): line k holds between breaks k - 1 and k.
+    Returns (breaks, slopes, intercepts): line k holds between breaks k - 1 and k.
     """
     ok = np.isfinite(eps) & (eps < 700.0)
     e, d = eps[ok], np.minimum(delta[ok], 1.0)
@@ -226,27 +196,18 @@ class _Accounted(Mechanism):
 class SubsampledGaussian(_Accounted):
     """DP-SGD: ``steps`` Gaussian releases, each of a Poisson subsample.
 
-    Each step includes every record with probability ``sampling_rate`` and
-    adds Gaussian noise of standard deviation ``sigma`` times the clipping
-    norm to the sum of the clipped gradients (the noise multiplier of
-    Opacus and TensorFlow Privacy).  The pair A, B differ in one record:
-    added or removed (``neighbours="add_remove"``, the usual DP-SGD
-    guarantee) or replaced (``"replace_one"``).
-
     Parameters
     ----------
     sigma : float
-        The noise multiplier, finite and > 0.
+        The noise multiplier (of Opacus, TensorFlow Privacy), finite, > 0.
     sampling_rate : float, keyword-only
-        The Poisson sampling rate q, in (0, 1] (batch size over dataset
-        size).
+        The Poisson sampling rate q, in (0, 1].
     steps : int, keyword-only
-        The number of steps T, a whole number >= 1 (epochs over q).
+        The number of steps T, a whole number >= 1.
     neighbours : {"add_remove", "replace_one"}, keyword-only
         The neighbouring relation (default add/remove).
     discretization : float, keyword-only
-        The width of the privacy-loss grid of the PLD (default 1e-4): a
-        smaller one is tighter and slower.
+        The privacy-loss grid width of the PLD (default 1e-4).
 
     Raises
     ------
@@ -256,14 +217,6 @@ class SubsampledGaussian(_Accounted):
         If a parameter has the wrong type.
     ImportError
         When a measure is asked for and dp-accounting is not installed.
-
-    Notes
-    -----
-    Mathematics. The privacy-loss distribution of one step (a mixture
-    ``(1 - q) N(0, sigma^2) + q N(1, sigma^2)`` against ``N(0, sigma^2)``)
-    composed T times by dp-accounting, discretised pessimistically: the
-    profile is an upper bound and the trade-off curve a lower bound of the
-    exact ones.
 
     Examples
     --------
@@ -296,11 +249,6 @@ class SubsampledGaussian(_Accounted):
     def sigma(self) -> float:
         """The noise multiplier.
 
-        Returns
-        -------
-        float
-            sigma, > 0.
-
         Examples
         --------
         >>> from diffident import SubsampledGaussian
@@ -312,11 +260,6 @@ class SubsampledGaussian(_Accounted):
     @property
     def sampling_rate(self) -> float:
         """The Poisson sampling rate q.
-
-        Returns
-        -------
-        float
-            q, in (0, 1].
 
         Examples
         --------
@@ -330,11 +273,6 @@ class SubsampledGaussian(_Accounted):
     def steps(self) -> int:
         """The number of steps T.
 
-        Returns
-        -------
-        int
-            T, >= 1.
-
         Examples
         --------
         >>> from diffident import SubsampledGaussian
@@ -347,11 +285,6 @@ class SubsampledGaussian(_Accounted):
     def neighbours(self) -> str:
         """The neighbouring relation: "add_remove" or "replace_one".
 
-        Returns
-        -------
-        str
-            The relation.
-
         Examples
         --------
         >>> from diffident import SubsampledGaussian
@@ -363,11 +296,6 @@ class SubsampledGaussian(_Accounted):
     @property
     def pure_epsilon(self) -> float:
         """``inf``: Gaussian noise bounds no privacy loss.
-
-        Returns
-        -------
-        float
-            inf.
 
         Examples
         --------
@@ -387,17 +315,14 @@ class SubsampledGaussian(_Accounted):
 
 
 class Composition(_Accounted):
-    """Several releases about the same person, as one mechanism.
-
-    Built by `compose` or `Mechanism.compose`; ``parts`` holds each
-    distinct mechanism with its count.
+    """Several releases about the same person, as one mechanism (built by `compose`).
 
     Parameters
     ----------
     parts : tuple of (Mechanism, int)
         The mechanisms and how many times each is released.
     discretization : float, keyword-only
-        The width of the privacy-loss grid of the PLD (default 1e-4).
+        The privacy-loss grid width of the PLD (default 1e-4).
 
     Raises
     ------
@@ -449,11 +374,6 @@ class Composition(_Accounted):
     def parts(self) -> tuple[tuple[Mechanism, int], ...]:
         """The distinct mechanisms composed and how many times each.
 
-        Returns
-        -------
-        tuple of (Mechanism, int)
-            In the order first given.
-
         Examples
         --------
         >>> from diffident import Laplace
@@ -465,11 +385,6 @@ class Composition(_Accounted):
     @property
     def pure_epsilon(self) -> float:
         """The sum of the parts' pure epsilons (the largest privacy loss adds up).
-
-        Returns
-        -------
-        float
-            The epsilon, ``inf`` if a part has none.
 
         Examples
         --------
@@ -502,18 +417,14 @@ def compose(*mechanisms: Mechanism, discretization: float = DISCRETIZATION) -> C
     Parameters
     ----------
     *mechanisms : Mechanism
-        The releases (at least one); compositions among them are flattened
-        and equal mechanisms counted together.
+        The releases (at least one).
     discretization : float, keyword-only
-        The width of the privacy-loss grid of the PLD (default 1e-4).
+        The privacy-loss grid width of the PLD (default 1e-4).
 
     Returns
     -------
     Composition
-        A mechanism with every measure of the composed releases: exact for
-        Gaussians alone (mu adds in squares) and for the pure epsilon (it
-        adds up); otherwise from dp-accounting's pessimistic PLD, so never
-        understating the risk.
+        The composed releases, never understating the risk.
 
     Raises
     ------
@@ -528,8 +439,6 @@ def compose(*mechanisms: Mechanism, discretization: float = DISCRETIZATION) -> C
     >>> m = compose(Laplace(1.0), Laplace(2.0))
     >>> m.pure_epsilon
     1.5
-    >>> round(float(m.delta(1.0)), 4)
-    0.1238
     """
     return Composition(tuple((m, 1) for m in mechanisms), discretization=discretization)
 

@@ -1,18 +1,4 @@
-"""Kazan and Reiter's risk profiles: the largest epsilon an agency's bound on
-the posterior-to-prior ratio allows.
-
-An agency bounds how much a release may multiply an adversary's belief in
-a disclosure: the posterior over the prior at most ``r*(p, q)`` at prior
-``p`` and inclusion probability ``q`` ("Prior-itizing privacy", Kazan and
-Reiter, NeurIPS 2024).  Under epsilon-DP the worst ratio at (p, q) is met
-exactly when epsilon is at most
-
-    q = 1:  ln((1 - p) / (1/r* - p))
-    q < 1:  ln(2 p (1 - q) / (sqrt((1 - p)^2 + 4 p (1 - q) (1/r* - p q)) - (1 - p)))
-
-(no bound where 1/r* - p q <= 0: the ratio cannot exceed r* there), and
-the profile allows the smallest of these over every prior.
-"""
+"""Kazan and Reiter's risk profiles: the largest epsilon a posterior-to-prior bound allows."""
 
 from __future__ import annotations
 
@@ -50,8 +36,7 @@ class RatioProfile:
     Parameters
     ----------
     a : float
-        The posterior the agency tolerates for rare traits (the ratio
-        bound a / p keeps the posterior near a), finite and > 0.
+        The posterior tolerated for rare traits, finite and > 0.
     r : float
         The ratio bound, finite and >= 1.
 
@@ -136,25 +121,16 @@ def profile_epsilon(profile: RatioProfile | Callable[..., Any], *, q: RealArrayL
     Parameters
     ----------
     profile : RatioProfile or callable
-        The bound r*(p) on the posterior over the prior at prior p: a
-        `RatioProfile`, or a function of an array of priors (and, if it
-        takes two arguments, of the inclusion probability q) returning
-        bounds >= 1.
+        The bound r*(p) on the posterior over the prior: a `RatioProfile`,
+        or a function of priors (and of q, if it takes two) giving bounds >= 1.
     q : array_like, optional
-        Inclusion probabilities in (0, 1] (default 1: the person is in the
-        data), broadcast.
+        Inclusion probabilities in (0, 1] (default 1).
 
     Returns
     -------
     float or ndarray
-        The epsilon, shape of q: ``inf`` where the profile never binds.
-        For a `RatioProfile` the minimum over priors is exact, at the kink
-        p = a / r or at p = 1 (at q = 1, ``ln((r - a) / (1 - a))``).  For
-        a callable, the minimum over
-        20,000 priors from 1e-12 to 1, refined by a ternary search
-        around the smallest: a profile that varies faster than that grid
-        may allow less.  ``nan`` where a bound is below 1 (not even
-        epsilon 0 meets it).
+        The epsilon, shape of q: ``inf`` where the profile never binds,
+        ``nan`` where a bound is below 1; exact for a `RatioProfile`.
 
     Raises
     ------
@@ -168,8 +144,6 @@ def profile_epsilon(profile: RatioProfile | Callable[..., Any], *, q: RealArrayL
     >>> from diffident import RatioProfile, profile_epsilon
     >>> round(profile_epsilon(RatioProfile(0.25, 3)), 5)   # ln(2.75 / 0.75)
     1.29928
-    >>> round(profile_epsilon(RatioProfile(0.25, 3), q=0.5), 5)
-    1.15929
     """
     sc = is_scalar(q)
     qq = in_range("q", q, 0.0, 1.0, lo_open=True)
@@ -188,15 +162,7 @@ def profile_epsilon(profile: RatioProfile | Callable[..., Any], *, q: RealArrayL
 
 
 def _ratio_profile_epsilon(a, r, q):
-    """The exact minimum over priors for ``max(a / p, r)``, vectorised over q.
-
-    Solving the module's formula for the ratio it bounds gives
-    ``1 / (p q + p (1 - q) e^{-2 eps} + (1 - p) e^{-eps})``: one over a
-    function linear in p, so monotone in p where r* = r is constant (its
-    worst is at p = a / r or p = 1), while ``p`` times it grows with p where
-    r* = a / p (its worst is at the kink).  The epsilon is the smaller of
-    those at the kink and at p = 1.
-    """
+    """The exact minimum over priors for ``max(a / p, r)``: at the kink p = a / r or at p = 1."""
     kink = min(a / r, 1.0)
     at_kink = _epsilon_at(kink, 1.0 / max(a / kink, r), q)
     at_one = _epsilon_at(1.0, 1.0 / max(a, r), q)

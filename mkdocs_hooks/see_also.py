@@ -7,7 +7,7 @@ mkdocstrings renders (the modules' ``__doc__`` are untouched), into a list
 of cross-references, ``[`tight_scale`][diffident._calibrate.tight.tight_scale]``,
 which mkdocs-autorefs turns into links to the entries' anchors.
 
-A name is looked up as ``tests/test_docstrings.py`` checks it: in the
+A name is looked up as ``tests/docs/test_docstrings.py`` checks it: in the
 method's class, then in the docstring's module, then in ``diffident``,
 ``diffident.rr`` and ``diffident.dask``; a name that starts with
 ``diffident.`` is looked up from the package. A name found nowhere is kept
@@ -27,7 +27,7 @@ SECTION = re.compile(r"^(?P<indent>[ \t]*)See Also\n(?P=indent)-{3,}[ \t]*\n", r
 NEXT_SECTION = re.compile(r"^[ \t]*\S[^\n]*\n[ \t]*-{3,}[ \t]*$", re.M)
 # One entry: "name", "name : description" or "name1, name2 : description".
 ENTRY = re.compile(r"^(?P<names>[\w.]+(?:\s*,\s*[\w.]+)*)\s*(?::\s*(?P<description>.*))?$")
-# Namespaces searched after the docstring's own module (as tests/test_docstrings.py does).
+# Namespaces searched after the docstring's own module (as tests/docs/test_docstrings.py does).
 NAMESPACES = ("rr", "dask")
 
 

@@ -67,7 +67,7 @@ def adult():
 
 
 # Options that ask pytest-benchmark for timings; without any of them the
-# benchmarks in tests/test_benchmarks.py run once each, as plain tests.
+# benchmarks in tests/project/test_benchmarks.py run once each, as plain tests.
 _TIMING_OPTIONS = ("benchmark_only", "benchmark_enable", "benchmark_autosave", "benchmark_save",
                    "benchmark_compare", "benchmark_json", "benchmark_histogram")
 

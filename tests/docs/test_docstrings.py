@@ -150,7 +150,7 @@ def test_raises_section(path):
 
 @pytest.mark.parametrize("path", sorted(PUBLIC))
 def test_example_output_is_checked(path):
-    """At least one example shows its output (which tests/test_docs.py compares)."""
+    """At least one example shows its output (which tests/docs/test_docs.py compares)."""
     examples = doctest.DocTestParser().get_examples(_doc(path))
     assert examples, f"{path} has no doctest example"
     assert any(ex.want.strip() for ex in examples), f"{path}: no example shows an output to check"

@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("markdown", reason="the docs hooks run under mkdocs (the `docs` extra)")
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def _hook():

@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("matplotlib")
 pytest.importorskip("scipy")
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "scaling.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "scaling.py"
 
 
 def load_script():

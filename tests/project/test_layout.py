@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-SRC = Path(__file__).resolve().parents[1] / "src" / "diffident"
+SRC = Path(__file__).resolve().parents[2] / "src" / "diffident"
 # each package may import the ones before it (the top level: anything)
 ORDER = ["_kernels", "_numerics", "_typing", "_worlds", "_risk", "_calibrate", "dp", "rr", "_mechanisms", "_sweep"]
 TOP = {"__init__", "__main__", "cli", "dask", "replicate", "testing"}

@@ -10,7 +10,7 @@ import pytest
 
 import diffident
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def _modules_with_examples():

@@ -10,8 +10,8 @@ A plain ``pytest`` run (CI) runs each body once, as a test, without
 timing (``tests/conftest.py`` turns on ``--benchmark-disable`` unless a
 benchmark option is given).  Timing runs, from the repository root::
 
-    python -m pytest tests/test_benchmarks.py --benchmark-only --benchmark-autosave
-    python -m pytest tests/test_benchmarks.py --benchmark-only \\
+    python -m pytest tests/project/test_benchmarks.py --benchmark-only --benchmark-autosave
+    python -m pytest tests/project/test_benchmarks.py --benchmark-only \\
         --benchmark-compare --benchmark-compare-fail=min:25%
 
 The first saves a run under ``.benchmarks/`` (ignored by git); the second

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MODULES = ["bench_beyond", "bench_core", "bench_dp", "bench_expected", "bench_huge", "bench_worlds"]
 
 _PROBE = """

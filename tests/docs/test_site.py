@@ -39,7 +39,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 REQUIRED = os.environ.get("DIFFIDENT_REQUIRE_BROWSER") == "1"
 # A common desktop size: Material shows both sidebars from 1220 px on.

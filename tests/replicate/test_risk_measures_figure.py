@@ -18,7 +18,7 @@ import diffident as di
 
 pytest.importorskip("matplotlib", reason="the figure script draws with matplotlib")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "docs" / "scripts" / "risk_measures_figure.py"
 COMMITTED = ROOT / "docs" / "data" / "risk-measures.csv"
 MEASURES = {"worst_case", "expected", "expected_discrete", "prior"}

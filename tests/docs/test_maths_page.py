@@ -12,7 +12,7 @@ import re
 import subprocess
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "maths.md"
 # The developers' notes, spelt in two parts so that this file does not name them.
 PRIVATE = ("MATH" + ".md").encode()

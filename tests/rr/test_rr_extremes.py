@@ -17,7 +17,7 @@ of at most two subnormal units (2 * 2**-1074).
 Run as a script to print the largest relative error of each function over a
 grid of extreme inputs (a before/after measurement)::
 
-    PYTHONPATH=src python tests/test_rr_extremes.py
+    PYTHONPATH=src python tests/rr/test_rr_extremes.py
 """
 
 import inspect

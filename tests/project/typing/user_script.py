@@ -1,4 +1,4 @@
-"""A user's script, checked by ``mypy --strict`` in tests/test_typing.py.
+"""A user's script, checked by ``mypy --strict`` in tests/project/test_typing.py.
 
 Every result is assigned to an annotated variable, so that a wrong
 annotation in diffident (a float typed as an array, a tuple as a float)

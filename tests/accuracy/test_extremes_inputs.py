@@ -1,5 +1,5 @@
-"""Hardening tests, part 3: bad input and the possible-worlds edge cases (the
-issue's examples 13-16).
+"""Bad input and the possible-worlds edge cases (examples 13-16 of the
+hardening round).
 
 Every bad input must raise ValueError or TypeError whose message names the
 argument (``pytest.raises(..., match=<name>)``), never OverflowError, an
@@ -370,9 +370,9 @@ def test_sums_and_order_statistics_within_range_are_kept():
 
 
 def test_huge_integer_domains_are_not_listed():
-    """An integer Domain of 1e12 values used to be listed (np.arange) as
-    soon as it was passed: a MemoryError.  The worst cases that need only
-    its ends are computed; those that need every value say so."""
+    """An integer Domain of 1e12 values is never listed: the worst cases that
+    need only its ends are computed, those that need every value refuse
+    with a ValueError that says so."""
     D = di.Domain(0, 10**12)
     assert di.sensitive_range("median", known=[1.0, 2.0, 3.0], candidates=D) == 1.0
     assert di.sensitive_range("sum", known=[1.0, 2.0, 3.0], candidates=D, k=2) == 2e12
@@ -412,8 +412,9 @@ def test_integers_float64_holds_exactly_are_kept(values):
 
 
 def test_integer_domain_wider_than_the_float_range():
-    """Domain(-1e308, 1e308).size overflowed (int(inf)): an OverflowError
-    from every function that took it."""
+    """Domain(-1e308, 1e308) has an exact size (a Python int); the worst
+    cases that need only its ends are computed, the others refuse with a
+    ValueError that says why."""
     D = di.Domain(-1e308, 1e308)
     assert D.size == 2 * int(1e308) + 1
     assert di.sensitive_range("median", known=[1.0, 2.0, 3.0], candidates=D) == 1.0
@@ -513,11 +514,10 @@ def _exact_dataset_range(query, data, cands, ddof):
     ([3e8 + 0.25, 3e8 - 0.5, 3e8], [3e8 + 0.125, 3e8 + 7.0], 1),
 ])
 def test_var_std_ranges_without_cancellation(query, data, cands, ddof):
-    """The range of var and std over one unknown individual was the
-    difference of two rounded variances: values near 1e15 have variances
-    near 1e29 whose ulp is 3.5e13, and S came out 2% to 5% off (below
-    the exact value for std: too little noise).  Now formed factored, to
-    a few ulps of S itself, for sensitive_range and dataset_sensitive_range."""
+    """The ranges of var and std over one unknown individual, for values near
+    1e15 (variances near 1e29, whose ulp is 3.5e13), are within a few ulps
+    of the exact S in sensitive_range and dataset_sensitive_range, never
+    below it."""
     want = _exact_dataset_range(query, data, cands, ddof)
     got = di.dataset_sensitive_range(query, data=data, candidates=cands, ddof=ddof)
     assert got == pytest.approx(want, rel=1e-13)
@@ -541,9 +541,9 @@ def test_var_std_ranges_without_cancellation(query, data, cands, ddof):
     ([3.0, 1e12, 3.5, 4.25, -7e11], 3),
 ])
 def test_world_values_var_without_known_part_far_candidates(query, cands, k):
-    """Without a known part the shift of the sums was the lowest candidate,
-    far from a world of close values: their variance cancelled in
-    double-double.  Every world against exact rational arithmetic."""
+    """Without a known part, the variance of worlds of close values far from
+    the lowest candidate is exact against rational arithmetic (no
+    cancellation), world by world."""
     import itertools
 
     import mpmath
@@ -562,9 +562,9 @@ def test_world_values_var_without_known_part_far_candidates(query, cands, k):
 
 
 def test_world_values_domain_sums_merged_after_rounding():
-    """Distinct exact sums over a Domain that round to one float (a known
-    part of 1e16) came back as repeated values; world_values promises
-    distinct values with their counts."""
+    """Distinct exact sums over a Domain that round to one float (a known part
+    of 1e16) come back as one value with the summed count: world_values'
+    values are distinct."""
     vals, counts = di.world_values("sum", known=[1e16], candidates=di.Domain(0, 3), k=2)
     assert np.all(np.diff(vals) > 0) and counts.sum() == 10
     # 1e16 + s rounds to even: s in {0, 1} -> 1e16, {2} -> +2, {3, 4, 5} -> +4, {6} -> +6

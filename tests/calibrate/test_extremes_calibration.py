@@ -1,5 +1,5 @@
-"""Hardening tests, part 1: calibrations at the edges (the issue's examples
-1-4 and 12), against the 60-digit reference (diffident.testing.mpmath_reference).
+"""Calibrations at the edges of their ranges (examples 1-4 and 12 of the
+hardening round), against the 60-digit reference (diffident.testing.mpmath_reference).
 
 A calibration on the unsafe side is the worst defect this library can have,
 so every calibration here is checked twice:
@@ -355,10 +355,10 @@ HUGE_COUNTS = [
 
 @pytest.mark.parametrize("values, counts", HUGE_COUNTS)
 def test_worst_case_risk_counts_beyond_the_float_range(values, counts):
-    """The risk, 1 / (the total weight near a world), is subnormal there;
-    sum times 1/P overflowed and the risk came back 0 (and tight_scale took
-    that 0 as met).  Now within the sweep's relative error and a subnormal
-    ulp or two of the exact value; in memory and chunked alike."""
+    """Weights whose total passes the float range give a subnormal risk, 1 /
+    (the total weight near a world), within the sweep's relative error and
+    a subnormal ulp or two of the exact value, never 0; in memory and
+    chunked alike."""
     scales = np.array([0.0, 0.3, 1.0, 4.42, 4.43, 10.0, 1e10, np.inf])
     got = di.worst_case_risk(values, scale=scales, counts=counts)
     chunked = di.chunked_worst_case_risk([(np.array(values), np.array(counts))], scale=scales)
@@ -370,9 +370,8 @@ def test_worst_case_risk_counts_beyond_the_float_range(values, counts):
 
 @pytest.mark.parametrize("values, counts", HUGE_COUNTS)
 def test_tight_scale_counts_beyond_the_float_range(values, counts):
-    """rho below the risk at infinite noise is unattainable (inf; a finite
-    scale with an exact risk 50 times rho came back); above it, the scale
-    meets rho exactly."""
+    """With such weights, a rho below the risk at infinite noise is
+    unattainable (inf), and above it the scale meets rho exactly."""
     limit = ref.worst_case_risk(values, scale=np.inf, counts=counts)[0]
     rho = np.array([1e-310, float(limit) * 0.999, float(limit) * 1.01, float(limit) * 1.1, 0.5])
     lam = di.tight_scale(values, rho=rho, counts=counts)
@@ -387,7 +386,8 @@ def test_tight_scale_counts_beyond_the_float_range(values, counts):
 
 
 def test_multi_worst_case_risk_counts_beyond_the_float_range():
-    """The dense kernel's S_j / P_j overflowed the same way (a risk of 0)."""
+    """The dense kernel of several releases gives the same subnormal risk,
+    never 0."""
     cases = [([[0.0, 0.0], [1.0, 0.0], [2.0, 0.0]], [1e300, 1e300], [1.7e308, 1e300, 1.7e308]),
              ([[0.0, 0.0], [1.0, 0.0]], [1.0, 1.0], [1.7e308, 1.7e308]),
              ([[0.0, 0.0], [1.0, 3.0]], [1.0, np.inf], [9e307, 9e307])]
@@ -401,10 +401,9 @@ def test_multi_worst_case_risk_counts_beyond_the_float_range():
 
 
 def test_multi_worst_case_risk_wide_query_with_tiny_gaps_is_a_value_error():
-    """A query spread beyond 2**1021 is scaled down, and 1 / scale then
-    overflowed while a gap of 4 made exp(-gap / scale) far from 0: every
-    neighbour's term was lost (1.0 where the answer is 0.982).  As in
-    worst_case_risk: a ValueError naming the scale."""
+    """A query spread beyond 2**1021 with gaps of 4 at a tiny scale, where the
+    scaled problem cannot represent every neighbour's term: a ValueError
+    naming the scale, as in worst_case_risk."""
     with pytest.raises(ValueError, match="scale 1.0 is too small"):
         di.multi_worst_case_risk([[0.0, 0.0], [0.0, 4.0], [0.0, 1e308]], scale=[1.0, 1.0], counts=[1, 1, 10])
     got = di.multi_worst_case_risk([[0.0, 0.0], [0.0, 4.0], [0.0, 8.9e307]], scale=[1.0, 1.0], counts=[1, 1, 10])

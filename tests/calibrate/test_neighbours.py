@@ -295,10 +295,9 @@ def test_sum_and_mean_share_one_search():
     ("max", [1e308, -1e308, 5e307], [0.0, -1.7e308], {}),
 ])
 def test_values_near_the_float_maximum(query, data, cands, kw):
-    """Scales near 1e308: the certificate evaluates the reference at lam / A,
-    which passed the float range (the risk at infinite noise stood in for
-    it, too small); now at 1 / scale = A / lam.  The maximum over every
-    removal's own tight_scale, exactly."""
+    """Scales near 1e308: the every-D' calibration is the maximum over every
+    removal's own tight_scale, exactly (the certificate evaluates the
+    reference at 1 / scale, inside the float range)."""
     rho = np.array([0.3, 0.4, 0.5, 0.6, 0.9])
     got = di.dataset_tight_scale(query, data=data, candidates=cands, rho=rho, **kw)
     want = np.zeros(rho.size)

@@ -1,4 +1,4 @@
-"""Mechanisms as values (issue 15): check values, closed forms against their
+"""Mechanisms as values: check values, closed forms against their
 definitions (integrals of the densities, sums for randomized response),
 the properties of the curves, and the conventions of the package.
 """

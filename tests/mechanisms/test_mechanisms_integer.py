@@ -1,4 +1,4 @@
-"""DiscreteLaplace and DiscreteGaussian as mechanism values: the issue's
+"""DiscreteLaplace and DiscreteGaussian as mechanism values: published
 check values, brute-force lattice sums, the inverse, the curve and the
 posterior, value semantics and bad input."""
 

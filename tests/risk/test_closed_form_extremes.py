@@ -202,11 +202,12 @@ def test_regression_analytic_sigma_conservative_at_60_digits(eps, delta):
     (2.2250738585072014e-308, 1e-5),
     (1e-300, 1e-300),
 ])
-def test_regression_analytic_sigma_beyond_the_float_range_of_sigma_over_s(eps, delta, sens):
+def test_analytic_sigma_beyond_the_float_range_of_sigma_over_s(eps, delta, sens):
     """sigma / S beyond the float range while sigma is not (S below 1, a
-    subnormal delta): sigma / S overflowed to inf, read as infinite noise,
-    and the sigma returned was S times the float maximum, with a delta far
-    above the target.  analytic_gaussian_delta there underflowed to 0."""
+    subnormal delta): the sigma returned meets the target by the reference
+    and by analytic_gaussian_delta, within a few ulps of the smallest that
+    does (inf only where that passes the float range), and
+    analytic_gaussian_delta there is accurate to 1e-12."""
     sigma = di.analytic_gaussian_sigma(eps, delta=delta, sensitivity=sens)
     if np.isinf(sigma):  # only where the answer exceeds the float range
         assert ref_delta(MAX, eps, sens) > M(delta)

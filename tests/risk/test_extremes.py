@@ -1,5 +1,5 @@
-"""Hardening tests, part 2: the posterior kernels in extreme regimes (the
-issue's examples 5-11), against the 60-digit reference (diffident.testing.mpmath_reference).
+"""The posterior kernels in extreme regimes (examples 5-11 of the
+hardening round), against the 60-digit reference (diffident.testing.mpmath_reference).
 
 Functions: ``log_evidence``, ``log_posterior``, ``posterior``,
 ``disclosure_risk`` (Laplace and Gaussian noise, with and without counts and
@@ -117,7 +117,7 @@ def _point_problems(values, R, s, counts=None, prior=None, noise="laplace", allo
     """Compare the four kernels at one point with the reference.
 
     ``allow_error``: argument names; a ValueError whose message names one of
-    them is accepted instead of a value (the issue's "clear ValueError")."""
+    them is accepted instead of a value (a clear ValueError)."""
     bad = []
     tag = f"[{noise} R={R!r} scale={s!r} counts={counts} prior={prior}]"
     kw = dict(counts=counts, prior=prior, noise=noise)
@@ -440,11 +440,10 @@ def test_chunked_disclosure_risk_single_world_not_above_one():
 ])
 def test_subnormal_gaps_lost_to_the_scaling_are_a_value_error(call):
     """Responses near 1e308 are scaled down by a power of two into the
-    kernels' range; values in the subnormal range lose their gaps there.
-    For Gaussian noise at scale 1e-20 the gap 5e-324 moves the posterior
-    from 1/2 to 1 (today 1/2 came back, silently): a ValueError.  For
-    Laplace noise its effect (5e-304) is below the float resolution: the
-    exact answer."""
+    kernels' range, where subnormal values lose their gaps.  For Gaussian
+    noise at scale 1e-20, where the gap 5e-324 moves the posterior from
+    1/2 to 1: a ValueError.  For Laplace noise, where its effect (5e-304)
+    is below the float resolution: the exact answer."""
     v, R, s = [0.0, 5e-324], 1e308, 1e-20
     with pytest.raises(ValueError, match="subnormal range"):
         call(v, R, s, "gaussian")
@@ -564,7 +563,7 @@ def test_property_chunked_match_reference(pt, size):
        st.floats(1e-6, 1e6), st.sampled_from(["laplace", "gaussian"]))
 def test_property_probabilities_at_most_one(values, R, s, noise):
     """Example 11: every probability-returning function stays in [0, 1] in
-    ordinary regimes too (chunked_disclosure_risk gave 1.0000000000000002)."""
+    ordinary regimes too (no 1.0000000000000002)."""
     v = np.array(values)
     checks = {
         "posterior": lambda: di.posterior(v, response=R, scale=s, noise=noise),

@@ -414,8 +414,8 @@ if __name__ == "__main__":
 
 @pytest.mark.parametrize("d", [2.0**63, 2**60, 1e300])
 def test_kary_sample_more_categories_than_float_integers(d):
-    """Sampling draws categories as integers: d beyond 2**53 cast to int64
-    gave negative categories (2**63) silently.  A ValueError naming d."""
+    """Sampling with d beyond 2**53 categories (not exact as int64 draws): a
+    ValueError naming d."""
     with pytest.raises(ValueError, match="at most 2"):
         rr.kary_sample([3], epsilon=1.0, d=d, rng=np.random.default_rng(0))
 
@@ -428,10 +428,10 @@ def test_kary_sample_labels_beyond_float_integers():
 
 
 def test_kary_estimate_counts_near_the_float_maximum():
-    """The d-fold sum overflowed: NaN estimates (also at epsilon inf, where
-    the counts are the truth).  The estimate is homogeneous in the counts:
-    the same as the scaled-down problem scaled back, inf only where the
-    estimate itself passes the float range."""
+    """Counts near the float maximum: the estimate equals the scaled-down
+    problem's scaled back (it is homogeneous in the counts), at epsilon inf
+    the counts themselves, inf only where the estimate passes the float
+    range; never NaN."""
     np.testing.assert_array_equal(rr.kary_estimate([1e308, 1e308], epsilon=1.0), [1e308, 1e308])
     np.testing.assert_array_equal(rr.kary_estimate([1e308, 1e308], epsilon=np.inf), [1e308, 1e308])
     got = rr.kary_estimate([1.7976931348623157e308, 0.0], epsilon=1.0)
@@ -441,11 +441,10 @@ def test_kary_estimate_counts_near_the_float_maximum():
 
 
 def test_truth_probabilities_round_toward_privacy():
-    """warner_p and kary_p rounded to nearest: the exact epsilon of the
-    returned p exceeded the target for 10% to 40% of targets (warner_p(35.2)
-    has epsilon 35.35), and p = 1 (always truthful) came back for finite
-    epsilon above 37.  Against 60 digits, and never more than a few ulps
-    below the largest p that meets the target."""
+    """warner_p and kary_p round toward privacy: the exact epsilon of the
+    returned p never exceeds the target (against 60 digits), p is below 1
+    for every finite epsilon, and p is within a few ulps of the largest p
+    that meets the target."""
     mpmath.mp.dps = 60
     rng = np.random.default_rng(5)
     eps = np.concatenate([10 ** rng.uniform(-12, 2.9, 400), [35.2, 37.0, 800.0, 1e300]])

@@ -125,7 +125,7 @@ class Certificate:
         qy = prob.qy
         members = np.array([prob.sets[s][0] for s in others], dtype=np.int64)
         g = np.array([prob.combos[i][0] for i in members], dtype=np.int64)
-        full = Known(prob.xs, 0.0)
+        full = Known.checked(prob.xs, 0.0)
         n, n0 = prob.n, prob.n - 1
         mu, qc, s2 = (np.empty(g.size) for _ in range(3))
         neighbours.removed_moments(full.st, full.c, prob.fsd[g], n0, mu, qc, s2, np.empty(6))

@@ -48,7 +48,7 @@ def expected_every(prob, rho, rtol, gauss, g):
 
     def worlds(s):
         fs, c = prob.grouped(prob.sets[s][0])
-        return Worlds(on_lattice(fs, g), c) if g is not None else Worlds(fs, c)
+        return Worlds.checked(on_lattice(fs, g), c) if g is not None else Worlds.checked(fs, c)
 
     def calibrate(s, idx):
         lam, status = expected_scale(worlds(s), gauss, rho[idx], rtol, g)

@@ -321,7 +321,7 @@ class Problem:
         if i in self._matched:
             return self._matched[i]
         cand = self._world_cands(i)
-        kn = Known(self.known(i), cand.lo)
+        kn = Known.checked(self.known(i), cand.lo)
         if self.cands.domain is not None:
             rows = self.cands.vals
         else:
@@ -339,7 +339,7 @@ class Problem:
         if self.k == 1:
             return _grouping.group_counts(self.matched_values(i))
         cand = self._world_cands(i)  # (validated with the data, by dataset_setup)
-        kn = Known(self.known(i), cand.lo)
+        kn = Known.checked(self.known(i), cand.lo)
         return world_values_of(self.qy, self.k, cand, kn, self.max_worlds)
 
     def _pinned(self, i):
@@ -357,7 +357,7 @@ class Problem:
     def _risk_worlds(self, s):
         def make():
             fs, c = self.grouped(self.sets[s][0])
-            ws = Worlds(fs, c)
+            ws = Worlds.checked(fs, c)
             return Risk(ws), ws
 
         return self.held.get(("risk", s), make, s == self.ref)

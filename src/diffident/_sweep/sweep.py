@@ -505,7 +505,7 @@ class _Cell:
         i = self._ref_removal()
         if self.prob is not None and i is not None:
             return self.prob.grouped(i)  # the same worlds, grouped and sorted once
-        known = Known(np.delete(self.d, self.removed[0]), self.cands.lo)
+        known = Known.checked(np.delete(self.d, self.removed[0]), self.cands.lo)
         return world_values_of(self.qy, 1, self.cands, known, 10**8)
 
     def at_bound(self, risk, g, lam):
@@ -519,9 +519,9 @@ class _Cell:
             if self._worst_risk is None:  # (the reference's evaluator where the worlds are its)
                 prob = self.prob
                 self._worst_risk = prob.risk(prob.ref) if prob is not None and self._ref_removal() is not None \
-                    else Risk(Worlds(fs, c))
+                    else Risk(Worlds.checked(fs, c))
             return self._worst_upper(lam)
-        return Success(Worlds(on_lattice(fs, g), c) if g is not None else Worlds(fs, c), False, g)(lam)
+        return Success(Worlds.checked(on_lattice(fs, g), c) if g is not None else Worlds.checked(fs, c), False, g)(lam)
 
     def _worst_upper(self, lam):
         """The attaining D''s worst-case risk at the scales ``lam``: where its

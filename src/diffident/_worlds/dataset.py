@@ -300,7 +300,7 @@ def dataset_k1(qy, xs, cands):
     u = fs.size
     if qy.code == queries.COUNT:
         return np.zeros(u), first, counts
-    full = Known(xs, 0.0)
+    full = Known.checked(xs, 0.0)
     st = np.empty((u, 6))
     for g in range(u):
         queries.remove_stats(full.st, fs[g], full.c, st[g])
@@ -352,7 +352,7 @@ def _dataset_general(qy, k, xs, cands, max_worlds):
         removed = fs[list(combo)]
         cand = cands if cands.domain is not None else cands.with_values(removed)
         cand.check_k(k)
-        kn = Known(known, cand.lo)
+        kn = Known.checked(known, cand.lo)
         if qy.named:
             S[i] = named_spread(qy, k, cand, kn)
         else:

@@ -416,6 +416,16 @@ class Known:
         a = _validate.finite("known", known)
         if a.ndim != 1:
             raise ValueError(f"known must be one-dimensional, got shape {a.shape}")
+        self._setup(a, shift_hint)
+
+    @classmethod
+    def checked(cls, known, shift_hint):
+        """The known part from checked data (1-d, finite float64), not validated again."""
+        kn = cls.__new__(cls)
+        kn._setup(known, shift_hint)
+        return kn
+
+    def _setup(self, a, shift_hint):
         self.ks = np.ascontiguousarray(np.sort(a))
         n = self.ks.size
         # the shift: a value of the data itself (exact differences on a grid)

@@ -34,6 +34,22 @@ class Worlds:
         n = f.size
         c = None if counts is None else _validate.counts(counts, n)
         p = None if prior is None else _validate.weights("prior", prior, n)
+        self._setup(f, c, p)
+
+    @classmethod
+    def checked(cls, values, counts=None):
+        """Worlds of a core's own values and counts, not validated again.
+
+        ``values``: 1-d, finite (as `world_values_of` and `group_counts`
+        give them); ``counts``: whole numbers >= 0, one of them > 0.
+        """
+        ws = cls.__new__(cls)
+        ws._setup(np.asarray(values, dtype=np.float64),
+                  None if counts is None else np.asarray(counts, dtype=np.float64), None)
+        return ws
+
+    def _setup(self, f, c, p):
+        n = f.size
         self.f = np.ascontiguousarray(f)
         self.n = n
         self.weighted = c is not None or p is not None

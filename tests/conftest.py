@@ -1,4 +1,5 @@
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -79,3 +80,16 @@ def pytest_configure(config):
     if config.pluginmanager.hasplugin("benchmark") and not any(
             config.getoption(name, None) for name in _TIMING_OPTIONS):
         config.option.benchmark_disable = True
+
+
+@pytest.fixture(autouse=True)
+def _mpmath_precision():
+    """Each test starts at mpmath's default precision and leaves it as it
+    found it: a test that needs more digits asks for them (``mpmath.workdps``
+    or a module fixture), never inherits another test's."""
+    mpmath = sys.modules.get("mpmath")
+    if mpmath is None:
+        yield
+        return
+    with mpmath.workdps(15):
+        yield

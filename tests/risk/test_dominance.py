@@ -17,7 +17,12 @@ from diffident._risk import worst_case as _worst_case
 from diffident._risk.worst_case import Risk
 from diffident._worlds.values import Worlds
 
-mpmath.mp.dps = 60
+@pytest.fixture(autouse=True)
+def _digits():
+    """The references of this module work at 60 digits."""
+    with mpmath.workdps(60):
+        yield
+
 
 
 def _dominates(fs, counts, t):

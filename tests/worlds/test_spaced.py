@@ -10,7 +10,12 @@ from diffident._calibrate import neighbours as _neighbours
 from diffident._worlds import spaced as _spaced
 from diffident._worlds.dataset import dataset_setup
 
-mpmath.mp.dps = 60
+@pytest.fixture(autouse=True)
+def _digits():
+    """The references of this module work at 60 digits."""
+    with mpmath.workdps(60):
+        yield
+
 
 
 def _setup(query, data, domain):

@@ -67,7 +67,7 @@ BIG_CASES = [
     ("epsilon", lambda: di.posterior_bound(BIG, prior=0.5)),
     ("posterior", lambda: di.epsilon_for_posterior(BIG, prior=0.5)),
     ("sensitivity", lambda: di.analytic_gaussian_sigma(1.0, delta=1e-5, sensitivity=BIG)),
-    ("p", lambda: di.rr.posterior(BIG, k=0.5, prior=0.5)),
+    ("p", lambda: di.rr.posterior(BIG, zero=0.5, prior=0.5)),
 ]
 
 

@@ -13,7 +13,12 @@ import diffident
 import diffident.rr as rr
 from diffident.testing import rr_reference as rr_ref
 
-mpmath.mp.dps = 40
+@pytest.fixture(autouse=True)
+def _digits():
+    """The references of this module work at 40 digits."""
+    with mpmath.workdps(40):
+        yield
+
 
 GRID = [F(i, 20) for i in range(21)]  # 0, 1/20, ..., 1 (edges included)
 
@@ -35,7 +40,7 @@ def _grid_arrays():
 
 def test_epsilon_against_enumeration_on_grid():
     pk, p, k = _grid_arrays()
-    got = rr.epsilon(p, k=k)
+    got = rr.epsilon(p, zero=k)
     assert got.shape == p.shape
     for (pf, kf), g in zip(pk, got, strict=False):
         want = float(rr_ref.epsilon(pf, k=kf))
@@ -46,13 +51,13 @@ def test_epsilon_against_enumeration_on_grid():
 
 
 def test_epsilon_edges():
-    assert rr.epsilon(0.0, k=0.5) == math.inf          # the truth
-    assert rr.epsilon(0.0, k=0.0) == math.inf
+    assert rr.epsilon(0.0, zero=0.5) == math.inf          # the truth
+    assert rr.epsilon(0.0, zero=0.0) == math.inf
     for k in (0.0, 0.3, 1.0):
-        assert rr.epsilon(1.0, k=k) == 0.0               # independent of x
-    assert rr.epsilon(0.5, k=0.0) == math.inf           # report 0 reveals x = 0
-    assert rr.epsilon(0.5, k=1.0) == math.inf           # report 1 reveals x = 1
-    assert isinstance(rr.epsilon(0.5, k=0.5), float)
+        assert rr.epsilon(1.0, zero=k) == 0.0               # independent of x
+    assert rr.epsilon(0.5, zero=0.0) == math.inf           # report 0 reveals x = 0
+    assert rr.epsilon(0.5, zero=1.0) == math.inf           # report 1 reveals x = 1
+    assert isinstance(rr.epsilon(0.5, zero=0.5), float)
 
 
 def test_epsilon_matches_math_md_formula_and_is_accurate_at_small_and_large_values():
@@ -60,27 +65,27 @@ def test_epsilon_matches_math_md_formula_and_is_accurate_at_small_and_large_valu
     p = rng.uniform(0.01, 0.99, 200)
     k = rng.uniform(0.01, 0.99, 200)
     md = np.maximum(np.log((1 - p * k) / (p * (1 - k))), np.log((1 - p + p * k) / (p * k)))
-    np.testing.assert_allclose(rr.epsilon(p, k=k), md, rtol=1e-12)
+    np.testing.assert_allclose(rr.epsilon(p, zero=k), md, rtol=1e-12)
     # near p = 1 epsilon is tiny: ln(1 + (1 - p)/(p min(k, 1-k))) keeps every digit
     p1 = 1 - 2.0 ** -40
     want = mpmath.log1p((1 - mpmath.mpf(p1)) / (mpmath.mpf(p1) * mpmath.mpf(0.25)))
-    assert rr.epsilon(p1, k=0.25) == pytest.approx(float(want), rel=1e-14)
+    assert rr.epsilon(p1, zero=0.25) == pytest.approx(float(want), rel=1e-14)
     # tiny p: no overflow of the ratio
     want = mpmath.log1p((1 - mpmath.mpf(1e-310)) / (mpmath.mpf(1e-310) * mpmath.mpf(0.5)))
-    assert rr.epsilon(1e-310, k=0.5) == pytest.approx(float(want), rel=1e-12)
+    assert rr.epsilon(1e-310, zero=0.5) == pytest.approx(float(want), rel=1e-12)
 
 
 def test_epsilon_bound_is_an_upper_bound_and_minus_log_pk_is_not_for_k_above_half():
     _, p, k = _grid_arrays()
-    eps, bound = rr.epsilon(p, k=k), rr.epsilon_bound(p, k=k)
+    eps, bound = rr.epsilon(p, zero=k), rr.epsilon_bound(p, zero=k)
     assert np.all(bound >= eps)
     low = k <= 0.5
     with np.errstate(divide="ignore"):
         np.testing.assert_allclose(bound[low], -np.log(p[low] * k[low]), rtol=1e-14)
     # -ln(p k) fails as a bound for k > 1/2 (Mathematics page, section 7)
-    assert -math.log(0.1 * 0.9) < rr.epsilon(0.1, k=0.9)
-    assert rr.epsilon_bound(0.1, k=0.9) == pytest.approx(-math.log(0.1 * 0.1), rel=1e-15)
-    assert rr.epsilon_bound(1.0, k=0.5) == pytest.approx(math.log(2), rel=1e-15)
+    assert -math.log(0.1 * 0.9) < rr.epsilon(0.1, zero=0.9)
+    assert rr.epsilon_bound(0.1, zero=0.9) == pytest.approx(-math.log(0.1 * 0.1), rel=1e-15)
+    assert rr.epsilon_bound(1.0, zero=0.5) == pytest.approx(math.log(2), rel=1e-15)
 
 
 # ---------------------------------------------------------------- OpenDP
@@ -96,7 +101,7 @@ def test_warner_against_opendp_bool(prob):
     # OpenDP's prob is the probability of the truth: Warner's p; in the
     # two-parameter scheme, p = 2 (1 - prob) and k = 1/2
     assert rr.warner_epsilon(prob) == pytest.approx(want, rel=1e-12, abs=1e-12)
-    assert rr.epsilon(2 * (1 - prob), k=0.5) == pytest.approx(want, rel=1e-12, abs=1e-12)
+    assert rr.epsilon(2 * (1 - prob), zero=0.5) == pytest.approx(want, rel=1e-12, abs=1e-12)
     assert rr.kary_epsilon(prob, d=2) == pytest.approx(want, rel=1e-12, abs=1e-12)
     assert rr.warner_p(want) == pytest.approx(prob, rel=1e-12)
 
@@ -154,7 +159,7 @@ def test_posterior_against_bayes_enumeration():
     cells = [(p, k, pr, r) for p in GRID[::2] for k in GRID[::2] for pr in priors for r in (0, 1)]
     p, k, prior = (np.array([float(c[i]) for c in cells]) for i in range(3))
     rep = np.array([c[3] for c in cells])
-    got = rr.posterior(p, k=k, prior=prior, report=rep)
+    got = rr.posterior(p, zero=k, prior=prior, report=rep)
     for c, g in zip(cells, got, strict=False):
         want = _bayes(*c)
         if want is None:
@@ -180,12 +185,12 @@ def test_math_md_report1_posterior_is_bayes_exactly():
 
 
 def test_posterior_values_and_broadcasting():
-    assert rr.posterior(0.5, k=0.5, prior=0.5) == 0.75
-    assert rr.posterior(0.5, k=0.5, prior=0.5, report=0) == 0.25
-    assert rr.posterior(0.0, k=0.5, prior=0.3, report=1) == 1.0   # no noise: the truth
-    assert rr.posterior(1.0, k=0.5, prior=0.3, report=1) == pytest.approx(0.3, rel=1e-15)  # no information
-    assert math.isnan(rr.posterior(1.0, k=1.0, prior=0.3, report=1))  # report 1 never happens
-    out = rr.posterior([[0.2], [0.6]], k=[0.1, 0.5, 0.9], prior=0.5, report=[[1], [0]])
+    assert rr.posterior(0.5, zero=0.5, prior=0.5) == 0.75
+    assert rr.posterior(0.5, zero=0.5, prior=0.5, report=0) == 0.25
+    assert rr.posterior(0.0, zero=0.5, prior=0.3, report=1) == 1.0   # no noise: the truth
+    assert rr.posterior(1.0, zero=0.5, prior=0.3, report=1) == pytest.approx(0.3, rel=1e-15)  # no information
+    assert math.isnan(rr.posterior(1.0, zero=1.0, prior=0.3, report=1))  # report 1 never happens
+    out = rr.posterior([[0.2], [0.6]], zero=[0.1, 0.5, 0.9], prior=0.5, report=[[1], [0]])
     assert out.shape == (2, 3)
     assert out[0, 1] == pytest.approx(0.9 / (0.9 + 0.1))
 
@@ -199,16 +204,16 @@ R, N = 2000, 500
 def test_estimate_unbiased_and_variance_by_simulation(p, k, pi):
     rng = np.random.default_rng(12345)
     x = rng.random((R, N)) < pi          # respondents drawn from the population
-    reports = rr.sample(x, p=p, k=k, rng=rng)
+    reports = rr.sample(x, flip=p, zero=k, rng=rng)
     assert reports.shape == (R, N) and reports.dtype == np.int64
     q = reports.mean(axis=1)
-    est = rr.estimate(q, p=p, k=k)
+    est = rr.estimate(q, flip=p, zero=k)
     se = est.std(ddof=1) / math.sqrt(R)
     assert abs(est.mean() - pi) < 4 * se
     lam = pi * (1 - p) + p * (1 - k)     # P(report 1)
     sim_var = est.var(ddof=1)
-    assert rr.variance(lam, p=p, k=k, n=N) == pytest.approx(sim_var, rel=0.10)
-    assert rr.variance(q, p=p, k=k, n=N).mean() == pytest.approx(sim_var, rel=0.10)  # plug-in
+    assert rr.variance(lam, flip=p, zero=k, n=N) == pytest.approx(sim_var, rel=0.10)
+    assert rr.variance(q, flip=p, zero=k, n=N).mean() == pytest.approx(sim_var, rel=0.10)  # plug-in
 
 
 def test_estimate_unbiased_for_fixed_respondents_variance_smaller_by_pi_term():
@@ -216,11 +221,11 @@ def test_estimate_unbiased_for_fixed_respondents_variance_smaller_by_pi_term():
     rng = np.random.default_rng(7)
     x = np.zeros(N, dtype=bool)
     x[:n1] = True
-    est = rr.estimate(rr.sample(np.broadcast_to(x, (R, N)), p=p, k=k, rng=rng).mean(axis=1), p=p, k=k)
+    est = rr.estimate(rr.sample(np.broadcast_to(x, (R, N)), flip=p, zero=k, rng=rng).mean(axis=1), flip=p, zero=k)
     pi = n1 / N
     assert abs(est.mean() - pi) < 4 * est.std(ddof=1) / math.sqrt(R)
     lam = pi * (1 - p) + p * (1 - k)
-    fixed = rr.variance(lam, p=p, k=k, n=N) - pi * (1 - pi) / N
+    fixed = rr.variance(lam, flip=p, zero=k, n=N) - pi * (1 - pi) / N
     assert est.var(ddof=1) == pytest.approx(fixed, rel=0.10)
 
 
@@ -232,7 +237,7 @@ def test_warner_estimate_unbiased_by_simulation(t):
     x[:n1] = 1
     xs = np.broadcast_to(x, (R, N))
     # Warner's coin as the two-parameter scheme, and as 2-category RR
-    for reports in (rr.sample(xs, p=2 * (1 - t), k=0.5, rng=rng),
+    for reports in (rr.sample(xs, flip=2 * (1 - t), zero=0.5, rng=rng),
                     rr.kary_sample(xs, epsilon=rr.warner_epsilon(t), d=2, rng=rng)):
         est = rr.warner_estimate(reports.sum(axis=1), n=N, p=t)
         assert abs(est.mean() - n1) < 4 * est.std(ddof=1) / math.sqrt(R)
@@ -271,26 +276,26 @@ def test_kary_estimate_broadcasts_epsilon_and_is_exact_without_noise():
 
 def test_sample_edges_and_reproducibility():
     x = np.array([0, 1, 1, 0, 1])
-    assert np.array_equal(rr.sample(x, p=0.0, k=0.3, rng=np.random.default_rng(0)), x)
-    assert np.all(rr.sample(x, p=1.0, k=0.0, rng=np.random.default_rng(0)) == 1)
-    assert np.all(rr.sample(x, p=1.0, k=1.0, rng=np.random.default_rng(0)) == 0)
-    a = rr.sample(x, p=0.4, k=0.4, rng=np.random.default_rng(5))
-    b = rr.sample(x, p=0.4, k=0.4, rng=np.random.default_rng(5))
+    assert np.array_equal(rr.sample(x, flip=0.0, zero=0.3, rng=np.random.default_rng(0)), x)
+    assert np.all(rr.sample(x, flip=1.0, zero=0.0, rng=np.random.default_rng(0)) == 1)
+    assert np.all(rr.sample(x, flip=1.0, zero=1.0, rng=np.random.default_rng(0)) == 0)
+    a = rr.sample(x, flip=0.4, zero=0.4, rng=np.random.default_rng(5))
+    b = rr.sample(x, flip=0.4, zero=0.4, rng=np.random.default_rng(5))
     assert np.array_equal(a, b)
-    assert rr.sample(1, p=0.0, k=0.5, rng=np.random.default_rng(0)) == 1
-    assert isinstance(rr.sample(1, p=0.5, k=0.5, rng=np.random.default_rng(0)), int)
+    assert rr.sample(1, flip=0.0, zero=0.5, rng=np.random.default_rng(0)) == 1
+    assert isinstance(rr.sample(1, flip=0.5, zero=0.5, rng=np.random.default_rng(0)), int)
     assert np.array_equal(rr.kary_sample([0, 3, 2], epsilon=np.inf, d=4, rng=np.random.default_rng(0)), [0, 3, 2])
     xin = np.array([0, 1, 1], dtype=float)
-    rr.sample(xin, p=0.5, k=0.5, rng=np.random.default_rng(0))
+    rr.sample(xin, flip=0.5, zero=0.5, rng=np.random.default_rng(0))
     assert np.array_equal(xin, [0.0, 1.0, 1.0])  # inputs untouched
 
 
 def test_estimate_and_variance_values():
-    assert rr.estimate(0.4, p=0.5, k=0.5) == pytest.approx(0.3, rel=1e-15)
-    assert rr.estimate(0.25, p=0.5, k=0.5) == 0.0
-    assert rr.estimate(0.0, p=0.5, k=0.5) == -0.5      # unclipped
-    assert rr.variance(0.4, p=0.5, k=0.5, n=100) == pytest.approx(0.0096, rel=1e-15)
-    assert rr.variance(0.4, p=1.0, k=0.5, n=100) == math.inf
+    assert rr.estimate(0.4, flip=0.5, zero=0.5) == pytest.approx(0.3, rel=1e-15)
+    assert rr.estimate(0.25, flip=0.5, zero=0.5) == 0.0
+    assert rr.estimate(0.0, flip=0.5, zero=0.5) == -0.5      # unclipped
+    assert rr.variance(0.4, flip=0.5, zero=0.5, n=100) == pytest.approx(0.0096, rel=1e-15)
+    assert rr.variance(0.4, flip=1.0, zero=0.5, n=100) == math.inf
     assert rr.warner_estimate(400, n=1000, p=0.75) == pytest.approx(300.0, rel=1e-15)
     assert rr.warner_estimate(400, n=1000, p=1.0) == 400.0
 
@@ -301,9 +306,9 @@ def test_identification_risk_and_rho_by_enumeration():
     priors = [F(0), F(1, 10), F(1, 2), F(3, 4), F(1)]
     cells = [(p, k, pr) for p in GRID[::2] for k in GRID[::2] for pr in priors]
     p, k, prior = (np.array([float(c[i]) for c in cells]) for i in range(3))
-    risk1 = rr.identification_risk(p, k=k, prior=prior)
-    risk0 = rr.identification_risk(p, k=k, prior=prior, value=0)
-    rh = rr.rho(p, k=k, prior=prior)
+    risk1 = rr.identification_risk(p, zero=k, prior=prior)
+    risk0 = rr.identification_risk(p, zero=k, prior=prior, value=0)
+    rh = rr.rho(p, zero=k, prior=prior)
     for c, g1, g0, gr in zip(cells, risk1, risk0, rh, strict=False):
         p, k, pr = c
         t = rr_ref.likelihoods(p, k=k)
@@ -323,12 +328,12 @@ def test_identification_risk_and_rho_by_enumeration():
 
 def test_rho_properties():
     _, p, k = _grid_arrays()
-    eps = rr.epsilon(p, k=k)
+    eps = rr.epsilon(p, zero=k)
     # prior 1/2: the paper's rho for m = 2 worlds at the exact epsilon
-    np.testing.assert_allclose(rr.rho(p, k=k, prior=0.5), 1 / (1 + np.exp(-eps)), rtol=1e-14)
-    np.testing.assert_allclose(rr.rho(p, k=k, prior=0.5), diffident.rho_for_epsilon(eps, m=2), rtol=1e-14)
+    np.testing.assert_allclose(rr.rho(p, zero=k, prior=0.5), 1 / (1 + np.exp(-eps)), rtol=1e-14)
+    np.testing.assert_allclose(rr.rho(p, zero=k, prior=0.5), diffident.rho_for_epsilon(eps, m=2), rtol=1e-14)
     for prior in (0.05, 0.3, 0.5, 0.8):
-        r = rr.rho(p, k=k, prior=prior)
+        r = rr.rho(p, zero=k, prior=prior)
         big = max(prior, 1 - prior)
         assert np.all(r >= big - 1e-15)
         with np.errstate(over="ignore", invalid="ignore"):
@@ -337,32 +342,32 @@ def test_rho_properties():
         assert np.all(r <= bayes * (1 + 1e-14))
         half = k == 0.5
         np.testing.assert_allclose(r[half], bayes[half], rtol=1e-14)
-        np.testing.assert_allclose(r, np.maximum(rr.identification_risk(p, k=k, prior=prior),
-                                                 rr.identification_risk(p, k=k, prior=prior, value=0)),
+        np.testing.assert_allclose(r, np.maximum(rr.identification_risk(p, zero=k, prior=prior),
+                                                 rr.identification_risk(p, zero=k, prior=prior, value=0)),
                                    rtol=1e-15)
         # identification risk of value 1: at report 1 whenever it can happen
-        risk = rr.identification_risk(p, k=k, prior=prior)
+        risk = rr.identification_risk(p, zero=k, prior=prior)
         possible = (1 - p * k) * prior + p * (1 - k) * (1 - prior) > 0
-        np.testing.assert_allclose(risk[possible], rr.posterior(p, k=k, prior=prior, report=1)[possible], rtol=1e-15)
+        np.testing.assert_allclose(risk[possible], rr.posterior(p, zero=k, prior=prior, report=1)[possible], rtol=1e-15)
         assert np.all(risk >= prior - 1e-15)
     # Warner's coin with truth probability t at prior 1/2: rho = t
     t = np.array([0.5, 0.6, 0.75, 0.99])
-    np.testing.assert_allclose(rr.rho(2 * (1 - t), k=0.5, prior=0.5), t, rtol=1e-14)
+    np.testing.assert_allclose(rr.rho(2 * (1 - t), zero=0.5, prior=0.5), t, rtol=1e-14)
     # more noise, less risk
     ps = np.linspace(0, 1, 50)
-    assert np.all(np.diff(rr.rho(ps, k=0.5, prior=0.3)) <= 0)
+    assert np.all(np.diff(rr.rho(ps, zero=0.5, prior=0.3)) <= 0)
 
 
 def test_rho_edges():
-    assert rr.rho(0.0, k=0.5, prior=0.3) == 1.0          # the truth is published
-    assert rr.rho(1.0, k=0.5, prior=0.3) == pytest.approx(0.7, rel=1e-15)  # only the prior
-    assert rr.rho(0.5, k=0.0, prior=0.3) == 1.0          # report 0 reveals x = 0
-    assert rr.rho(0.5, k=0.5, prior=0.0) == 1.0 and rr.rho(0.5, k=0.5, prior=1.0) == 1.0
-    assert rr.identification_risk(0.5, k=0.5, prior=0.0) == 0.0
-    assert rr.identification_risk(0.5, k=1.0, prior=0.3) == 1.0   # report 1 reveals x = 1
-    assert rr.identification_risk(0.5, k=0.0, prior=0.3) < 1.0    # ... but report 0 only x = 0
-    assert rr.identification_risk(0.5, k=0.0, prior=0.3, value=0) == 1.0
-    assert rr.identification_risk(1.0, k=1.0, prior=0.3) == pytest.approx(0.3, rel=1e-15)
+    assert rr.rho(0.0, zero=0.5, prior=0.3) == 1.0          # the truth is published
+    assert rr.rho(1.0, zero=0.5, prior=0.3) == pytest.approx(0.7, rel=1e-15)  # only the prior
+    assert rr.rho(0.5, zero=0.0, prior=0.3) == 1.0          # report 0 reveals x = 0
+    assert rr.rho(0.5, zero=0.5, prior=0.0) == 1.0 and rr.rho(0.5, zero=0.5, prior=1.0) == 1.0
+    assert rr.identification_risk(0.5, zero=0.5, prior=0.0) == 0.0
+    assert rr.identification_risk(0.5, zero=1.0, prior=0.3) == 1.0   # report 1 reveals x = 1
+    assert rr.identification_risk(0.5, zero=0.0, prior=0.3) < 1.0    # ... but report 0 only x = 0
+    assert rr.identification_risk(0.5, zero=0.0, prior=0.3, value=0) == 1.0
+    assert rr.identification_risk(1.0, zero=1.0, prior=0.3) == pytest.approx(0.3, rel=1e-15)
 
 
 # ---------------------------------------------------------------- bad input
@@ -371,29 +376,29 @@ G = np.random.default_rng(0)
 NAN = float("nan")
 
 BAD = [
-    (rr.epsilon, dict(p=-0.1, k=0.5), "p"),
-    (rr.epsilon, dict(p=NAN, k=0.5), "p"),
-    (rr.epsilon, dict(p=0.5, k=1.5), "k"),
-    (rr.epsilon_bound, dict(p=1.01, k=0.5), "p"),
-    (rr.epsilon_bound, dict(p=0.5, k=NAN), "k"),
-    (rr.posterior, dict(p=2.0, k=0.5, prior=0.5), "p"),
-    (rr.posterior, dict(p=0.5, k=-1.0, prior=0.5), "k"),
-    (rr.posterior, dict(p=0.5, k=0.5, prior=1.2), "prior"),
-    (rr.posterior, dict(p=0.5, k=0.5, prior=NAN), "prior"),
-    (rr.posterior, dict(p=0.5, k=0.5, prior=0.5, report=2), "report"),
-    (rr.posterior, dict(p=0.5, k=0.5, prior=0.5, report=0.5), "report"),
-    (rr.estimate, dict(q=1.5, p=0.5, k=0.5), "q"),
-    (rr.estimate, dict(q=0.5, p=1.0, k=0.5), "p"),
-    (rr.estimate, dict(q=0.5, p=0.5, k=-0.5), "k"),
-    (rr.variance, dict(q=NAN, p=0.5, k=0.5, n=10), "q"),
-    (rr.variance, dict(q=0.5, p=-0.5, k=0.5, n=10), "p"),
-    (rr.variance, dict(q=0.5, p=0.5, k=2.0, n=10), "k"),
-    (rr.variance, dict(q=0.5, p=0.5, k=0.5, n=0), "n"),
-    (rr.variance, dict(q=0.5, p=0.5, k=0.5, n=-3), "n"),
-    (rr.variance, dict(q=0.5, p=0.5, k=0.5, n=NAN), "n"),
-    (rr.sample, dict(x=[0, 2], p=0.5, k=0.5, rng=G), "x"),
-    (rr.sample, dict(x=[0, 1], p=1.5, k=0.5, rng=G), "p"),
-    (rr.sample, dict(x=[0, 1], p=0.5, k=NAN, rng=G), "k"),
+    (rr.epsilon, dict(flip=-0.1, zero=0.5), "flip"),
+    (rr.epsilon, dict(flip=NAN, zero=0.5), "flip"),
+    (rr.epsilon, dict(flip=0.5, zero=1.5), "zero"),
+    (rr.epsilon_bound, dict(flip=1.01, zero=0.5), "flip"),
+    (rr.epsilon_bound, dict(flip=0.5, zero=NAN), "zero"),
+    (rr.posterior, dict(flip=2.0, zero=0.5, prior=0.5), "flip"),
+    (rr.posterior, dict(flip=0.5, zero=-1.0, prior=0.5), "zero"),
+    (rr.posterior, dict(flip=0.5, zero=0.5, prior=1.2), "prior"),
+    (rr.posterior, dict(flip=0.5, zero=0.5, prior=NAN), "prior"),
+    (rr.posterior, dict(flip=0.5, zero=0.5, prior=0.5, report=2), "report"),
+    (rr.posterior, dict(flip=0.5, zero=0.5, prior=0.5, report=0.5), "report"),
+    (rr.estimate, dict(q=1.5, flip=0.5, zero=0.5), "q"),
+    (rr.estimate, dict(q=0.5, flip=1.0, zero=0.5), "flip"),
+    (rr.estimate, dict(q=0.5, flip=0.5, zero=-0.5), "zero"),
+    (rr.variance, dict(q=NAN, flip=0.5, zero=0.5, n=10), "q"),
+    (rr.variance, dict(q=0.5, flip=-0.5, zero=0.5, n=10), "flip"),
+    (rr.variance, dict(q=0.5, flip=0.5, zero=2.0, n=10), "zero"),
+    (rr.variance, dict(q=0.5, flip=0.5, zero=0.5, n=0), "n"),
+    (rr.variance, dict(q=0.5, flip=0.5, zero=0.5, n=-3), "n"),
+    (rr.variance, dict(q=0.5, flip=0.5, zero=0.5, n=NAN), "n"),
+    (rr.sample, dict(x=[0, 2], flip=0.5, zero=0.5, rng=G), "x"),
+    (rr.sample, dict(x=[0, 1], flip=1.5, zero=0.5, rng=G), "flip"),
+    (rr.sample, dict(x=[0, 1], flip=0.5, zero=NAN, rng=G), "zero"),
     (rr.warner_p, dict(epsilon=-1.0), "epsilon"),
     (rr.warner_p, dict(epsilon=NAN), "epsilon"),
     (rr.warner_epsilon, dict(p=0.4), "p"),
@@ -421,10 +426,10 @@ BAD = [
     (rr.kary_sample, dict(x=[0, -1], epsilon=1.0, d=4, rng=G), "x"),
     (rr.kary_sample, dict(x=[0, 1], epsilon=NAN, d=4, rng=G), "epsilon"),
     (rr.kary_sample, dict(x=[0, 1], epsilon=1.0, d=1, rng=G), "d"),
-    (rr.identification_risk, dict(p=0.5, k=0.5, prior=-0.1), "prior"),
-    (rr.identification_risk, dict(p=0.5, k=0.5, prior=0.5, value=3), "value"),
-    (rr.rho, dict(p=NAN, k=0.5, prior=0.5), "p"),
-    (rr.rho, dict(p=0.5, k=0.5, prior=1.5), "prior"),
+    (rr.identification_risk, dict(flip=0.5, zero=0.5, prior=-0.1), "prior"),
+    (rr.identification_risk, dict(flip=0.5, zero=0.5, prior=0.5, value=3), "value"),
+    (rr.rho, dict(flip=NAN, zero=0.5, prior=0.5), "flip"),
+    (rr.rho, dict(flip=0.5, zero=0.5, prior=1.5), "prior"),
 ]
 
 
@@ -437,18 +442,18 @@ def test_bad_input_names_the_argument(fn, kwargs, name):
 
 def test_bad_types():
     with pytest.raises(TypeError, match="rng"):
-        rr.sample([0, 1], p=0.5, k=0.5, rng=42)
+        rr.sample([0, 1], flip=0.5, zero=0.5, rng=42)
     with pytest.raises(TypeError, match="rng"):
         rr.kary_sample([0, 1], epsilon=1.0, d=3, rng=None)
     with pytest.raises(TypeError, match="p"):
-        rr.epsilon("0.5", k=0.5)
+        rr.epsilon("0.5", zero=0.5)
     with pytest.raises(TypeError, match="d"):
         rr.kary_p(1.0, d=True)
 
 
 def test_bad_value_is_located_in_arrays():
     with pytest.raises(ValueError, match=r"got 1\.5 at index 2"):
-        rr.epsilon([0.1, 0.2, 1.5], k=0.5)
+        rr.epsilon([0.1, 0.2, 1.5], zero=0.5)
 
 
 # ---------------------------------------------------------------- docs
@@ -458,3 +463,24 @@ def test_every_public_function_is_documented():
     for name in rr.__all__:
         doc = getattr(rr, name).__doc__
         assert doc and "Examples" in doc and "Parameters" in doc and "Returns" in doc, name
+
+
+@pytest.mark.parametrize(("func", "args", "kw"), [
+    (rr.epsilon, (0.3,), {"zero": 0.4}),
+    (rr.epsilon_bound, (0.3,), {"zero": 0.4}),
+    (rr.posterior, (0.3,), {"zero": 0.4, "prior": 0.2, "report": 0}),
+    (rr.identification_risk, (0.3,), {"zero": 0.4, "prior": 0.2}),
+    (rr.rho, (0.3,), {"zero": 0.4, "prior": 0.2}),
+    (rr.estimate, (0.45,), {"flip": 0.3, "zero": 0.4}),
+    (rr.variance, (0.45,), {"flip": 0.3, "zero": 0.4, "n": 50}),
+])
+def test_old_keyword_names_warn_and_give_the_same_value(func, args, kw):
+    """p= and k= (the names before flip= and zero=) still work, with a
+    DeprecationWarning naming the new keyword, and give the same bits;
+    both names at once are a TypeError."""
+    old = {{"flip": "p", "zero": "k"}.get(name, name): value for name, value in kw.items()}
+    with pytest.warns(DeprecationWarning, match=r"[pk]= is deprecated since diffident 0\.2\.0; use (flip|zero)="):
+        got = func(*args, **old)
+    assert got == func(*args, **kw)
+    with pytest.raises(TypeError, match="got both k="):
+        func(*args, k=0.4, **kw)

@@ -1,10 +1,11 @@
 """Randomized response in the local model (Mathematics page, section 7).
 
-The two-parameter scheme keeps a bit x with probability ``1 - p`` (p the
-flip probability) and otherwise reports 1 with probability ``1 - k``, 0 with
-probability k: `epsilon`, `epsilon_bound`, `posterior`, `estimate`,
-`variance`, `sample`.  Warner's coin and d-category (k-ary) randomized
-response, with p the truth probability: `warner_p`, `warner_epsilon`,
+The two-parameter scheme keeps a bit x with probability ``1 - flip`` and
+otherwise reports 0 with probability ``zero``, 1 with ``1 - zero``:
+`epsilon`, `epsilon_bound`, `posterior`, `estimate`, `variance`, `sample`
+(``p=`` and ``k=``, their former names, are deprecated).  Warner's coin and
+d-category (k-ary) randomized response, with p the truth probability (as
+`diffident.RandomizedResponse`): `warner_p`, `warner_epsilon`,
 `warner_estimate`, `kary_p`, `kary_epsilon`, `kary_estimate`,
 `kary_sample`.  One respondent's identifiability: `identification_risk`,
 `rho`.  Edge values are results, not errors; accuracy is a few ulps (the RR

@@ -3,6 +3,7 @@
 
 import numpy as np
 
+from .._numerics.renamed import renamed
 from .._numerics.validate import (
     finite,
     in_range,
@@ -32,17 +33,18 @@ def _estimate(q, p, k):
     return np.where(q == p, ratio_of_products((p, k), (1.0 - p,)), out)
 
 
-def estimate(q: RealArrayLike, *, p: RealArrayLike, k: RealArrayLike) -> FloatOrArray:
+@renamed("0.2.0", p="flip", k="zero")
+def estimate(q: RealArrayLike, *, flip: RealArrayLike, zero: RealArrayLike) -> FloatOrArray:
     """Unbiased estimate of the share of ones from the reported share q.
 
     Parameters
     ----------
     q : array_like
         Share of reports that are 1, in [0, 1].
-    p : array_like
-        Flip probability (of not keeping the true bit), in [0, 1).
-    k : array_like
-        Probability of reporting 0 when the bit is not kept, in [0, 1].
+    flip : array_like
+        The probability p of not keeping the true bit, in [0, 1).
+    zero : array_like
+        The probability k that a report is 0 when the bit is not kept, in [0, 1].
 
     Returns
     -------
@@ -52,34 +54,35 @@ def estimate(q: RealArrayLike, *, p: RealArrayLike, k: RealArrayLike) -> FloatOr
     Raises
     ------
     ValueError
-        If q or k is outside [0, 1], p outside [0, 1), or any is NaN.
+        If q or zero is outside [0, 1], flip outside [0, 1), or any is NaN.
     TypeError
         If an argument is not real numbers (a string, a bool, complex values).
 
     Examples
     --------
     >>> from diffident import rr
-    >>> round(rr.estimate(0.4, p=0.5, k=0.5), 12)    # (0.4 - 0.25) / 0.5
+    >>> round(rr.estimate(0.4, flip=0.5, zero=0.5), 12)    # (0.4 - 0.25) / 0.5
     0.3
     """
-    scalar = is_scalar(q, p, k)
+    scalar = is_scalar(q, flip, zero)
     qq, pp, kk = np.broadcast_arrays(
-        probability("q", q), in_range("p", p, 0.0, 1.0, hi_open=True), probability("k", k)
+        probability("q", q), in_range("flip", flip, 0.0, 1.0, hi_open=True), probability("zero", zero)
     )
     return ret(_estimate(qq, pp, kk), scalar)
 
 
-def variance(q: RealArrayLike, *, p: RealArrayLike, k: RealArrayLike, n: RealArrayLike) -> FloatOrArray:
+@renamed("0.2.0", p="flip", k="zero")
+def variance(q: RealArrayLike, *, flip: RealArrayLike, zero: RealArrayLike, n: RealArrayLike) -> FloatOrArray:
     """Variance of `estimate` from n reports: ``q (1 - q) / ((1 - p)^2 n)``.
 
     Parameters
     ----------
     q : array_like
         Report probability, or observed share of reports that are 1, in [0, 1].
-    p : array_like
-        Flip probability (of not keeping the true bit), in [0, 1].
-    k : array_like
-        Probability of reporting 0 when the bit is not kept, in [0, 1] (unused).
+    flip : array_like
+        The probability p of not keeping the true bit, in [0, 1].
+    zero : array_like
+        The probability k that a report is 0 when the bit is not kept, in [0, 1] (unused).
     n : array_like
         Number of reports, > 0.
 
@@ -92,19 +95,19 @@ def variance(q: RealArrayLike, *, p: RealArrayLike, k: RealArrayLike, n: RealArr
     Raises
     ------
     ValueError
-        If q, p or k is outside [0, 1] or NaN, or n is not positive and finite.
+        If q, flip or zero is outside [0, 1] or NaN, or n is not positive and finite.
     TypeError
         If an argument is not real numbers (a string, a bool, complex values).
 
     Examples
     --------
     >>> from diffident import rr
-    >>> round(rr.variance(0.4, p=0.5, k=0.5, n=100), 12)   # 0.24 / (0.25 * 100)
+    >>> round(rr.variance(0.4, flip=0.5, zero=0.5, n=100), 12)   # 0.24 / (0.25 * 100)
     0.0096
     """
-    scalar = is_scalar(q, p, k, n)
+    scalar = is_scalar(q, flip, zero, n)
     qq, pp, kk, nn = np.broadcast_arrays(
-        probability("q", q), probability("p", p), probability("k", k), positive_scale("n", n)
+        probability("q", q), probability("flip", flip), probability("zero", zero), positive_scale("n", n)
     )
     # mantissas and exponents apart: no product under- or overflows unless the
     # variance itself is beyond float64's range

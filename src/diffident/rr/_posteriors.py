@@ -3,6 +3,7 @@
 
 import numpy as np
 
+from .._numerics.renamed import renamed
 from .._numerics.validate import bits, is_scalar, probability, ret
 from .._typing import FloatOrArray, RealArrayLike
 from ._exact import shares_of_products
@@ -18,15 +19,17 @@ def _posterior_table(p, k, prior):
     return {(1, 1): x1, (1, 0): x0, (0, 1): y1, (0, 0): y0}
 
 
-def posterior(p: RealArrayLike, *, k: RealArrayLike, prior: RealArrayLike, report: RealArrayLike = 1) -> FloatOrArray:
+@renamed("0.2.0", p="flip", k="zero")
+def posterior(flip: RealArrayLike, *, zero: RealArrayLike, prior: RealArrayLike,
+              report: RealArrayLike = 1) -> FloatOrArray:
     """The adversary's posterior that ``x = 1`` after a report (Bayes' rule).
 
     Parameters
     ----------
-    p : array_like
-        Flip probability (of not keeping the true bit), in [0, 1].
-    k : array_like
-        Probability of reporting 0 when the bit is not kept, in [0, 1].
+    flip : array_like
+        The probability p of not keeping the true bit, in [0, 1].
+    zero : array_like
+        The probability k that a report is 0 when the bit is not kept, in [0, 1].
     prior : array_like
         The adversary's prior ``P(x = 1)``, in [0, 1].
     report : array_like of {0, 1}, optional
@@ -41,34 +44,35 @@ def posterior(p: RealArrayLike, *, k: RealArrayLike, prior: RealArrayLike, repor
     Raises
     ------
     ValueError
-        If p, k or prior is outside [0, 1] or NaN, or report is not 0 or 1.
+        If flip, zero or prior is outside [0, 1] or NaN, or report is not 0 or 1.
     TypeError
         If an argument is not real numbers (a string, a bool, complex values).
 
     Examples
     --------
     >>> from diffident import rr
-    >>> rr.posterior(0.5, k=0.5, prior=0.5, report=[1, 0])
+    >>> rr.posterior(0.5, zero=0.5, prior=0.5, report=[1, 0])
     array([0.75, 0.25])
     """
-    scalar = is_scalar(p, k, prior, report)
+    scalar = is_scalar(flip, zero, prior, report)
     pp, kk, pr, r = np.broadcast_arrays(
-        probability("p", p), probability("k", k), probability("prior", prior), bits("report", report)
+        probability("flip", flip), probability("zero", zero), probability("prior", prior), bits("report", report)
     )
     post = _posterior_table(pp, kk, pr)
     return ret(np.where(r == 1, post[1, 1], post[0, 1]), scalar)
 
 
-def identification_risk(p: RealArrayLike, *, k: RealArrayLike, prior: RealArrayLike,
+@renamed("0.2.0", p="flip", k="zero")
+def identification_risk(flip: RealArrayLike, *, zero: RealArrayLike, prior: RealArrayLike,
                         value: RealArrayLike = 1) -> FloatOrArray:
     """The adversary's largest posterior that the respondent's bit equals ``value``.
 
     Parameters
     ----------
-    p : array_like
-        Flip probability (of not keeping the true bit), in [0, 1].
-    k : array_like
-        Probability of reporting 0 when the bit is not kept, in [0, 1].
+    flip : array_like
+        The probability p of not keeping the true bit, in [0, 1].
+    zero : array_like
+        The probability k that a report is 0 when the bit is not kept, in [0, 1].
     prior : array_like
         The adversary's prior ``P(x = 1)``, in [0, 1].
     value : array_like of {0, 1}, optional
@@ -83,19 +87,19 @@ def identification_risk(p: RealArrayLike, *, k: RealArrayLike, prior: RealArrayL
     Raises
     ------
     ValueError
-        If p, k or prior is outside [0, 1] or NaN, or value is not 0 or 1.
+        If flip, zero or prior is outside [0, 1] or NaN, or value is not 0 or 1.
     TypeError
         If an argument is not real numbers (a string, a bool, complex values).
 
     Examples
     --------
     >>> from diffident import rr
-    >>> round(rr.identification_risk(0.5, k=0.5, prior=0.1), 12)  # 0.3 / 1.2
+    >>> round(rr.identification_risk(0.5, zero=0.5, prior=0.1), 12)  # 0.3 / 1.2
     0.25
     """
-    scalar = is_scalar(p, k, prior, value)
+    scalar = is_scalar(flip, zero, prior, value)
     pp, kk, pr, v = np.broadcast_arrays(
-        probability("p", p), probability("k", k), probability("prior", prior), bits("value", value)
+        probability("flip", flip), probability("zero", zero), probability("prior", prior), bits("value", value)
     )
     # max_r P(x = value | r) over the possible reports r (fmax skips the
     # nan of an impossible one; at least one report is possible)
@@ -104,15 +108,16 @@ def identification_risk(p: RealArrayLike, *, k: RealArrayLike, prior: RealArrayL
     return ret(out, scalar)
 
 
-def rho(p: RealArrayLike, *, k: RealArrayLike, prior: RealArrayLike) -> FloatOrArray:
+@renamed("0.2.0", p="flip", k="zero")
+def rho(flip: RealArrayLike, *, zero: RealArrayLike, prior: RealArrayLike) -> FloatOrArray:
     """The rho that the two-parameter scheme guarantees for a prior.
 
     Parameters
     ----------
-    p : array_like
-        Flip probability (of not keeping the true bit), in [0, 1].
-    k : array_like
-        Probability of reporting 0 when the bit is not kept, in [0, 1].
+    flip : array_like
+        The probability p of not keeping the true bit, in [0, 1].
+    zero : array_like
+        The probability k that a report is 0 when the bit is not kept, in [0, 1].
     prior : array_like
         The adversary's prior ``P(x = 1)``, in [0, 1].
 
@@ -126,18 +131,18 @@ def rho(p: RealArrayLike, *, k: RealArrayLike, prior: RealArrayLike) -> FloatOrA
     Raises
     ------
     ValueError
-        If p, k or prior is outside [0, 1] or NaN.
+        If flip, zero or prior is outside [0, 1] or NaN.
     TypeError
         If an argument is not real numbers (a string, a bool, complex values).
 
     Examples
     --------
     >>> from diffident import rr
-    >>> round(rr.rho(0.5, k=0.5, prior=0.9), 12)         # 0.9 * 3 / (0.9 * 3 + 0.1)
+    >>> round(rr.rho(0.5, zero=0.5, prior=0.9), 12)         # 0.9 * 3 / (0.9 * 3 + 0.1)
     0.964285714286
     """
-    scalar = is_scalar(p, k, prior)
-    pp, kk, pr = np.broadcast_arrays(probability("p", p), probability("k", k), probability("prior", prior))
+    scalar = is_scalar(flip, zero, prior)
+    pp, kk, pr = np.broadcast_arrays(probability("flip", flip), probability("zero", zero), probability("prior", prior))
     # max over the possible reports r of max_x P(x | r) (>= 1/2, so attained
     # at an x of positive prior that can produce r); each posterior from its
     # own joint probabilities, never as one minus the other

@@ -4,6 +4,7 @@
 import numpy as np
 
 from .._numerics import dd as _dd
+from .._numerics.renamed import renamed
 from .._numerics.validate import categories, in_range, is_scalar, privacy_epsilon, probability, ret, where
 from .._typing import FloatOrArray, RealArrayLike
 from ._exact import scaled_product
@@ -28,15 +29,16 @@ def _epsilon(p, k):
     return np.where(p == 1.0, 0.0, out)
 
 
-def epsilon(p: RealArrayLike, *, k: RealArrayLike) -> FloatOrArray:
+@renamed("0.2.0", p="flip", k="zero")
+def epsilon(flip: RealArrayLike, *, zero: RealArrayLike) -> FloatOrArray:
     """The exact local-DP epsilon of the two-parameter scheme.
 
     Parameters
     ----------
-    p : array_like
-        Flip probability (of not keeping the true bit), in [0, 1].
-    k : array_like
-        Probability of reporting 0 when the bit is not kept, in [0, 1].
+    flip : array_like
+        The probability p of not keeping the true bit, in [0, 1].
+    zero : array_like
+        The probability k that a report is 0 when the bit is not kept, in [0, 1].
 
     Returns
     -------
@@ -47,30 +49,31 @@ def epsilon(p: RealArrayLike, *, k: RealArrayLike) -> FloatOrArray:
     Raises
     ------
     ValueError
-        If p or k is outside [0, 1] or NaN.
+        If flip or zero is outside [0, 1] or NaN.
     TypeError
         If an argument is not real numbers (a string, a bool, complex values).
 
     Examples
     --------
     >>> from diffident import rr
-    >>> round(rr.epsilon(0.5, k=0.5), 12)          # = ln 3, Warner's coin at 3/4
+    >>> round(rr.epsilon(0.5, zero=0.5), 12)          # = ln 3, Warner's coin at 3/4
     1.098612288668
     """
-    scalar = is_scalar(p, k)
-    pp, kk = np.broadcast_arrays(probability("p", p), probability("k", k))
+    scalar = is_scalar(flip, zero)
+    pp, kk = np.broadcast_arrays(probability("flip", flip), probability("zero", zero))
     return ret(_epsilon(pp, kk), scalar)
 
 
-def epsilon_bound(p: RealArrayLike, *, k: RealArrayLike) -> FloatOrArray:
+@renamed("0.2.0", p="flip", k="zero")
+def epsilon_bound(flip: RealArrayLike, *, zero: RealArrayLike) -> FloatOrArray:
     """A simple upper bound on `epsilon`: ``-ln(p min(k, 1 - k))``.
 
     Parameters
     ----------
-    p : array_like
-        Flip probability (of not keeping the true bit), in [0, 1].
-    k : array_like
-        Probability of reporting 0 when the bit is not kept, in [0, 1].
+    flip : array_like
+        The probability p of not keeping the true bit, in [0, 1].
+    zero : array_like
+        The probability k that a report is 0 when the bit is not kept, in [0, 1].
 
     Returns
     -------
@@ -81,18 +84,18 @@ def epsilon_bound(p: RealArrayLike, *, k: RealArrayLike) -> FloatOrArray:
     Raises
     ------
     ValueError
-        If p or k is outside [0, 1] or NaN.
+        If flip or zero is outside [0, 1] or NaN.
     TypeError
         If an argument is not real numbers (a string, a bool, complex values).
 
     Examples
     --------
     >>> from diffident import rr
-    >>> round(rr.epsilon_bound(0.1, k=0.9), 4), round(rr.epsilon(0.1, k=0.9), 4)
+    >>> round(rr.epsilon_bound(0.1, zero=0.9), 4), round(rr.epsilon(0.1, zero=0.9), 4)
     (4.6052, 4.5109)
     """
-    scalar = is_scalar(p, k)
-    pp, kk = np.broadcast_arrays(probability("p", p), probability("k", k))
+    scalar = is_scalar(flip, zero)
+    pp, kk = np.broadcast_arrays(probability("flip", flip), probability("zero", zero))
     with np.errstate(divide="ignore"):
         out = -(np.log(pp) + np.log(np.minimum(kk, 1.0 - kk)))
     return ret(out, scalar)

@@ -3,6 +3,7 @@
 
 import numpy as np
 
+from .._numerics.renamed import renamed
 from .._numerics.validate import (
     bits,
     categories,
@@ -22,17 +23,18 @@ def _likelihoods(p, k):
     return (1.0 - p) + p * (1.0 - k), p * (1.0 - k)
 
 
-def sample(x: RealArrayLike, *, p: RealArrayLike, k: RealArrayLike, rng: np.random.Generator) -> IntOrArray:
+@renamed("0.2.0", p="flip", k="zero")
+def sample(x: RealArrayLike, *, flip: RealArrayLike, zero: RealArrayLike, rng: np.random.Generator) -> IntOrArray:
     """Draw the reports of the two-parameter scheme for the bits x.
 
     Parameters
     ----------
     x : array_like of {0, 1}
         The true bits (bools, integers or integral floats).
-    p : array_like
-        Flip probability (of not keeping the true bit), in [0, 1]; broadcast against x.
-    k : array_like
-        Probability of reporting 0 when the bit is not kept, in [0, 1].
+    flip : array_like
+        The probability p of not keeping the true bit, in [0, 1]; broadcast against x.
+    zero : array_like
+        The probability k that a report is 0 when the bit is not kept, in [0, 1].
     rng : numpy.random.Generator
         The source of randomness (seed it for reproducible draws).
 
@@ -44,7 +46,7 @@ def sample(x: RealArrayLike, *, p: RealArrayLike, k: RealArrayLike, rng: np.rand
     Raises
     ------
     ValueError
-        If x holds values other than 0 and 1, or p or k is outside [0, 1] or NaN.
+        If x holds values other than 0 and 1, or flip or zero is outside [0, 1] or NaN.
     TypeError
         If rng is not a ``numpy.random.Generator``, or an argument is not real numbers.
 
@@ -53,12 +55,12 @@ def sample(x: RealArrayLike, *, p: RealArrayLike, k: RealArrayLike, rng: np.rand
     >>> import numpy as np
     >>> from diffident import rr
     >>> rng = np.random.default_rng(0)
-    >>> reports = rr.sample(np.ones(100_000, dtype=int), p=0.5, k=0.5, rng=rng)
+    >>> reports = rr.sample(np.ones(100_000, dtype=int), flip=0.5, zero=0.5, rng=rng)
     >>> round(float(reports.mean()), 2)          # 1 - p k = 0.75
     0.75
     """
-    scalar = is_scalar(x, p, k)
-    xx, pp, kk = np.broadcast_arrays(bits("x", x), probability("p", p), probability("k", k))
+    scalar = is_scalar(x, flip, zero)
+    xx, pp, kk = np.broadcast_arrays(bits("x", x), probability("flip", flip), probability("zero", zero))
     g = generator(rng)
     l1, l0 = _likelihoods(pp, kk)
     prob1 = np.where(xx == 1, l1, l0)

@@ -58,8 +58,8 @@ per_release: float = dp.epsilon_per_release(1 / 3, m=8, k=4)
 post_bound: float = dp.posterior_bound(1.0, prior=0.1)
 
 # randomized response
-rr_eps: float | npt.NDArray[np.float64] = rr.epsilon(0.5, k=0.5)
-answers: int | npt.NDArray[np.int64] = rr.sample([0, 1, 1, 0], p=0.5, k=0.5, rng=np.random.default_rng(1))
-believed: float | npt.NDArray[np.float64] = rr.posterior(0.5, k=0.5, prior=0.1)
+rr_eps: float | npt.NDArray[np.float64] = rr.epsilon(0.5, zero=0.5)
+answers: int | npt.NDArray[np.int64] = rr.sample([0, 1, 1, 0], flip=0.5, zero=0.5, rng=np.random.default_rng(1))
+believed: float | npt.NDArray[np.float64] = rr.posterior(0.5, zero=0.5, prior=0.1)
 
 print(f"scale {lam:.4f}, worst-case risk {risk:.4f}, tight scale {tight:.4f}, sigma {sigma:.4f}, rows {n_rows}")

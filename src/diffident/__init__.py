@@ -16,7 +16,7 @@ from ._mechanisms.guarantees import ApproxDP, PureDP
 from ._mechanisms.integer import DiscreteGaussian, DiscreteLaplace
 from ._mechanisms.noise import Gaussian, Laplace, RandomizedResponse
 from ._mechanisms.pld import Composition, SubsampledGaussian, compose
-from ._mechanisms.profiles import RatioProfile, profile_epsilon
+from ._mechanisms.risk_profiles import RatioProfile, profile_epsilon
 from ._numerics.search import ConvergenceWarning
 from ._risk.chunked import (
     chunked_disclosure_risk,

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import diffident as di
-from diffident._mechanisms.profiles import _epsilon_at
+from diffident._mechanisms.risk_profiles import _epsilon_at
 
 DENSE = np.concatenate([np.geomspace(1e-12, 1e-3, 4000), np.linspace(1e-3, 1.0, 40000)])
 

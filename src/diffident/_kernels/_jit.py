@@ -1,26 +1,6 @@
 """The one compilation policy of every kernel.
 
-Every jitted function in this subpackage is declared with :func:`kernel`
-or :func:`parallel_kernel` (or, for a kernel that takes a user's jitted
-function, :func:`uncached_kernel`), never with ``numba.njit`` directly, so
-that the policy below holds by construction:
-
-* ``cache=True``: compiled machine code is kept on disk beside the module,
-  so only the first call after an install pays for compilation.
-* ``error_model="python"``: an integer or float division by zero raises
-  ``ZeroDivisionError`` instead of returning ``inf`` or ``nan`` silently;
-  the wrappers never divide by zero on purpose, so a raise means a bug.
-* ``fastmath=False``: Numba compiles a callee with its caller's flags, so
-  one fastmath caller would let LLVM reassociate the two-part ln 2 of the
-  exponential's range reduction and cancel TwoSum's error term everywhere.
-  Without contraction every kernel also gives bit-identical results
-  whether a loop ran vectorised or scalar, which is what lets a
-  calibration promise that its answer passes the evaluator the user calls
-  afterwards.
-
-Serial and ``parallel=True`` variants are separate Python functions:
-Numba keys its on-disk cache by function, and two dispatchers of one
-function would share (and overwrite) one entry.
+Details: docs/algorithms/numerics-kernels.md.
 """
 
 from typing import Any

@@ -1,19 +1,6 @@
 """Scalar building blocks shared by the kernels.
 
-* :func:`exp` -- an exponential written as plain arithmetic (Cody-Waite range
-  reduction, a degree-11 near-minimax polynomial (Chebyshev fit, 0.08 ulp on
-  [-ln2/2, ln2/2]) in explicit fused multiply-adds, exponent bits set directly), so
-  that LLVM vectorises the loops that call it; ``math.exp`` is a scalar
-  library call and keeps every loop scalar.  Relative error below about
-  1 ulp on [-708.3, 709] (callers never pass more); arguments below -708.3 (including -inf) give 0: the
-  true value is under 2.5e-308, below anything a sum taken relative to its
-  largest term can resolve.
-* :func:`two_diff` -- error-free difference (Knuth's TwoSum): ``a - b == s + e``
-  exactly.  Distances ``|R - f|`` keep their full relative accuracy with it,
-  even when the response lies many noise scales away from every world.
-
-Like every kernel, these are compiled under the one policy of
-:mod:`._jit` (no ``fastmath``: the range reduction and TwoSum depend on it).
+Details: docs/algorithms/numerics-kernels.md.
 """
 
 from typing import Any

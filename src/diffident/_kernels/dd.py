@@ -1,10 +1,7 @@
 """Double-double arithmetic: values carried as an unevaluated sum hi + lo
 (about 106 bits), with error-free transformations built on explicit FMA.
 
-Used where a query value must come out *canonical*: the mean or variance of
-a world computed this way is the float nearest its exact value (up to the
-last bit in rare ties), so that two worlds with equal values give equal
-floats and group together, whatever order their elements were added in.
+Details: docs/algorithms/numerics-kernels.md.
 """
 
 

@@ -1,15 +1,6 @@
 """Moments of one world's sum of exponentials (the dominated worst case).
 
-Where one world attains the worst case at every scale, the risk is
-``invP / S(c)`` with ``S(c) = sum_g W_g exp(-c D_g)`` over its distances
-``D_g``.  Around an expansion point ``c1`` the sum is a power series with
-positive terms in ``eta = (c1 - c) / c1``:
-
-    S(c) = sum_k eta^k m_k,   m_k = sum_g W_g exp(-x_g) x_g^k / k!,   x_g = c1 D_g,
-
-and the tail past ``K`` is at most ``eta^(K+1) sum_g t_g exp(eta x_g)``
-with ``t_g`` the term of ``m_(K+1)``.  One pass gives the ``K + 2``
-moments and that tail sum for every eta up to ``ETA``.
+Details: docs/algorithms/numerics-kernels.md.
 """
 
 import numba
@@ -33,11 +24,6 @@ def moments(D, W, c1, out):
     x_g)``, ``out[p, K+3]`` the weight of the terms left out (exponent
     above `X_MAX`).  ``D`` and ``W`` padded to a multiple of `BLOCK` (with
     ``D = inf``, ``W = 0``).
-
-    A term of m_k is formed as ``t_(k-1) x (1/k)``: within ``(2 x + 3 + 5
-    k)`` units of roundoff of its value.  Each of `BLOCK` lanes sums the
-    terms of `_FLUSH` blocks, then the lanes are summed pairwise and added
-    to a double-double total: within 16 units of roundoff of the sum.
     """
     n = D.size
     inv = np.empty(K + 2)

@@ -1,36 +1,7 @@
 """Kernels for the posterior normaliser (log-evidence) under Laplace or
 Gaussian noise.
 
-Notation: worlds with values ``f``, log weights ``lw`` (log of count times
-prior, normalised so that the largest prior is 1; ``-inf`` for zero weight),
-a response ``R``, and the energy of a distance x: ``x c`` with
-``c = 1 / scale`` (Laplace) or ``(x c)^2`` with ``c = 1 / (sigma sqrt 2)``
-(Gaussian, ``gauss`` true; the square of a product, so that it overflows
-only where the energy itself does).  The log-evidence is
-``log sum_k exp(lw_k - e(|R - f_k|))``.
-
-Every sum is taken relative to a shift and reported as a mergeable
-``(dh, dl, g, S)``: the sum equals ``exp(g - e(dh + dl)) S`` where
-``dh + dl`` is the distance of the nearest world of positive weight,
-carried as an unevaluated pair (``(s, e) = two_diff(R, f)``: ``|R - f|``
-to twice the working precision), ``g`` the largest log weight relative to
-it and ``S`` a sum of terms in (0, 1].  Each world's energy enters only as
-its difference from the shift's, computed from the pairs
-(`energy_diff`): the nearest world's term is exactly 1 however large the
-energies (1e20 and beyond: the rounding of a distance never enters an
-exponent), and a weight's logarithm is added to a relative energy, not
-lost against an absolute one.  Sums of separate chunks merge
-associatively (Mathematics page, eq. 8.3), which is how one response over
-1e7 worlds is split across threads in one pass over memory, each chunk
-being read once into cache and reused there.
-
-Two strategies, chosen by the public wrapper:
-* direct: O(m) per (response, scale) point, vectorised, threaded either over
-  points (many points) or over chunks of worlds (one point);
-* sweep (Mathematics page, eq. 4.2): per distinct scale, the left and
-  right sums ``A`` and ``B`` over the sorted distinct values in O(u); the
-  normaliser at any response is then two terms around its position, found
-  by binary search.
+Details: docs/algorithms/numerics-kernels.md.
 """
 
 import math
@@ -138,17 +109,6 @@ def _chunk_triple(f, lw, weighted, exact, gauss, R, c, buf, dh_run, dl_run, lat)
     chunk merges with an addition), ``g`` the largest log weight relative
     to it and every term of S in (0, 1], the largest exactly 1.  S is NaN
     if a value of the chunk is not finite (reported by the caller).
-
-    ``exact``: distances carried as pairs (twice the working precision), so
-    that every world's energy relative to the shift keeps its precision
-    however far the response and however small the scale (posteriors);
-    else rounded once (the log-evidence alone, whose relative error that
-    leaves at the rounding of the largest energy).
-
-    ``lat`` > 0: the values must also lie on the lattice of its multiples
-    (integer noise, `diffident._kernels.lattice.on_lattice`), checked here
-    while the chunk is in cache, so that the values are read from memory
-    once; S is NaN if one does not (the caller names it).  0: no check.
     """
     n = f.size
     if not weighted and not exact:
@@ -395,16 +355,7 @@ def sweep_work(u):
 
 @kernel
 def sweep_sums(fs, W, inv, A, B, Z, LK, F):
-    """Inclusive left and right sums over the sorted values (Mathematics page, eq. 4.2).
-
-    ``A[g] = sum_{i<=g} W_i exp(-(fs_g - fs_i) inv)`` and
-    ``B[g] = sum_{i>=g} W_i exp(-(fs_i - fs_g) inv)``, by the worst case's
-    left sweep (sub-blocks and anchored carries: accurate to about 1e-14
-    whatever the number of values, see `diffident._kernels.worstcase`), run
-    once on the values and once on them mirrored (the right sums of fs are
-    the left sums of -fs reversed, with the same neighbour factors).  Work
-    arrays: ``Z`` (4, u), ``LK`` (>= (u - 1) // K, 3), ``F`` (NF,).
-    """
+    """Inclusive left and right sums over the sorted values (Mathematics page, eq. 4.2)."""
     u = fs.size
     E = Z[0]
     neighbour_factors(fs, inv, E)

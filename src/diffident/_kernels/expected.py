@@ -1,19 +1,6 @@
 """Kernels for the expected identification success of the MAP adversary.
 
-The adversary who sees R names the world of the largest ``a_i p(R | f_i)``
-(``a_i`` the largest prior among the worlds of value ``f_i``); the worlds'
-winning regions are the intervals of the upper envelope of
-``ln a_i - e(|R - f_i|)``, cones (Laplace, ``e(d) = d / scale``) or
-parabolas (Gaussian, ``e(d) = d^2 / (2 sigma^2)``) of one shape, so that
-each world wins at most one interval and the winners come in the order of
-their values: a one-dimensional distance transform, O(u) over the sorted
-distinct values.  The success is ``sum_i a_i P_i(region_i) / sum_k w_k``.
-
-Every kernel takes the noise's scales ``lams`` (Laplace's scale or the
-Gaussian's sigma, in the units of the values; 0 and inf are the limits):
-a region's mass is a function of ``(end - f_i) / lam``, and masses are sums
-of non-negative terms (``-expm1``, ``erf``), never a difference of two
-numbers near 1.
+Details: docs/algorithms/numerics-kernels.md.
 """
 
 import math
@@ -92,15 +79,7 @@ def _neumaier(total, comp, x):
 
 @kernel
 def uniform_success(fs, lams, gauss, out):
-    """``sum_i P_i(Voronoi cell i)`` for every scale in ``lams``.
-
-    ``fs``: sorted distinct values.  With one prior weight for every world
-    the regions are the Voronoi cells (midpoints between neighbours), and
-    the sum is ``1 + sum over gaps of 2 h(gap / 2)``, h the mass from 0 to
-    a point: each half-gap counted from both of its worlds.  Summed with
-    Neumaier's compensation.  (Laplace noise takes `laplace_cells`, the
-    same sum in loops that vectorise.)
-    """
+    """``sum_i P_i(Voronoi cell i)`` for every scale in ``lams``."""
     u = fs.size
     for s in range(lams.size):
         lam = lams[s]

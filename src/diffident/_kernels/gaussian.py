@@ -1,46 +1,6 @@
 """Kernels for Gaussian (rho, delta)-identifiability (Mathematics page, section 7).
 
-Coordinates.  For the true world j (value f_j, prior p_j) the response is
-R = f_j + sigma z.  Over the distinct values f_g with group weights G_g
-(sum of count x prior over the group, the prior scaled by a power of two):
-
-    rho / P(w_j | R) = sum_g r_g exp(-x_g),   r_g = rho G_g / p_j,
-    d_g = (f_j - f_g) / sigma,               x_g = d_g (z + d_g / 2)
-
-(x_g = e_g - e_j with e = (R - f)^2 / (2 sigma^2), linear in z).  The
-function h(z) = log(rho / P(w_j | R)) is convex and world j's posterior
-exceeds rho exactly where h < 0.  Everything is in units of the noise: no
-square of sigma or of a value is formed, so sigma may be any positive float
-and the values any finite floats (their differences are halved first where
-they would overflow).
-
-Two evaluations of h:
-
-* the shifted log-sum-exp, h = L0 + M + log sum_g exp(lG_g - lG_j - x_g - M)
-  with L0 = log(rho G_j / p_j) (G_j the own group's weight: from the
-  double-double log1p of the own group's excess, so that a posterior whose
-  limit is within an ulp of rho keeps its sign) and M the largest exponent,
-  for any z.  Groups with
-  x_g beyond 760 + (the largest lG - the own group's lG) add less than
-  e^-745 of the own group's term and are skipped: with the values sorted
-  they lie outside one window, found by binary search;
-* relative to the infinite-noise limit, when every |x_g| <= 1 and the
-  target allows it (|E| <= 1/2):
-
-      rho S - 1 = E - z D1 - D2 / 2 + sum_g r_g phi(x_g),
-      phi(x) = exp(-x) - 1 + x >= 0   (a polynomial in x, x^2 factored out)
-
-  with E = rho sum_g G_g / p_j - 1 (a double-double from the error-free
-  product), D1 = sum_g r_g d_g (from centred double-double moments: it
-  cancels for a world at the weighted mean) and D2 = sum_g r_g d_g^2
-  (positive terms).  Near the limit every part is small and none cancels
-  against another beyond its own precision; h = log1p(rho S - 1).
-
-Each evaluation also gives a bound ``tau`` on the error of h (rounding of
-every input and operation, with generous constants): a calibration that
-must err on the private side counts z as a bad response where h < tau.
-
-Plain loops, ``njit(cache=True)``, no fastmath (see ``_math``).
+Details: docs/algorithms/numerics-kernels.md.
 """
 
 import math

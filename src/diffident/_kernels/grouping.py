@@ -1,9 +1,6 @@
 """Grouping kernels: equal values merged into one group.
 
-Every risk computation works on the sorted distinct values of the world
-set with their summed weights (a world's value repeated c times is one
-group of weight c).  These kernels run-length encode sorted values and sum
-the weights of each run; ``diffident._numerics.grouping`` calls them.
+Details: docs/algorithms/numerics-kernels.md.
 """
 
 from ._jit import kernel

@@ -1,35 +1,6 @@
 """Interval masses of the integer noises (Mathematics page, section 11).
 
-Everything is in lattice units: the noise is an integer Z, its scale ``s``
-is the value-unit scale divided by the granularity, and an interval is a
-pair of integers ``a <= b`` held as float64 (either may be infinite; an
-empty interval, ``a > b``, has mass 0).
-
-Discrete Laplace, q = exp(-1/s), P(Z = z) = (1 - q) / (1 + q) q^|z|.  For
-0 <= a <= b the geometric sum is
-
-    P(a <= Z <= b) = q^a (1 - q^(b - a + 1)) / (1 + q)
-
-with ``q^a = exp(-a/s)`` and ``1 - q^n = -expm1(-n/s)``: a product of
-non-negative factors, each within a few ulps, at any depth of the tail.
-
-Discrete Gaussian, P(Z = z) = exp(-z^2 / (2 s^2)) / N(s).  The normaliser is
-summed directly for s < 1/2 (N = 1 + 2 sum_k exp(-k^2 / (2 s^2))) and by
-Poisson summation otherwise (N = s sqrt(2 pi) (1 + 2 sum_k
-exp(-2 pi^2 s^2 k^2))); either series stops once the rest is provably
-below 2^-60 of the sum.  A partial sum over 0 <= a <= b is either
-
-* direct: the terms from ``a`` on (they decrease), stopped once the
-  geometric bound f(z) r / (1 - r), r = exp(-(2z + 1) / (2 s^2)), on
-  everything past z is below 2^-60 of the sum; or
-* Euler-Maclaurin, for s >= 256 and a <= s^2 / 128 (where the direct sum
-  would need thousands of terms): the integral of f over [a, b], the
-  trapezoid ends and the derivative terms up to f^(5); the remainder is at
-  most |B_6| / 6! times the integral of |f^(6)|, below 1e-15 of the sum in
-  that region (the bound is worked out on the Mathematics page).
-
-Intervals reaching below 0 are split at 0 and mirrored, so every mass is a
-sum of non-negative parts.
+Details: docs/algorithms/numerics-kernels.md.
 """
 
 import math

@@ -1,10 +1,7 @@
 """Dense worst-case risk for several independent Laplace releases
 (Mathematics page, eq. 7.4): S_j = sum_k w_k exp(-sum_t |F[t, j] - F[t, k]| inv_t).
 
-O(m^2 q) with no m x m matrix: each worker keeps one row of m exponents,
-filled query by query (vectorised over k), so memory is O(m) per worker.
-Every term is in (0, w_k] and world j's own term is w_j, so the sum needs no
-shift.
+Details: docs/algorithms/numerics-kernels.md.
 """
 
 import numba

@@ -1,18 +1,6 @@
 """Kernels for the every-neighbour calibration (Mathematics page, section 9).
 
-A dominance certificate compares the worlds of a reference removal X with
-those of another removal Y, matched world by world: sorted by X (ties
-allowed), with ``psi = Y - A X`` and ``chi = Y + A X``, every pair a < b
-satisfies ``|Y_a - Y_b| <= A |X_a - X_b| + B`` exactly when
-``psi_b - psi_a <= B`` and ``chi_a - chi_b <= B``.  The smallest B that
-serves world a (as either end of its pairs) comes from running extremes of
-psi and chi on both sides of a: O(m) per removal.
-
-For var and std over an integer domain the worlds of Y need not be
-evaluated exactly (double-double, as `world_values` does): the centred form
-``(Q + w (v - mu)^2) / (N - ddof)`` in plain float64, with every term
-non-negative, is within a bound the caller computes, and runs at memory
-speed.
+Details: docs/algorithms/numerics-kernels.md.
 """
 
 import math

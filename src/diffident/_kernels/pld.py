@@ -1,6 +1,8 @@
 """Kernels of the PLD measures: the upper envelope of the lines that bound a
 trade-off curve, and the hockey-stick tails of a privacy loss on an even
 grid.
+
+Details: docs/algorithms/numerics-kernels.md.
 """
 
 from ._jit import kernel
@@ -8,14 +10,7 @@ from ._jit import kernel
 
 @kernel
 def upper_envelope(slope, intercept, keep):
-    """The lines of the upper envelope of ``y = slope x + intercept`` over all x.
-
-    The lines sorted by slope, then intercept (ascending).  Writes the
-    indices of the envelope's lines into ``keep``, in order of increasing x
-    (increasing slope), and returns how many: a line of equal slope to the
-    next is dropped (the later has the larger intercept), as is one that is
-    nowhere above the two beside it.
-    """
+    """The lines of the upper envelope of ``y = slope x + intercept`` over all x."""
     h = 0
     n = slope.size
     for i in range(n):
@@ -37,15 +32,7 @@ def upper_envelope(slope, intercept, keep):
 
 @kernel
 def hockey_tails(p, c, one_minus_c, tail, mass):
-    """The hockey-stick tails of a privacy loss on an even grid, without cancellation.
-
-    ``p``: probabilities of the losses ``l_j = l_0 + j D`` (ascending),
-    ``c = e^-D`` and ``one_minus_c = 1 - c``.  Writes ``tail[j] = sum_{k > j}
-    p_k (1 - e^(l_j - l_k))`` and ``mass[j] = sum_{k >= j} p_k`` by the
-    recursion from the top, ``tail[j - 1] = (1 - c)(p_j + M) + c tail[j]``
-    (M the mass above j): every term is >= 0, so nothing cancels, and the
-    relative error stays within about 2 units of roundoff per step.
-    """
+    """The hockey-stick tails of a privacy loss on an even grid, without cancellation."""
     n = p.size
     above = 0.0
     tail[n - 1] = 0.0

@@ -1,19 +1,6 @@
 """Kernels that evaluate a query on every world (Mathematics page, sections 1 and 6).
 
-A batch of worlds is ``known + S`` for the rows ``S[w]`` of a (W, k) matrix,
-each row sorted ascending.  Named queries are evaluated from statistics of
-the known part computed once (sorted values; sums in double-double relative
-to a shift ``c``), so a world costs O(k), not O(n):
-
-* sum, mean: exact double-double sums, one final rounding: equal values give
-  equal floats;
-* var, std: ``(N Q - S1^2) / (N (N - ddof))`` with ``S1 = sum(x - c)`` and
-  ``Q = sum((x - c)^2)`` in double-double: no cancellation, even for
-  capital-gain (values to 99,999 over 48,842 rows);
-* median and quantile: order statistics of the union of two sorted arrays in
-  O(k), interpolated exactly as ``np.median`` and ``np.quantile`` (linear)
-  do;
-* min, max, count.
+Details: docs/algorithms/numerics-kernels.md.
 """
 
 import math
@@ -149,13 +136,7 @@ def evaluate_removed(code, S, ks, rem, st, c, ddof, q, out):
 
 @kernel
 def fill_combinations(vals, state, repeat, S):
-    """Write the next worlds' unknown parts into the rows of S.
-
-    ``state`` is the index vector of the next k-combination of ``vals``
-    (non-decreasing with ``repeat``, increasing without), advanced in place
-    in lexicographic order; ``state[0] == -1`` once exhausted.  Returns the
-    number of rows written.
-    """
+    """Write the next worlds' unknown parts into the rows of S."""
     W, k = S.shape
     n = vals.size
     w = 0

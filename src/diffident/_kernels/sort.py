@@ -1,25 +1,6 @@
 """Stable LSD radix sort of float64 values (with an optional permutation).
 
-NumPy's comparison argsort runs at about 67 ns per element for 1e7 doubles
-(``np.argsort``, 0.67 s on the 2-core Xeon of the performance page; 1.4 s
-with ``kind="stable"``), more than the whole worst-case sweep after it.  A
-radix sort on the order-preserving integer image of the doubles does eight
-counting passes of one byte (fewer when a byte is constant, as in the low
-mantissa bytes of integer-valued data); 256 buckets keep the scatter
-offsets in L1, which measured twice as fast as 11-bit digits here: O(n), and stable, so that equal values keep
-their order and the first world of each group stays first.
-
-Order: IEEE total order on the bit patterns, so -0.0 comes just before 0.0
-(equal as floats: the grouping step merges them).  NaN never reaches here.
-
-Where NumPy sorts doubles with its AVX-512 sorting network (x86-simd-sort,
-on CPUs with AVX512_SKX) its ``np.sort`` is about four times faster than
-this radix sort (93 ms against 0.41 s for 1e7 doubles on that Xeon), and
-`sort` uses it; its argsort is not (0.67 s against the radix argsort's
-0.53 s), and `argsort` keeps the radix sort, which is also the stable one.
-Measured with ``benchmarks/compare.py``'s timing helper (best of three
-after a warm-up): ``best_time(lambda: np.sort(x))`` for ``x`` 1e7 standard
-normals.
+Details: docs/algorithms/numerics-kernels.md.
 """
 
 import numpy as np

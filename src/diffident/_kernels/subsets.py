@@ -1,12 +1,6 @@
 """Exact multiplicities of subset sums (Mathematics page, eq. 8.1).
 
-The number of k-subsets of a multiset of integers with a given sum is the
-coefficient of z^k t^s in prod_v (1 + z t^v)^{n_v}; for multisets drawn
-with repetition it is prod_v 1 / (1 - z t^v).  Both are built one distinct
-value at a time, a layer per subset size, in float64: counts stay exact
-below 2^53 and within float64's relative precision above (no logarithms,
-whose rounding would cost more), and a count beyond 1e308 is reported as
-an overflow by the caller.
+Details: docs/algorithms/numerics-kernels.md.
 """
 
 from ._jit import kernel

@@ -1,14 +1,7 @@
 """Kernels for the exact worst-case risk (Mathematics page, section 4) and
 for sorting world values into distinct groups.
 
-Input is the merged world set: sorted distinct values ``fs``, group weights
-``W`` (count times prior, normalised) and ``invP`` (1 / the largest
-per-world prior of the group).  The sums ``S_g`` run in sub-blocks of 64
-values with anchored carries between them, so that the relative error of
-every ``S_g`` stays near 1e-14 whatever the number of values, the spacing or
-the scale; every path (single scale, chunked, blocked) evaluates a scale
-with the same operations in the same order, so it gives the same bits.  The
-scheme and its error analysis: docs/engine.md, "The worst-case sweep".
+Details: docs/algorithms/numerics-kernels.md.
 """
 
 import numba
@@ -513,14 +506,6 @@ def _worst_case_block(fs, W, invP, gi, gv, inv8, out8, arg8, T, Z, LK, C, S):
     BLOCK), ``Z`` (rows, 2 BLOCK), ``LK`` (>= (u - 1) // K, 3 BLOCK), ``C``
     (16 BLOCK,), ``S`` (>= u / rows, NS BLOCK).  Arithmetic identical to
     :func:`worst_case_one`, scale by scale.
-
-    With a row of Z per value (rows >= u), one forward and one backward
-    sweep.  Otherwise the values go in chunks of ``rows`` (a multiple of
-    K), so that the work memory stays in cache whatever the number of
-    values: a forward sweep keeps the lanes' state at each chunk's start
-    (in S), then, from the last chunk to the first, the chunk's forward
-    sweep is formed again from its state, then its backward sweep.  The
-    same operations on the same state: the same bits.
     """
     B = BLOCK
     n8 = inv8.size  # = BLOCK, but not a compile-time constant (see above)
@@ -563,13 +548,7 @@ def _worst_case_block(fs, W, invP, gi, gv, inv8, out8, arg8, T, Z, LK, C, S):
 
 @parallel_kernel
 def worst_case_blocks_parallel(fs, W, invP, gi, gv, inv, out, arg, T, Z, LK, C, S):
-    """Many scales: blocks of BLOCK shared among ``Z.shape[0]`` workers.
-
-    ``inv.size`` must be a multiple of BLOCK (the caller pads); ``T`` is
-    (workers, >= gv.size, BLOCK), ``Z`` (workers, rows, 2 BLOCK), ``LK``
-    (workers, >= (u - 1) // K, 3 BLOCK), ``C`` (workers, 16 BLOCK) and
-    ``S`` (workers, >= u / rows, NS BLOCK): see :func:`_worst_case_block`.
-    """
+    """Many scales: blocks of BLOCK shared among ``Z.shape[0]`` workers."""
     nw = Z.shape[0]
     nb = inv.size // BLOCK
     for t in numba.prange(nw):

@@ -1,15 +1,6 @@
 """Memory and time budgets of the work that grows with the data.
 
-A sweep cell holds world sets of m values each (the reference D', the one
-being checked, the certificate's work) and makes passes of the worst-case
-evaluator over them, per rho and per D'.  `estimate` gives a cell's peak
-memory and its time from those counts, before any work; `parse_memory`
-reads a budget as a user writes it.  The constants are measured on a
-2-core x86-64 machine (the evaluator's 1.5-2.5 ns per world and scale on
-two threads, the certificate's 4.6 ns per world and removal) and rounded
-to the slow side; the time counts every D' as built once (where a
-certificate covers it, a D' costs far less; where it covers none at many
-rho, more).
+Details: docs/algorithms/numerics-kernels.md.
 """
 
 import math
@@ -113,19 +104,7 @@ class Estimate:
 
 
 def estimate(m, removals, n_rho, *, certificate=False, tight=True, every_rho=False):
-    """The peak memory and time of one sweep cell.
-
-    Parameters: ``m`` worlds per D'; ``removals`` distinct D' whose worlds
-    differ (1 where one D' decides, as for sum and mean over a Domain);
-    ``n_rho`` targets; ``certificate``: a dominance certificate compares
-    every D' with the reference first (var and std); ``tight``: the tight
-    calibration is asked for (else one pass per rho at the bound);
-    ``every_rho``: every D' is checked at every rho (the expected success).
-    Every D' but the reference is counted as built once, as where the
-    certificate does not cover it, and up to four as checked at every rho
-    (those that bind, or that the certificate misses): an estimate, not a
-    bound, for a D' set the certificate covers badly.
-    """
+    """The peak memory and time of one sweep cell."""
     m, removals, n_rho = float(m), float(removals), float(n_rho)
     sets = _SETS_AT_ONCE if tight and removals > 1 else 1
     memory = sets * set_bytes(m) + 8 * 64 * n_rho
@@ -144,13 +123,6 @@ def cell_estimate(q_name, distinct, m, k, pairs, tight):
     """The `Estimate` of a sweep cell: query ``q_name`` (a name or a
     callable) on data with ``distinct`` values, m worlds, k rho, the
     (noise, risk) ``pairs``, and whether the tight calibration is asked.
-
-    The D' whose worlds differ: one for sum and mean over a Domain (shifts of
-    each other); a handful for an order statistic (only removals on either
-    side of its rank differ); every distinct value for var, std and a
-    callable, which a dominance certificate compares with the reference.  The expected
-    success checks every distinct D' at every rho, except under integer
-    noise for sum and mean.
     """
     distinct = float(distinct)
     shift = q_name in ("sum", "mean")

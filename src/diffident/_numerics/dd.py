@@ -1,36 +1,7 @@
 """Double-double arithmetic on NumPy arrays: values carried as an
 unevaluated sum ``hi + lo`` of two float64 arrays (about 106 bits).
 
-Used by the closed-form calibrations (`diffident._risk.closed_form`,
-`diffident.dp`): there a bound such as ``1 / (1 + (m - 1) e^-eps)`` is
-flat in its argument (near ``eps = 0``, or with the bound near 1), so that
-a float evaluation that is off by an ulp or two moves the calibrated
-epsilon by many ulps.  Evaluated here, the bound is the exact value
-rounded once (to about ``2^-100`` relative before that rounding), and the
-exact inverse is known to the same accuracy, so that a calibration can
-return the float next to the exact inverse and know that the float check
-passes there.
-
-Everything is vectorised (no loops over elements, no FMA: Dekker's
-splitting instead), works on arrays of one shape, and returns a pair
-``(hi, lo)`` with ``|lo| <= ulp(hi) / 2``.  No function checks its
-arguments or sets ``np.errstate``: callers select the finite, in-range
-entries and silence the floating-point warnings of the lanes they discard.
-
-Ranges (the callers scale by powers of two to stay inside them):
-
-* `two_prod` and everything that multiplies: factors below ``2^995`` in
-  magnitude (the splitting overflows beyond), products whose error term does
-  not underflow (``|a b| >= 2^-969`` or zero);
-* `exp_parts`: any finite argument (the power of two is returned apart);
-  `exp` and `expm1`: results in the normal range;
-* `log`: positive finite arguments (subnormal ``hi`` included);
-  `log1p`: arguments above -1 (``hi > -1``).
-
-Accuracy (tests/test_closed_form_extremes.py checks it against mpmath):
-relative error of `exp`, `log` and `log1p` below ``2^-100`` (absolute
-for `log` near 1 and `log1p` near 0 relative to the result), the sums and
-products below ``2^-104``.
+Details: docs/algorithms/numerics-kernels.md.
 """
 
 import math
@@ -205,12 +176,6 @@ def div(ah, al, bh, bl):
 def pairwise_sum(x):
     """The sum of finite ``x`` along its last axis (length >= 1) as
     ``(h, l, bound)``: ``|exact sum - (h + l)| <= bound``.
-
-    Pairwise summation with `two_sum` at every level: the rounding errors
-    are exact and collected, their own float sum is off by at most
-    ``(2 levels + 4) 2^-53`` of the sum of their magnitudes (the bound),
-    and ``h + l`` is their total with the pairwise sum, normalised.  The
-    bound is 0 where no addition rounded.
     """
     x = np.asarray(x, dtype=np.float64)
     err = np.zeros(x.shape[:-1])

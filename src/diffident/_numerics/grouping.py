@@ -1,9 +1,6 @@
 """Grouping: equal values merged into one group with a summed weight.
 
-Every computation on a world set works on its sorted distinct values: a
-value held by c worlds is one group of weight c (or of the worlds' summed
-count x prior).  The functions here are the one place that builds groups;
-the run-length kernels are in ``_kernels.grouping``.
+Details: docs/algorithms/numerics-kernels.md.
 """
 
 import numpy as np
@@ -16,13 +13,7 @@ __all__ = ["runs", "run_lengths", "distinct", "group_counts", "chunk_groups", "g
 
 
 def runs(sorted_values):
-    """Distinct values of sorted values and the index where each run starts.
-
-    Returns ``(distinct, first)``: float64 and int64 arrays of the number of
-    runs.  They own their memory (copies of the work buffers' heads) unless
-    every value is distinct: then the work buffers are the answer and
-    copying them would only cost time (80 MB each at 1e7 values).
-    """
+    """Distinct values of sorted values and the index where each run starts."""
     n = sorted_values.size
     fs = np.empty(n)
     first = np.empty(n, np.int64)
@@ -50,12 +41,6 @@ def weighted_groups(f, w, m, c, p, scale):
     and the index ``rep`` of the first world that holds it.  ``f``, ``w``,
     ``c`` (None: every count 1), ``p``: contiguous float64 arrays of one
     length.
-
-    One sort of packed keys and one gather of records (``_kernels.sort``),
-    fused with the grouping (0.45 s for 1e7 values with a prior, against
-    1.2 s for the argsort, the gathers and `group_weights`); the groups are
-    those of that way, bit for bit, which fewer than ``sort.SMALL``
-    entries still take.
     """
     shift = max(1, (m - 1).bit_length())
     if m < radix.SMALL or 2 * shift > 62:
@@ -102,14 +87,7 @@ def group_counts(values, counts=None):
 
 
 def chunk_groups(f, c, plan=(False, 0.0), k=0):
-    """Distinct values (times ``2**k``) and weights of one sorted chunk.
-
-    ``c`` holds the chunk's counts (None: one each).  ``plan`` is the
-    chunk's ``(drop_first, extra)`` entry of the merge across chunk
-    boundaries: a first value that continues the previous chunk's last group
-    is dropped, and the weight of a last value that continues into the next
-    chunks is increased by ``extra``.  Groups of zero weight are dropped.
-    """
+    """Distinct values (times ``2**k``) and weights of one sorted chunk."""
     fs, first = runs(f)
     w = run_lengths(first, f.size).astype(np.float64) if c is None else np.add.reduceat(c, first)
     drop, extra = plan

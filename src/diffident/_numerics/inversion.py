@@ -1,41 +1,6 @@
 """Many targets, one function: the smallest x with f(x) <= t for each of many t.
 
-`_search.smallest` treats every target on its own: grown brackets, then a
-dozen rounds of regula falsi, each an evaluation per target.  When one
-non-increasing f serves a whole grid of targets (the worst case of one world
-set against a rho grid), its evaluations can be shared instead:
-
-1. f is evaluated on a coarse geometric grid over the targets' guesses
-   (one point per unit of ln x), which brackets each target's answer
-   between two grid points;
-2. on each bracketing interval f is smooth wherever the group that attains
-   it stays the same (``1 / f`` is then that group's sum of exponentials,
-   an entire function of ln x): its reciprocal is interpolated at the
-   interval's Chebyshev points, and the interpolant, converged to rounding
-   (its last coefficients show it), is solved for every target in the
-   interval;
-3. each estimate x is checked as `_search.refine` would end: ``lo`` just
-   below it must fail and ``hi = lo / (1 - rtol)`` (rounded in) must pass,
-   both evaluated by the caller's own ``f`` in one batch.  With ``hi`` at
-   the top of the ``rtol`` window, the answer is, as a rule, at least as
-   large as that of a search that stops anywhere within ``rtol`` of it.
-
-A target whose interval has a kink (the attaining group changes) or fewer
-than `MIN_PER_INTERVAL` targets (its nodes would cost more than they
-save), whose interpolant did not converge, whose estimate is not accurate
-to an eighth of ``rtol``, or whose check fails, goes to `_search.refine`
-with the tightest evaluated bracket (and its answer, too, to the top of
-its window where that passes); a target outside the grid goes to
-`_search.smallest`.  So every answer is, as there, an evaluated passing
-``hi`` with an evaluated failing ``lo`` within ``rtol`` below it.  An
-estimate too rough for the window (a flat f near its limit) narrows that
-bracket first, with a probe a few of its errors either side.
-
-Where the caller has proven bounds on f (one world attains the worst case
-at every scale: `_dominance`), they give the interior nodes, and step 3
-places ``lo`` below the estimate by what the bounds' width needs: the
-bounds then prove that ``lo`` fails and ``hi`` passes, and only what they
-leave open is evaluated.
+Details: docs/algorithms/numerics-kernels.md.
 """
 
 import numpy as np
@@ -56,17 +21,7 @@ def applies(n, rtol):
 
 
 def smallest(evaluate, target, lo, hi, *, rtol, bounds=None, floor=0.0):
-    """The smallest x > 0 with ``f(x) <= target``, for many targets.
-
-    ``evaluate(x)`` returns ``(f, arg)`` for a 1-d array of x: f
-    non-increasing, ``arg`` the group attaining it (f is smooth where arg
-    stays the same).  ``lo`` and ``hi`` are guesses either side of each
-    answer, as for `_search.smallest` (to which targets outside the grid go,
-    with them).  ``bounds(x)``, where given, returns proven lower and upper
-    bounds on what ``evaluate`` gives at x (NaN where none): step 3 then
-    evaluates only the checks they leave open; ``floor``, as for
-    `_search.refine`.  Returns ``(x, status)`` as `_search.smallest` does.
-    """
+    """The smallest x > 0 with ``f(x) <= target``, for many targets."""
     target = np.asarray(target, dtype=np.float64).ravel()
     n = target.size
     lo = np.broadcast_to(np.asarray(lo, dtype=np.float64), (n,))

@@ -1,12 +1,6 @@
 """Progress and notices on standard error, for work the caller asked to hear about.
 
-The library writes nothing unless asked (``sweep(..., progress=True)``; the
-command line asks unless ``--quiet``).  Asked, `Progress` draws a bar when
-its stream is a terminal, and otherwise (a log file, CI) writes a one-line
-message at most every ``interval`` seconds, so that a log shows the work
-moving without a line per step.  `compile_notice` says once when Numba
-starts compiling a kernel of this package (a cache miss: the first run
-after an install or a change), instead of staying silent for seconds.
+Details: docs/algorithms/numerics-kernels.md.
 """
 
 import contextlib
@@ -58,15 +52,7 @@ def notice(message, stream=None):
 
 
 class Progress:
-    """Progress through ``total`` steps of ``what`` (counted in ``unit``).
-
-    ``step(label)`` starts the next step.  On a terminal: a bar, redrawn at
-    each step.  Elsewhere: ``diffident: sweep 120/600 cells (20%), 14 s
-    elapsed`` (the steps finished) once at least ``interval`` seconds have
-    passed since the start or the last such line, and a last line at
-    `close` when any was written.  ``clock`` (seconds; default
-    `time.monotonic`) is for tests.
-    """
+    """Progress through ``total`` steps of ``what`` (counted in ``unit``)."""
 
     def __init__(self, total, what, unit, enabled, stream=None, clock=None, interval=10.0):
         self.total, self.what, self.unit, self.done = total, what, unit, 0

@@ -1,40 +1,6 @@
 """Batched searches over float64: the one place where calibrations search.
 
-Every calibration in diffident inverts a monotone function numerically: the
-smallest noise scale whose risk meets a target, the largest epsilon whose
-bound holds, the ends of the responses where a posterior exceeds rho.  All
-of them go through this module, which works on many targets at once (only
-the unfinished ones are evaluated) and offers three operations:
-
-* `grow`: a bracket grown geometrically from a guess, the step's exponent
-  doubling (x2, x4, x16, x256, ...), so that any float is reached in about
-  a dozen evaluations; both ends are evaluated, none is assumed;
-* `refine`: a bracket ``f(lo) > target >= f(hi)`` shrunk to adjacent floats
-  (or a relative width) by regula falsi on logarithms (Anderson-Bjorck),
-  safeguarded by bisection of the floats' bit patterns;
-* `boundary`: the float where a cheap test switches, searched from an
-  estimate by 1, 2, 4, ... ulps and then bisection of the bit patterns (a
-  closed form's estimate moved to the private side, a bracket's end
-  certified).
-
-The contract: every answer is an end at which the caller's own test was
-evaluated and passed, or the limit the caller documents when none passes
-(``NOT_REACHED``).  Loop caps are not tuning knobs: a float has 2**64 bit
-patterns, so 64 doublings and 64 halvings reach any of them; a search that
-runs out of steps anyway reports ``MAXITER`` for the entry and still returns
-its verified end, and the public function warns with `ConvergenceWarning`.
-In the spirit of SciPy's elementwise iterative methods
-(``scipy/_lib/_elementwise_iterative_method.py``): one loop, batched, with a
-status per element.  Where one function serves a whole grid of targets,
-`diffident._numerics.inversion` shares its evaluations between them and hands what
-it cannot settle to `smallest` and `refine`, under the same contract.
-
-Floats are ordered like the integers ``key(x)``: the bit pattern for
-``x >= 0`` and its negation (sign bit cleared) for ``x < 0``, so that
-``-0.0`` and ``0.0`` share the key 0 and adjacent floats have adjacent keys.
-Bisection of keys halves the number of floats in a bracket at every step,
-whatever the bracket's magnitude (it is bisection of the logarithm for
-brackets far from adjacent).
+Details: docs/algorithms/numerics-kernels.md.
 """
 
 import warnings
@@ -132,20 +98,7 @@ def bisect(test, fail, ok, idx):
 # -------------------------------------------------------------- boundary --
 
 def boundary(passes, x0, *, increasing=True, lo=-np.inf, hi=np.inf):
-    """The float at which ``passes`` switches, searched from ``x0``.
-
-    ``passes(idx, x)`` tests the entries ``idx`` (an index array) at the
-    trial floats ``x`` and must be monotone in x: with ``increasing`` False
-    below the answer and True from it on (the answer is the *smallest*
-    passing float in [lo, hi]), else True up to the answer and False above
-    it (the *largest* passing float).  From ``x0`` the search steps 1, 2,
-    4, ... ulps towards the switch and then bisects the bit patterns; cheap
-    near a good estimate, at most about 130 tests for any.
-
-    Returns ``(x, status)``: x passed its test (``CONVERGED``), or no float
-    in [lo, hi] passes and x is the far limit (hi when increasing, lo
-    otherwise), not tested to pass (``NOT_REACHED``).
-    """
+    """The float at which ``passes`` switches, searched from ``x0``."""
     x0 = np.asarray(x0, dtype=np.float64).ravel()
     n = x0.size
     s = np.int64(1 if increasing else -1)
@@ -187,22 +140,7 @@ def boundary(passes, x0, *, increasing=True, lo=-np.inf, hi=np.inf):
 # ------------------------------------------------------------------ grow --
 
 def grow(evaluate, target, x, *, up, limit, f_x=None):
-    """Move ``x`` geometrically until ``evaluate`` crosses ``target``.
-
-    For f non-increasing in x > 0 (``evaluate(idx, x)`` gives f at trial
-    points for the entries idx).  With ``up``, x fails (f > target) and is
-    multiplied by 2, 4, 16, 256, ... (the exponent of the factor doubles)
-    until f <= target or x reaches ``limit`` (evaluated there too); without,
-    x passes and is divided likewise until f > target or x reaches
-    ``limit`` (``limit`` may be 0: then f(0) is taken to fail, unevaluated).
-
-    Returns ``(near, far, f_near, f_far, status)``: ``far`` is the last x
-    (the one that crossed), ``near`` the one before it (the start if the
-    first step crossed), with their values.  ``NOT_REACHED`` where the limit
-    did not cross (``far`` is the limit, ``near`` the last x before it).
-    ``f_x``: f at the start where the caller has it already (it is not
-    evaluated again).
-    """
+    """Move ``x`` geometrically until ``evaluate`` crosses ``target``."""
     x = np.asarray(x, dtype=np.float64).ravel().copy()
     n = x.size
     f_x = np.asarray(evaluate(np.arange(n), x) if f_x is None else f_x, dtype=np.float64).ravel().copy()
@@ -241,25 +179,7 @@ def grow(evaluate, target, x, *, up, limit, f_x=None):
 # ---------------------------------------------------------------- refine --
 
 def refine(evaluate, target, lo, hi, f_lo, f_hi, *, rtol=0.0, floor=0.0):
-    """The smallest x with f(x) <= target, for f non-increasing and positive.
-
-    Input: brackets with ``f(lo) > target >= f(hi)`` (``lo`` may be 0 and
-    ``hi`` inf; their values need not have been evaluated there), batched.
-    Regula falsi on ``log f - log target`` against ``log x``, with the
-    Anderson-Bjorck correction when an end is kept twice, and two probes a
-    little either side of the estimate once the bracket is narrow (regula
-    falsi approaches from one side only: the probes close the other); plain
-    bisection of bit patterns when the bracket stalls, when an end is 0 or
-    inf, and for the last few dozen floats.  Stops at adjacent floats, or
-    when ``hi - lo <= rtol * hi``.
-
-    Every x kept as the upper end was evaluated and passed (or is the input
-    ``hi``), so the answer ``hi`` errs on the high side by construction.
-    ``floor``: a value f tends to (at or below every target): the secant
-    then runs on ``log(f - floor)``, nearly linear in ``log x`` where f
-    flattens towards it (it only chooses the probes).  Returns ``(lo, hi,
-    status)`` (``MAXITER`` where out of steps).
-    """
+    """The smallest x with f(x) <= target, for f non-increasing and positive."""
     lo, hi, f_lo, f_hi = (np.array(a, dtype=np.float64).ravel() for a in (lo, hi, f_lo, f_hi))
     target = np.asarray(target, dtype=np.float64).ravel()
     n = lo.size
@@ -348,17 +268,7 @@ def refine(evaluate, target, lo, hi, f_lo, f_hi, *, rtol=0.0, floor=0.0):
 
 
 def smallest(evaluate, target, lo, hi, *, rtol=0.0, lo_limit=0.0, hi_limit=np.inf, f_lo=None, f_hi=None):
-    """The smallest x > 0 with ``f(x) <= target``, for f non-increasing.
-
-    ``lo`` and ``hi`` are guesses (0 < lo < hi, either side of the answer or
-    not: both are checked and grown by `grow`, ``hi`` up to ``hi_limit``
-    and ``lo`` down to ``lo_limit``, where f is taken to fail), then the
-    bracket goes to `refine`.  ``f_lo`` and ``f_hi``: f at the guesses,
-    where the caller evaluated it already (the same answer, two
-    evaluations fewer; ``f_lo`` is used only with ``f_hi``).  Returns ``(x, status)``: x passed its
-    evaluation, or is ``hi_limit`` with ``NOT_REACHED`` where nothing below
-    it passes (not evaluated there if it is inf).
-    """
+    """The smallest x > 0 with ``f(x) <= target``, for f non-increasing."""
     target = np.asarray(target, dtype=np.float64).ravel()
     n = target.size
     lo = np.broadcast_to(np.asarray(lo, dtype=np.float64), (n,)).copy()
@@ -432,24 +342,7 @@ def _half_gap(a, b):
 
 
 def convex_min(evaluate, lo, hi, h_lo, dh_lo, h_hi, dh_hi):
-    """A float where a convex h is negative, between two where it is not.
-
-    ``lo < hi`` with ``h(lo), h(hi) >= 0`` and their derivatives, batched.
-    Cutting planes: h lies above its tangents at the two ends, which meet
-    where their maximum, a lower bound on h over the bracket, is smallest.
-    If that bound is >= 0, h is nowhere negative in [lo, hi]; otherwise h is
-    evaluated at the meeting point, which either is negative (found) or
-    replaces the end on the side of its slope.  The meeting point is replaced
-    by the middle bit pattern when it would not halve the bracket's floats
-    every second step.
-
-    Returns ``(x, lo, hi, status)``: ``CONVERGED`` where h(x) < 0 (x was
-    evaluated); ``NOT_REACHED`` where h >= 0 on the whole bracket (the
-    tangent bound, or a slope that does not change sign); ``NARROW`` where
-    lo and hi became adjacent floats, both >= 0, with a negative tangent
-    bound between them (a negative part, if any, lies between two floats);
-    ``MAXITER`` where out of steps.  x is NaN unless ``CONVERGED``.
-    """
+    """A float where a convex h is negative, between two where it is not."""
     lo, hi, h_lo, dh_lo, h_hi, dh_hi = (np.array(a, dtype=np.float64).ravel().copy()
                                         for a in (lo, hi, h_lo, dh_lo, h_hi, dh_hi))
     n = lo.size
@@ -511,16 +404,6 @@ def convex_min(evaluate, lo, hi, h_lo, dh_lo, h_hi, dh_hi):
 def convex_end(evaluate, inside, outside, h_in, dh_in, h_out, dh_out):
     """The end of {h < 0} between a float inside it and one outside, for a
     convex h: adjacent floats, one either side.
-
-    ``h(inside) < 0 <= h(outside)`` (values and derivatives given), outside
-    on either side of inside, batched.  Each step evaluates two trial
-    points: Newton's step from the outside end, which a convex h keeps
-    outside, and the chord's root, which it keeps inside, so that the
-    bracket closes from both sides; the middle bit pattern replaces them
-    when the bracket's floats do not halve every second step (rounding near
-    the end).  Returns ``(inside, outside, status)``: adjacent floats, each
-    evaluated on its side (``MAXITER`` where out of steps: the pair is still
-    a bracket).
     """
     xi, xo, h_in, dh_in, h_out, dh_out = (np.array(a, dtype=np.float64).ravel().copy()
                                           for a in (inside, outside, h_in, dh_in, h_out, dh_out))

@@ -3,6 +3,8 @@
 Every check raises ``ValueError`` (``TypeError`` for a non-numeric type)
 whose message names the argument and shows the offending value, so that a
 grid sweep that feeds a bad cell says which cell.
+
+Details: docs/algorithms/numerics-kernels.md.
 """
 
 import numbers
@@ -23,13 +25,7 @@ def where(a, bad):
 
 
 def as_float(name, x, *, allow_bool=False):
-    """``x`` as a float64 array (no copy when it already is one).
-
-    Strings and bytes (alone or inside an array), complex numbers and, unless
-    ``allow_bool``, booleans (``True`` is not a number here) are a
-    TypeError; ragged nested sequences and Python integers beyond the float
-    range (``10**400``) a ValueError; each message names the argument.
-    """
+    """``x`` as a float64 array (no copy when it already is one)."""
     if isinstance(x, (str, bytes)):
         raise TypeError(f"{name} must be numeric, got {type(x).__name__} {x!r}")
     if x is None:

@@ -1,6 +1,8 @@
 """Certificates for `dataset_tight_scale`: a scale checked against every D'
 at once (shared world sets, the shift bound of sum and mean, dominance
 blocks, the var/std offsets), so that only a D' that fails is searched.
+
+Details: docs/algorithms/worlds-calibrate-sweep.md.
 """
 
 import numba
@@ -37,16 +39,6 @@ class ShiftBound:
     """A bound on the computed risk of every D' for sum and mean over a
     Domain, in `Risk`'s interface (``fs``, ``W``, ``k``, ``error``, called
     on scales).
-
-    The exact world values of every D' are X's plus a constant, so the
-    rounded ones satisfy |Y_i - Y_j| <= |X_i - X_j| + B with B four times
-    the rounding of one value (`shift_offset`), and the certificate with
-    A = 1 gives r_Y(lam) <= 1 / (1 + exp(-B/lam) (1/r_X(lam) - 1)) for the
-    exact risks of every removal at once; r_X from X's computed risk and
-    its error bound.  The value returned bounds every removal's *computed*
-    risk (times 1 + ``error``, the bound of `set_error`), and the search
-    holds it to rho lowered by ``error``, as each removal's `tight_scale`
-    would.
     """
 
     def __init__(self, risk, B, error):
@@ -159,13 +151,7 @@ class Certificate:
             np.maximum(B, out.max(axis=0), out=B)
 
     def check(self, lam, rho):
-        """True where every covered set's risk at lam is certified <= rho.
-
-        In batches of scales, each with the weights of its smallest scale:
-        first wide batches (1/scale within a factor 64; all the scales at
-        once for a small world set, where an evaluator call costs more than
-        its scales), then what failed in narrow ones (`_BATCH_RATIO`).
-        """
+        """True where every covered set's risk at lam is certified <= rho."""
         out = self._dominated(lam, rho)
         rest = np.flatnonzero(~out)
         ratios = (np.inf, 64.0, _BATCH_RATIO) if self.risk.fs.size <= _ONE_BATCH_WORLDS else (64.0, _BATCH_RATIO)

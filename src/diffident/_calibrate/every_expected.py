@@ -1,6 +1,8 @@
 """The expected-success calibration over every D' (`dataset_tight_scale`
 with ``risk="expected"`` and the sweep), and the lattice coordinates of
 world values for integer noise.
+
+Details: docs/algorithms/worlds-calibrate-sweep.md.
 """
 
 import numpy as np
@@ -34,15 +36,6 @@ def on_lattice(fs, g):
 def expected_every(prob, rho, rtol, gauss, g):
     """The smallest scale whose expected success is at most rho for every
     D' = D - i: the largest of the world sets' own calibrations.
-
-    The success falls as the scale grows, so that scale is the largest of
-    each set's smallest.  The reference set is calibrated, every other set
-    checked at its scales as `tight_scale` checks one (its computed success
-    at most rho lowered by its error bound; at scale 0 rho at least its
-    success without noise, decided exactly), and a set that fails gets its
-    own calibration there, until no scale moves.  For sum and mean over a
-    domain with integer noise every D' has the same lattice coordinates up
-    to a whole shift, so the reference decides alone.
     """
     rho = np.ascontiguousarray(rho, dtype=np.float64)
 

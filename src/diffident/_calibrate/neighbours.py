@@ -1,62 +1,6 @@
 """The tight calibration that protects every neighbour (Mathematics page, section 9).
 
-The curator does not know which individuals the adversary misses, so a
-scale must meet rho for every known part D' = D minus a removal.  The
-answer is the largest tight scale over the distinct removals (distinct
-removed values for k = 1, distinct removed multisets for k > 1):
-
-    lam*(D, rho) = max over removals R of tight_scale(worlds(D - R), rho)
-
-Evaluating every removal's tight search is far too slow (capital-gain:
-123 removals of 1e5 worlds each), so the work is organised around one
-reference removal X (the one with the largest sensitive range), whose
-tight scale is searched as usual, and every other removal is *verified* at
-X's answer; only a removal that fails there (it needs more noise) is
-searched, above that answer, and the verification repeats where the answer
-moved.  Verification, cheapest first:
-
-* removals whose worlds coincide (the order statistics: median, quantiles,
-  min, max; and count) are grouped by the few known values the query
-  reads, and each distinct world set is verified once;
-* sum and mean over a Domain: every removal's worlds are X's shifted by a
-  constant (exactly, before rounding), and the worst case is
-  shift-invariant; X's search runs on a bound that also covers the
-  rounding of the world values (`shift_offset`), so no other removal needs
-  a look;
-* otherwise (var, std, callables, explicit candidates; k = 1) a dominance
-  certificate (`Certificate`) covers every removal at once where it
-  holds; the rest are evaluated exactly.
-
-The certificate.  Match the worlds of X and Y one to one (same candidate;
-for explicit candidates the removed value x to y).  If for a world i and
-every j != i, |Y_i - Y_j| <= A |X_i - X_j| + B_i, then with s = 1/lam
-
-    S_Y(i, s) = sum_j exp(-s |Y_i - Y_j|) >= 1 + exp(-s B_i) (S_X(i, A s) - 1)
-              >= exp(-s max(B_i, 0)) S_X(i, A s)
-
-(for B_i >= 0 since exp(-s B_i) <= 1; for B_i < 0 since exp(-s B_i) >= 1
-and S_X >= 1), so r_Y(lam) = max_i 1 / S_Y(i, s) <= max_g exp(s B_g+) /
-S_X(g, A s), B_g+ the largest max(B_i, 0) over X's world group g and over
-every Y covered.  That is X's worst case at scale lam / A with per-group
-weights exp(-s B_g+) in the evaluator's 1/P slot: one batched pass for
-every removal at once.  With A < 1 (just above the largest ratio of the
-removals' sensitive ranges to X's) the far field of var and std has
-B_i < 0 and X's risk at lam / A is below rho by a margin; the few worlds
-with B_i > 0 (near the variance's vertex) are dense, far from the worst.
-The weights use the largest s of a batch of scales (a weaker, still valid,
-bound): wide batches first (the weights matter only where many worlds
-have nearly the same sum, at large scales, where s is small), then
-narrower ones (`_BATCH_RATIO`) for what failed.
-
-Rounding.  As for `tight_scale`, a scale passes a world set when its
-computed risk meets rho lowered by the evaluation's error bound
-(``Risk.error``, `_search.below`): the exact risk then meets rho, and the
-result is at least every removal's own `tight_scale`.  Every certificate
-offset B_i carries the error bound of the values it was computed from
-(`var_errors`, `shift_offset`); a certified bound carries X's
-evaluation error and a few roundings of its own (`_OWN_ROUNDING`), and is
-held to rho lowered by the largest error bound the evaluation of any
-removal's worlds can have (`set_error`).
+Details: docs/algorithms/worlds-calibrate-sweep.md.
 """
 
 
@@ -71,6 +15,7 @@ from .._numerics import progress as _progress
 from .._numerics import search as _search
 from .._numerics import validate as _validate
 from .._numerics.budget import DEFAULT_MAX_MEMORY, Held
+from .._numerics.shared_docs import shared_docs
 from .._risk.worst_case import Risk
 from .._typing import AnyNoise, CandidatesLike, FloatOrArray, IntOrArray, QueryLike, RealArrayLike
 from .._worlds.dataset import dataset_k1, dataset_setup, index_rows, value_multisets
@@ -107,114 +52,61 @@ def dataset_tight_scale(query: QueryLike, *, data: RealArrayLike, candidates: Ca
                         return_removed: Literal[True]) -> tuple[FloatOrArray, IntOrArray]: ...
 
 
+@shared_docs
 def dataset_tight_scale(query: QueryLike, *, data: RealArrayLike, candidates: CandidatesLike, rho: RealArrayLike,
                         k: int = 1,
                         ddof: int = 0, q: float = 0.5,
                         rtol: float = 0.0, max_worlds: int = 10**8, risk: str = "worst",
                         noise: AnyNoise = "laplace", granularity: float = 1.0, return_removed: bool = False
                         ) -> FloatOrArray | tuple[FloatOrArray, IntOrArray]:
-    """The smallest noise scale whose risk meets rho for every D'.
-
-    The adversary may be missing any k individuals of the data (the paper's
-    "for all D' = D - i*"), so the calibration must hold for every known
-    part D' = data minus a removal: the result is the largest
-    `tight_scale` over every distinct removal (distinct removed values for
-    k = 1, distinct removed multisets for k > 1), each of the worlds
-    `world_values` gives for that D' (Mathematics page, eq. 9.1).  Batched over
-    rho; exact, but without a search per removal: one reference removal is
-    searched and the others are verified at its answer (by shared world
-    sets, by the shift invariance of sum and mean over a Domain, or by a
-    dominance certificate), and only a removal that fails is searched.
+    """The smallest noise scale whose risk meets rho for every D' (Mathematics page, eq. 9.1).
 
     Parameters
     ----------
-    query : str or callable
-        A named query or a function of the world, as for `world_values`.
-    data : array_like
-        The data set D (1-d, non-empty).
+    %(query)s
+    %(data)s
     candidates : array_like or Domain
-        U minus D (possibly empty: then the removed individuals are the
-        only candidates), or an integer Domain that holds every value of
-        the data.  As for `dataset_sensitive_range`: with explicit
-        candidates the worlds of D' are filled from them plus the removed
-        individuals.
+        U minus D (possibly empty), or an integer `Domain` holding the data.
     rho : array_like
         Target risk(s) in [0, 1], any shape.
-    k : int, optional
-        Number of unknown individuals (>= 1, default 1).
-    ddof : {0, 1}, optional
-        Delta degrees of freedom of ``var`` and ``std`` (default 0).
-    q : float, optional
-        The quantile of ``"quantile"``, in [0, 1] (default 0.5).
+    %(k_unknown)s
+    %(ddof)s
+    %(q)s
     rtol : float, optional
-        Relative precision of the searches, as for `tight_scale` (default
-        0: adjacent floats).
+        Relative precision of the searches (default 0: adjacent floats).
     max_worlds : int, optional
-        Refuse more worlds per D', or more distinct removals, than this
-        (default 10**8).
+        Refuse more worlds per D', or distinct removals, than this (default 10**8).
     risk : {"worst", "expected"}, optional
-        The risk kept at most rho, as for `tight_scale` (default the worst
-        case).
+        The risk kept at most rho, as for `tight_scale` (default the worst case).
     noise : {"laplace", "gaussian", "discrete_laplace", "discrete_gaussian"}, optional
-        The noise, as for `tight_scale` (default Laplace; the worst case of
-        Gaussian noise and the expected success of the discrete Gaussian
-        are refused).
+        The noise, as for `tight_scale` (default Laplace).
     granularity : float, optional
-        The lattice spacing of integer noise (default 1): every D''s world
-        values must lie on it.
+        The lattice spacing of integer noise (default 1).
     return_removed : bool, optional
-        Also return, for each rho, a removal whose own tight scale is the
-        result (default False).
+        Also return a removal that attains the scale, per rho (default False).
 
     Returns
     -------
     scale : float or ndarray
         The scale, shape of ``rho``: ``0`` where no D' needs noise, ``inf``
-        where rho is unattainable (at or below 1/m for the m worlds of each
-        D').  For every removal, ``worst_case_risk(values, scale=scale,
-        counts=counts) <= rho`` with the ``values, counts`` of
-        `world_values` for that D'.
+        where rho is unattainable; it meets rho for every D'.
     removed : ndarray of int64
         Only with ``return_removed``: indices into ``data`` of a removal
-        attaining the scale, per rho: shape of ``rho`` for k = 1, that
-        shape plus (k,) for k > 1 (sorted).  For sum and mean over a
-        Domain, where all removals tie, and at the edge values, the
-        reference removal.
+        attaining the scale, per rho (with a last axis of k for k > 1).
 
     Raises
     ------
     ValueError
-        As for `dataset_sensitive_range` (bad values, query name, ddof, q
-        or k, data outside the Domain, too few values for the query, too
-        many worlds or removals), for a real interval (infinitely many
-        worlds), and for rho outside [0, 1] or a bad rtol.
+        As for `dataset_sensitive_range`, for a real interval, and for rho
+        outside [0, 1] or a bad rtol.
     TypeError
-        As for `dataset_sensitive_range`: a query that is neither a name
-        nor a callable or returns a non-number, a non-integer k or
-        max_worlds, values that are not numbers, a ``return_removed`` that
-        is not a bool.
+        As for `dataset_sensitive_range`.
 
     See Also
     --------
     tight_scale : The tight scale for one world set.
-
     dataset_sensitive_range : The paper's sensitive range over every D'.
-
     sweep : This calibration over a grid (its ``tight_scale`` column).
-
-    Notes
-    -----
-    One D' is not enough for the median, quantiles, var and std: another
-    missing individual can leave worlds that need more noise (the
-    Mathematics page, section 9, has a counter-example).  For sum and mean
-    over a Domain one D' suffices in exact arithmetic (the worlds are
-    shifts of each other); the result is that D''s tight scale raised by a
-    rounding margin that covers the other D' as the library evaluates them
-    (relative: about 1e-10, up to 1e-7 where the scale is within a few
-    million ulps of the values: capital-gain's mean at rho = 0.5).
-    Cost: one search over the reference worlds, one batched pass for the
-    certificate, and O(m) per removal; a search for each removal that
-    binds.
 
     Examples
     --------

@@ -3,6 +3,8 @@
 `tight_scale` and `tight_epsilon` calibrate the worst case (Laplace,
 discrete and Gaussian noise, several searches over one `Risk`) and the
 expected success (`expected_scale`) of one set of worlds.
+
+Details: docs/algorithms/worlds-calibrate-sweep.md.
 """
 
 from typing import overload
@@ -41,15 +43,6 @@ def tight_scale(values: RealArrayLike, *, rho: RealArrayLike, counts: RealArrayL
                 granularity: float = 1.0) -> FloatOrArray:
     """The smallest Laplace scale whose exact worst-case risk is <= rho.
 
-    A bracket grown from the paper's closed form, then a safeguarded root
-    search on log(scale) (Anderson-Bjorck regula falsi with bisection of the
-    floats' bit patterns), batched over every rho at once (each step is one
-    pass over the sorted values for all unfinished targets).  The answer
-    is the upper end of the final bracket, a scale that was evaluated and
-    passed, so that ``worst_case_risk(values, scale=tight_scale(values,
-    rho=rho)) <= rho`` always holds as computed by this library: it errs on the private
-    side.
-
     Parameters
     ----------
     values : array_like, shape (m,)
@@ -61,56 +54,32 @@ def tight_scale(values: RealArrayLike, *, rho: RealArrayLike, counts: RealArrayL
     prior : array_like, shape (m,), optional
         Unnormalised per-world prior weights (>= 0).
     rtol : float, optional
-        Stop when the bracket is within this relative width.  ``0`` (the
-        default) bisects until its two ends are adjacent floats.  For the
-        worst case with rtol at least 1e-13 and 64 or more rho, the grid
-        shares its evaluations (an interpolant of rho* locates every
-        answer, and two evaluations each confirm it), and each scale
-        returned lies at the top of its window: a relative ``rtol`` at most
-        above a scale that fails.
+        Stop at this relative bracket width (default 0: adjacent floats).
     risk : {"worst", "expected"}, optional
-        The risk to keep at most rho: the worst case of `worst_case_risk`
-        (default), or the adversary's expected success of `expected_risk`
-        (the smallest scale whose success is at most rho, between the
-        success without noise, where the scale is 0, and the largest prior
-        share, where it is inf).
+        The worst case of `worst_case_risk` (default) or the expected
+        success of `expected_risk`.
     noise : {"laplace", "gaussian", "discrete_laplace", "discrete_gaussian"}, optional
-        The noise (default Laplace; for Gaussian noise the scale is
-        sigma).  The worst case is calibrated for Laplace noise, continuous
-        or on the lattice (the same scale: its worst response lies on the
-        lattice); Gaussian noise's worst case is 1 (see
-        `gaussian_sigma_for`).  The expected success is calibrated for
-        Laplace, Gaussian and discrete Laplace noise; the discrete
-        Gaussian's does not always fall as sigma grows, and is refused.
+        The noise (default Laplace; for Gaussian noise the scale is sigma).
     granularity : float, optional
-        The lattice spacing of integer noise (default 1): the values must
-        be multiples of it.
+        The lattice spacing of integer noise (default 1).
 
     Returns
     -------
     float or ndarray
-        The scale, shape of ``rho``.  ``0`` where rho >= worst_case_risk(values, 0)
-        (no noise needed, e.g. every value repeated 1/rho times), ``inf``
-        where rho <= worst_case_risk(values, inf) = 1/m_eff (unattainable),
-        both decided exactly.  Its exact worst-case risk is <= rho (not
-        only the computed one: the search meets rho lowered by the
-        evaluation's rounding error bound, about 1e-14 relative), and it is
-        never larger than the paper's closed-form scale for the same
-        worlds (``scale_for_rho(rho, m=m_eff, sensitive_range=spread)``), which takes over
-        where rho lies within that bound of 1/m_eff.
+        The scale, shape of ``rho``: its exact risk is at most rho; ``0``
+        where no noise is needed, ``inf`` where rho is unattainable.
 
     Raises
     ------
     ValueError
-        For rho outside [0, 1] or NaN, a negative or non-finite rtol, and
-        the bad values, counts and prior of `worst_case_risk`.
+        For rho outside [0, 1] or NaN, a bad rtol, a noise and risk without
+        a calibration, and the bad values, counts and prior of `worst_case_risk`.
     TypeError
         If an argument is not real numbers (a string, a bool, complex values).
 
     See Also
     --------
     tight_epsilon : The epsilon of this scale.
-
     scale_for_rho : The paper's (larger) closed-form scale.
 
     Examples
@@ -119,13 +88,6 @@ def tight_scale(values: RealArrayLike, *, rho: RealArrayLike, counts: RealArrayL
     >>> toy = [2, 8/3, 3, 10/3, 11/3, 4, 13/3, 14/3]
     >>> round((14/3 - 2) / di.tight_scale(toy, rho=1/3), 9)   # tight epsilon
     2.249596595
-
-    Calibrated to the adversary's expected success instead, the same rho
-    needs less noise (the worst case bounds the success from above):
-
-    >>> lam = di.tight_scale(toy, rho=1/3, risk="expected")
-    >>> round(lam, 6), di.expected_risk(toy, scale=lam) <= 1/3
-    (0.691918, True)
     """
     ws = Worlds(values, counts, prior)
     r = _validate.probability("rho", rho)
@@ -189,17 +151,6 @@ def smallest_private_scale(ws, flat, rtol):
 def no_more_than_the_bound(risk, rho, lam, exact_m):
     """The searched scales, or the paper's closed-form scale where it is
     smaller (and passes the evaluation).
-
-    Within the evaluation's error bound of the unattainable limit (rho a
-    relative 1e-13 above 1/m) the search cannot certify any scale and gives
-    inf, or a larger one than needed; the closed form still can: rho* <=
-    1 / (1 + (m - 1) exp(-S / scale)) for every world set, with S the
-    spread and m the total weight over the largest per-world prior (each
-    world's sum holds its own weight and the rest at most S away), and
-    `scale_for_rho` meets that bound exactly (m rounded down and S up keep
-    it an upper bound; ``exact_m``: the weights are whole counts, summed
-    exactly).  Its scale is taken where it also passes the computed risk,
-    or the least scale above it that does.
     """
     fs = risk.fs
     if fs.size < 2:
@@ -289,10 +240,6 @@ def tight_epsilon(values: RealArrayLike, *, rho: RealArrayLike, counts: RealArra
                   prior: RealArrayLike | None = None, rtol: float = 0.0, risk: str = "worst") -> FloatOrArray:
     """Epsilon of the tight calibration: ``ptp(values) / tight_scale(...)``.
 
-    The Laplace mechanism's epsilon for the query's sensitive range (the
-    spread of the world values of positive weight) at the tight scale;
-    compare `epsilon_for_rho`, the paper's (smaller) epsilon.
-
     Parameters
     ----------
     values : array_like, shape (m,)
@@ -318,15 +265,13 @@ def tight_epsilon(values: RealArrayLike, *, rho: RealArrayLike, counts: RealArra
     Raises
     ------
     ValueError
-        As for `tight_scale`: rho outside [0, 1] or NaN, a bad rtol, bad
-        values, counts or prior.
+        As for `tight_scale`.
     TypeError
         If an argument is not real numbers (a string, a bool, complex values).
 
     See Also
     --------
     tight_scale : The scale itself.
-
     epsilon_for_rho : The paper's epsilon for the same rho.
 
     Examples
@@ -350,15 +295,6 @@ def tight_epsilon(values: RealArrayLike, *, rho: RealArrayLike, counts: RealArra
 def expected_scale(ws, gauss, flat, rtol, granularity=None):
     """The smallest noise scale whose expected success is at most rho, for
     each rho of the 1-d ``flat`` (validated), and the search status.
-
-    The success falls as the scale grows (Mathematics page, section 10),
-    from its value without noise to the largest prior share.  The scale
-    returned passes `Success` lowered by its error bound, so that its exact
-    success is at most rho; 0 where rho is at least the success without
-    noise, inf where rho is at most the largest prior share (unattainable),
-    both decided exactly.  For rho within the error bound (about 1e-14
-    relative) above that share, Laplace noise takes the worst case's scale
-    (the worst case bounds the success), and Gaussian noise gives inf.
     """
     ev = Success(ws, gauss, granularity)
     out = np.full(flat.shape, np.nan)

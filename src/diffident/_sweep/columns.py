@@ -1,5 +1,7 @@
 """Reading the columns of a sweep: CSV files, data frames, mappings and 2-d
 arrays, their missing values, and each column's domain (given or inferred).
+
+Details: docs/algorithms/worlds-calibrate-sweep.md.
 """
 
 import csv
@@ -205,13 +207,7 @@ def as_columns(data, columns, dropna=False):
 
 
 def resolve_domains(cols, names, domains, infer_domains):
-    """``{column: (Domain, "given" or "inferred")}`` for the columns swept.
-
-    Keys of ``domains`` must be columns of the data (``names``).  A column
-    without a domain gets the integer domain from its minimum to its
-    maximum, with an `InferredDomainWarning` unless ``infer_domains`` is
-    True; ``infer_domains=False`` makes a missing domain an error.
-    """
+    """``{column: (Domain, "given" or "inferred")}`` for the columns swept."""
     domains = dict(domains or {})
     unknown = [k for k in domains if str(k) not in names]
     if unknown:

@@ -1,12 +1,6 @@
 """Parameter sweeps: rho x queries x columns x dataset sizes x calibration.
 
-For every (column, dataset size) the data set D is fixed (the first rows, or
-a seeded sample); for every query the paper's sensitive range over
-D' = D - i* (`dataset_sensitive_range`) gives the paper's bound
-calibration, the worlds of the D' that attains it give the exact
-worst-case risk at that calibration, and `dataset_tight_scale` gives the
-tight calibration that holds for every D'.  Each world set goes through the
-batched kernels once for the whole rho grid.
+Details: docs/algorithms/worlds-calibrate-sweep.md.
 """
 
 import math
@@ -58,158 +52,71 @@ def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: Sequence[
           skip_expensive: bool = False) -> SweepTable:
     """Risk and calibration over a grid: rho x queries x columns x sizes x noises x risks.
 
-    For every column and dataset size the data set D is fixed; for every
-    query, `dataset_sensitive_range` gives the paper's sensitive range over
-    D' = D - i*, the worlds of the attaining D' give the exact risk at the
-    paper's scale, and the tight calibration holds for every D', for the
-    whole rho grid at once: the worst case's (`dataset_tight_scale`), or
-    the expected success's (`expected_risk`, the largest scale any D'
-    needs), under continuous or integer noise.
-
     Parameters
     ----------
     data : str, os.PathLike, data frame, mapping or 2-d array
-        A CSV file with a header; a data frame (pandas, polars, pyarrow, or
-        anything with ``__dataframe__``) or a named series, whose column
-        names are kept; a mapping of column name to values; or a 2-d array
-        (columns named "0", "1", ...).
+        A CSV file with a header, a data frame or named series, a mapping of
+        column name to values, or a 2-d array (columns "0", "1", ...).
     columns : list of str, optional
-        Columns to use (default: every numeric column without missing
-        values; the others are named in a `SkippedColumnWarning`).
+        Columns to use (default: every numeric column without missing values).
     queries : sequence of str, optional
-        Named queries (see `world_values`; ``"quantile"`` is the ``q``
-        quantile); default mean, median, std.
+        Named queries (see `world_values`); default mean, median, std.
     rho : array_like, optional
-        Risk bounds; default ``n_rho`` log-spaced values from just above
-        1/m to 0.5 for each column (m its domain size).
+        Risk bounds; default ``n_rho`` log-spaced values from 1/m to 0.5.
     n_rho : int, optional
         Size of the default rho grid (default 50).
     sizes : sequence of int, optional
-        Dataset sizes n: the first n rows when n is the full size, else a
-        seeded sample of n rows without replacement (default: all rows).
+        Dataset sizes n: a seeded sample of n rows (default: all rows).
     domains : mapping, optional
-        Column name to ``(lo, hi)`` (an integer domain) or a `Domain`,
-        integer or stepped (``Domain(12, 60, step=0.1)``; a real interval
-        has infinitely many worlds and is refused); every key must be a
-        column of the data.  A column without one gets the integer domain
-        from its own minimum to its maximum, as ``infer_domains`` says (a
-        column that is not integer-valued needs a domain).
+        Column name to ``(lo, hi)`` or a `Domain` (integer or stepped).
     calibrations : sequence of {"bound", "tight"}, optional
-        The paper's closed form, and/or the exact tight calibration over
-        every D' (default both).
+        The paper's closed form and/or the tight calibration (default both).
     ddof : {0, 1}, optional
-        For var and std (default 1: the sample standard deviation, as the
-        paper's Table 4).
+        For var and std (default 1, as the paper's Table 4).
     seed : int, optional
-        Seed of the dataset samples (default 0): each (column, size) draws
-        from its own stream, ``SeedSequence([seed, column number, size
-        number])``, so a column gives the same rows whatever else is swept.
+        Seed of the dataset samples (default 0), one stream per column and size.
     rtol : float, optional
-        Relative precision of the tight scales (default 1e-12; 0 bisects
-        each rho to adjacent floats, several times the passes: see
-        `tight_scale`).  Always conservative.
+        Relative precision of the tight scales (default 1e-12), conservative.
     progress : bool, optional
-        Report progress on standard error (default False: nothing): a bar
-        when standard error is a terminal, else (a log, CI) a line such as
-        ``diffident: sweep 120/600 cells (20%), 14 s elapsed`` at most
-        every 10 seconds, and a last one at the end when any was written.
+        Report progress on standard error (default False).
     column_seed : int, optional
-        The column number to use in the sample streams when one column is
-        swept on its own (the Dask backend's tasks).
+        The column number of the sample streams when one column is swept alone.
     dropna : bool, optional
-        Drop the missing values of a column (NaN, None, pandas' NA, empty
-        or ``NA`` cells of a CSV file) instead of refusing it (default
-        False: a requested column with missing values is a ValueError, and
-        the default selection leaves it out).
+        Drop a column's missing values instead of refusing it (default False).
     infer_domains : bool, optional
-        For columns without a domain: None (default) infers it from the
-        column's minimum and maximum with an `InferredDomainWarning`, True
-        infers it silently, False makes it an error.  The inferred domain
-        leaks the observed extremes into the calibration; the table's
-        ``domain_source`` says which domains were inferred.
+        Without a domain: None (default) infers it with a warning, True
+        silently, False refuses.
     q : float, optional
         The quantile of ``"quantile"``, in [0, 1] (default 0.5).
     noise : str or sequence of str, optional
-        The noise or noises to calibrate (default ``"laplace"``):
-        ``"laplace"``; ``"discrete_laplace"``, added on the lattice the
-        query's values lie on (``granularity`` below); or ``"gaussian"``,
-        with ``risk="expected"`` and the tight calibration only (its worst
-        case is 1 at every sigma, and it has no closed-form bound).  The
-        discrete Gaussian has no calibration (its expected success does not
-        always fall as sigma grows) and is refused.
+        "laplace" (default), "discrete_laplace" or "gaussian" (expected risk).
     risk : str or sequence of str, optional
-        The risk measure or measures calibrated (default ``"worst"``):
-        ``"worst"``, the largest posterior over every response (the paper's
-        risk), or ``"expected"``, the probability that the best adversary
-        names the true world (`expected_risk`).  Every noise is swept with
-        every risk.
+        "worst" (default, the paper's) or "expected" (`expected_risk`).
     max_memory : int or str, optional
-        The memory a cell may take, in bytes or as a text such as ``"4G"``
-        or ``"512MB"`` (default 2 GiB): the world sets kept for reuse stay
-        within half of it, and a cell whose estimated peak exceeds it is
-        refused before any work.
+        The memory a cell may take, such as ``"4G"`` (default 2 GiB).
     max_seconds : float or None, optional
-        The estimated time a cell may take (default 600 s; None: no
-        limit), from its worlds, distinct D' and rho (an estimate, not a
-        bound).
+        The estimated time a cell may take (default 600 s; None: no limit).
     skip_expensive : bool, optional
-        Make the cells over either budget rows with status ``"over
-        budget"`` (every number NaN) instead of refusing the sweep
-        (default False).
+        Write cells over a budget as rows "over budget" instead of refusing.
 
     Returns
     -------
     SweepTable
-        Columns ``column, query, n, m, domain_source, noise, risk, rho,
-        sensitive_range, granularity, bound_scale, bound_epsilon,
-        tight_scale, tight_epsilon, risk_at_bound, status`` (the bound ones
-        NaN when not asked for, likewise the tight ones); ``domain_source``
-        is ``"given"`` or ``"inferred"``; ``status`` says which outcome each
-        grid point has, from the tight scale where computed, else the
-        bound's: ``"calibrated"``, ``"unattainable"`` (no finite noise meets
-        rho: scale inf, epsilon 0), ``"no noise needed"`` (scale 0, epsilon
-        inf), ``"zero sensitive range"`` (every world has the same value:
-        the risk is the same at any noise, and epsilon is reported as 0) or
-        ``"no lattice"`` (integer noise for a query whose values lie on no
-        lattice, such as the standard deviation: every number NaN) or
-        ``"over budget"`` (with ``skip_expensive``: every number NaN);
-        ``tight_scale`` meets rho for every D' (`dataset_tight_scale` for
-        the worst case), ``tight_epsilon`` is ``sensitive_range /
-        tight_scale`` (NaN for Gaussian noise, which is not pure DP), and
-        ``risk_at_bound`` is the risk (worst or expected) at the paper's
-        scale for the D' that attains the sensitive range: the evaluator's
-        value, or an upper bound on it where the worlds' structure gives
-        one without a pass (Notes).
-        ``granularity`` is the lattice spacing of integer noise (NaN for
-        continuous noise): the domain's step for sum, min, max and order
-        statistics at a data point, 1 for count, the step over n for the
-        mean, over 2 for the median of an even number of values; the
-        world values lie on that lattice up to a common offset, which the
-        risk does not depend on.
+        One row per grid point: ``column, query, n, m, domain_source, noise,
+        risk, rho, sensitive_range, granularity, bound_scale, bound_epsilon,
+        tight_scale, tight_epsilon, risk_at_bound, status``.
 
     Raises
     ------
     ValueError
-        For an unreadable CSV file, unknown columns or queries, requested
-        columns that are not numeric, have missing values (without
-        ``dropna``) or infinite values, rho outside [0, 1], ``n_rho < 1``,
-        sizes outside 1..(number of rows), unknown calibrations, unknown
-        noises or risks, a noise and risk without a calibration (Gaussian
-        noise with the worst case or the bound, the discrete Gaussian), a
-        bad ``max_memory`` or ``max_seconds``, a key of
-        ``domains`` that is not a column, bad domains, a real interval, data
-        outside a domain or off its grid,
-        a column that is not integer-valued and has no domain, a missing
-        domain with ``infer_domains=False``, or a bad ddof; an
-        `OverBudget` (a ValueError) naming every cell whose estimated
-        memory or time exceeds its budget, before any work (unless
-        ``skip_expensive``).
+        For unreadable or bad data, unknown names, arguments out of range,
+        bad domains, a noise and risk without a calibration, or cells over
+        budget (`OverBudget`), before any work.
     MemoryError
         Naming the cell, where memory ran out all the same.
     TypeError
-        For a query that is neither a name nor a callable, a 2-d array that
-        is not numeric, domain ends that are not numbers, or an
-        ``infer_domains`` that is not True, False or None.
+        For a query that is neither a name nor a callable, or arguments of
+        the wrong type.
 
     Warns
     -----
@@ -221,38 +128,8 @@ def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: Sequence[
     See Also
     --------
     diffident.dask.sweep : The same grid with one Dask task per column.
-
     dataset_sensitive_range : The sensitive range of each cell.
-
     dataset_tight_scale : The tight calibration of each cell.
-
-    Notes
-    -----
-    The tight calibration holds for every D' = D - i: the largest tight
-    scale over the distinct removed values (for sum and mean over a Domain
-    every D' gives the same worlds up to a shift, and one D' suffices; for
-    the median, quantiles and the standard deviation another removal than
-    the one attaining the sensitive range can need more noise).
-    ``risk_at_bound`` is computed on the worlds of the D' that attains the
-    paper's sensitive range (the first such individual); the paper's scale
-    meets rho for every D' by construction, under either Laplace noise (it
-    is epsilon-DP) and for either risk (the expected success is at most the
-    worst case).  Its worst case is `worst_case_risk`'s value, except where
-    the worlds have exact structure: one world that attains the worst case
-    at every scale (1024 distinct values or more: an upper bound within
-    1e-12 relative) or the equally spaced worlds of sum and mean over a
-    Domain (the closed-form bound of the tight search: within its margin,
-    about 1e-10 relative, up to 1e-7 where the scale nears the rounding of
-    the values).
-
-    Under discrete Laplace noise the worst case equals the Laplace one
-    (the worst response is a world's value, a lattice point), so the
-    worst-case rows of the two noises agree; the expected success differs.
-    The expected calibration checks every distinct D' (each at the scales
-    of the first, and calibrated on its own where it fails): with
-    continuous noise on large domains (sum and mean, whose every removed
-    value is a distinct D') this costs one pass over the worlds per D' and
-    rho.
 
     Examples
     --------

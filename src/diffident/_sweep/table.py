@@ -17,23 +17,7 @@ PathOrBuffer = TypeVar("PathOrBuffer")
 
 
 class SweepTable(dict[str, NDArray[Any]]):
-    """The tidy result of `sweep`: one row per grid point.
-
-    A read-only dict of column name to a 1-d NumPy array (``column``,
-    ``query`` and ``domain_source`` hold strings), so that
-    ``pandas.DataFrame(table)`` is the table; ``len(table)`` is the number
-    of rows.  It writes itself with `to_csv`, `to_json` and `to_parquet`,
-    converts with `to_pandas` and `to_xarray` (named dimensions), and shows as an HTML table in notebooks.
-    `sweep` builds it; build one yourself from columns of equal length.
-
-    The columns of a sweep: the grid point (``column``, ``query``, ``n``,
-    ``m``, ``rho``); ``sensitive_range``, the paper's S(f) over every
-    D' = D - i (`dataset_sensitive_range`); the paper's calibration
-    ``bound_scale`` and ``bound_epsilon``; ``tight_scale``, the smallest
-    Laplace scale whose exact worst-case risk is at most rho for every D'
-    (`dataset_tight_scale`), and ``tight_epsilon`` = ``sensitive_range /
-    tight_scale``; ``risk_at_bound``, the exact worst-case risk at
-    ``bound_scale`` of the D' that attains the sensitive range.
+    """The tidy result of `sweep`: a read-only dict of column name to a 1-d array, one row per grid point.
 
     Parameters
     ----------
@@ -43,8 +27,7 @@ class SweepTable(dict[str, NDArray[Any]]):
     Raises
     ------
     ValueError
-        If a column is not one-dimensional, or the columns have unequal
-        lengths.
+        If a column is not one-dimensional, or the columns' lengths differ.
     TypeError
         If columns is not a mapping; or on any attempt to change the table.
 
@@ -59,11 +42,6 @@ class SweepTable(dict[str, NDArray[Any]]):
     ...              domains={"x": (1, 10)})
     >>> len(t), t["bound_scale"].round(4).tolist()
     (2, [1.1098, 0.4096])
-    >>> di.SweepTable({"rho": [0.1, 0.2], "scale": [3.0, 1.5]})
-    SweepTable(2 rows: rho, scale)
-    >>> import pandas as pd
-    >>> pd.DataFrame(di.SweepTable({"rho": [0.1, 0.2], "scale": [3.0, 1.5]})).shape
-    (2, 2)
     """
 
     def __init__(self, columns: Mapping[str, ArrayLike]) -> None:
@@ -81,9 +59,6 @@ class SweepTable(dict[str, NDArray[Any]]):
 
     def _read_only(self, *args: Any, **kwargs: Any) -> NoReturn:
         """Refuse to change the table: a SweepTable is read-only.
-
-        ``clear``, ``pop``, ``popitem``, ``setdefault``, ``update`` and
-        item assignment or deletion all raise.
 
         Parameters
         ----------
@@ -159,17 +134,12 @@ class SweepTable(dict[str, NDArray[Any]]):
         return pd.DataFrame(dict(self._cols))
 
     def to_csv(self, path: PathOrBuffer) -> PathOrBuffer:
-        """Write the table as CSV (floats with 17 significant digits).
-
-        A header row of the column names, then one row per grid point; floats
-        are written by ``repr`` (enough digits to read back the same float),
-        infinities as ``inf`` and ``-inf``, NaN as ``nan``.
+        """Write the table as CSV: a header row, floats that read back exactly, ``inf``, ``nan``.
 
         Parameters
         ----------
         path : str, os.PathLike or file-like
-            The file to write (overwritten if it exists), or an open text
-            buffer (anything with ``write``).
+            The file to write (overwritten), or an open text buffer.
 
         Returns
         -------
@@ -207,17 +177,12 @@ class SweepTable(dict[str, NDArray[Any]]):
             w.writerow([_fmt(c[i]) for c in cols])
 
     def to_json(self, path: PathOrBuffer) -> PathOrBuffer:
-        """Write the table as JSON: a list of records, one per row.
-
-        Floats are written with enough digits to read back the same float;
-        infinities and NaN, which JSON cannot hold, as the strings
-        ``"inf"``, ``"-inf"`` and ``"nan"`` (as in `to_csv`).
+        """Write the table as JSON records; infinities and NaN as the strings "inf", "-inf", "nan".
 
         Parameters
         ----------
         path : str, os.PathLike or file-like
-            The file to write (overwritten if it exists), or an open text
-            buffer.
+            The file to write (overwritten), or an open text buffer.
 
         Returns
         -------
@@ -280,21 +245,7 @@ class SweepTable(dict[str, NDArray[Any]]):
         return path
 
     def to_xarray(self) -> Any:
-        """The table as an xarray Dataset with named dimensions.
-
-        The dimensions are ``column``, ``query``, ``n``, ``noise``, ``risk``,
-        ``rho`` and ``calibration`` (``bound`` and/or ``tight``, those the
-        sweep computed), each in the table's order (``noise`` and ``risk``
-        where the table has them).  ``scale``, ``epsilon`` and ``status``
-        have every dimension (``status`` is that of each calibration);
-        ``sensitive_range``, ``granularity`` and ``risk_at_bound`` have all
-        but ``calibration``; ``m`` and ``domain_source`` are coordinates of
-        ``column``.
-
-        The default rho grid of `sweep` depends on each column's m, so the
-        ``rho`` dimension is the union of the columns' grids and a column has
-        NaN (``status`` too) at the rho of the others: pass one ``rho`` to
-        `sweep` for a dense array.
+        """The table as an xarray Dataset with named dimensions (column, query, n, noise, risk, rho, calibration).
 
         Returns
         -------
@@ -306,8 +257,7 @@ class SweepTable(dict[str, NDArray[Any]]):
         ImportError
             If xarray (or pandas) is not installed.
         ValueError
-            If the table lacks a grid column, or two rows share a grid point
-            (a rho listed twice).
+            If the table lacks a grid column, or two rows share a grid point.
 
         Examples
         --------
@@ -319,10 +269,6 @@ class SweepTable(dict[str, NDArray[Any]]):
         >>> dict(ds.sizes)
         {'column': 1, 'query': 2, 'n': 1, 'noise': 1, 'risk': 1, 'rho': 2,
          'calibration': 2}
-        >>> cell = ds["scale"].sel(column="x", query="mean", n=10, noise="laplace",
-        ...                        risk="worst", rho=0.2, calibration="bound")
-        >>> bool(cell == t["bound_scale"][0])
-        True
         """
         try:
             import pandas as pd

@@ -2,6 +2,8 @@
 individuals: `dataset_sensitive_range` and its cores, shared with
 `dataset_tight_scale` and the sweep (`dataset_setup`, the distinct removed
 multisets).
+
+Details: docs/algorithms/worlds-calibrate-sweep.md.
 """
 
 import itertools
@@ -12,6 +14,7 @@ import numpy as np
 from .._kernels import queries
 from .._numerics import grouping as _grouping
 from .._numerics import validate as _validate
+from .._numerics.shared_docs import shared_docs
 from .._typing import CandidatesLike, IntArray, QueryLike, RealArrayLike
 from .possible import enumerate_worlds, min_var_rows, named_spread, nearest, var_range_k1
 from .sets import (
@@ -37,73 +40,47 @@ def dataset_sensitive_range(query: QueryLike, *, data: RealArrayLike, candidates
                             return_removed: Literal[True]) -> tuple[float, IntArray]: ...
 
 
+@shared_docs
 def dataset_sensitive_range(query: QueryLike, *, data: RealArrayLike, candidates: CandidatesLike, k: int = 1,
                             ddof: int = 0, q: float = 0.5,
                             return_removed: bool = False, max_worlds: int = 10**8
                             ) -> float | tuple[float, IntArray]:
-    """The sensitive range over every known part D' = data minus k individuals.
-
-    The paper's "for all D' = D - i*" (sec. 5): the adversary may be missing
-    any k individuals of the data.  The candidates for the missing ones are
-    the Domain, or, for explicit candidates (U minus D), those plus the
-    removed individuals themselves (U minus D').
+    """The sensitive range over every known part D' = data minus k individuals (paper sec. 5).
 
     Parameters
     ----------
-    query : str or callable
-        A named query or a function of the world, as for `world_values`.
-    data : array_like
-        The data set D (1-d, non-empty).
+    %(query)s
+    %(data)s
     candidates : array_like or Domain
-        U minus D (possibly empty: then the removed individuals are the only
-        candidates and the range is 0), or a Domain that holds every value
-        of the data.
-    k : int, optional
-        Number of unknown individuals (>= 1, default 1).
-    ddof : {0, 1}, optional
-        Delta degrees of freedom of ``var`` and ``std`` (default 0).
-    q : float, optional
-        The quantile of ``"quantile"``, in [0, 1] (default 0.5).
+        U minus D (possibly empty), or a `Domain` that holds every value of the data.
+    %(k_unknown)s
+    %(ddof)s
+    %(q)s
     return_removed : bool, optional
         Also return which removals attain the maximum (default False).
     max_worlds : int, optional
-        Refuse to enumerate more worlds, or more distinct removals, than this
-        (default 10**8; named queries with k = 1 enumerate nothing).
+        Refuse more worlds, or distinct removals, than this (default 10**8).
 
     Returns
     -------
     S : float
         The largest S(f) over every D'.
     removed : ndarray of int64
-        Only with ``return_removed``: for k = 1 the sorted indices into
-        ``data`` of every individual whose removal attains S; for k > 1 one
-        sorted row of k indices per attaining removal.  Ties are decided
-        exactly (removals whose ranges are equal as real numbers are all
-        returned, though their rounded ranges may differ in the last bits).
+        Only with ``return_removed``: the sorted indices into ``data`` of
+        every attaining removal (one row of k per removal for k > 1).
 
     Raises
     ------
     ValueError
-        As for `sensitive_range`; for empty or multi-dimensional data, data
-        outside the Domain, k larger than the data, data too small for the
-        query, or more than ``max_worlds`` worlds or removals.
+        As for `sensitive_range`; for bad data, data outside the Domain, or
+        more than ``max_worlds`` worlds or removals.
     TypeError
-        As for `sensitive_range`: a query that is neither a name nor a
-        callable or returns a non-number, a non-integer k or max_worlds,
-        values that are not numbers, or a ``return_removed`` that is not a
-        bool.
+        As for `sensitive_range`, or a ``return_removed`` that is not a bool.
 
     See Also
     --------
     sensitive_range : S(f) for one known part.
-
     sweep : This range, the calibrations and the risks over a grid.
-
-    Notes
-    -----
-    With k = 1 and a named query the work is O(n log n): one sort, then O(1)
-    per distinct value (the known part's order statistics and double-double
-    sums with one value taken out).
 
     Examples
     --------
@@ -191,13 +168,7 @@ def query_setup(qy, k, x, cands):
 
 
 def _attaining(qy, k, S_by, xs, first, counts, cands, combos):
-    """The removals whose spread is the largest, ties decided exactly.
-
-    Each float S is a difference of two rounded query values, so removals
-    whose spreads are equal as real numbers can differ by a few ulps of the
-    values (and distinct ones agree).  Near the largest, the spreads are
-    recomputed exactly (`_exact_spread`) and compared.
-    """
+    """The removals whose spread is the largest, ties decided exactly."""
     best = S_by.max()
     if combos is None:
         mag = _magnitude(qy, xs, cands)

@@ -1,13 +1,6 @@
 """Possible worlds and exact sensitive ranges (Mathematics page, sections 1 and 6).
 
-The informed adversary knows ``known`` = D' (the database without k
-individuals) and the candidates for the missing ones; every way of filling
-the k places is a possible world.  This module computes the query's value on
-every world (grouped: `world_values`), its spread (the sensitive range
-S(f): `sensitive_range`), each candidate's contribution (`contributions`)
-and the largest spread over every choice of D' from a data set
-(`dataset_sensitive_range`).  Named queries use the closed forms of the
-Mathematics page, section 6; any other query is evaluated on every world.
+Details: docs/algorithms/worlds-calibrate-sweep.md.
 """
 
 
@@ -19,6 +12,7 @@ from .._kernels import queries
 from .._numerics import dd as _dd
 from .._numerics import grouping as _grouping
 from .._numerics import validate as _validate
+from .._numerics.shared_docs import shared_docs
 from .._typing import CandidatesLike, FloatArray, IntArray, QueryLike, RealArrayLike
 from .sets import (
     Domain,
@@ -62,51 +56,23 @@ def enumerate_worlds(qy, k, cands, kn, max_worlds, reduce=None):
     return _grouping.group_counts(np.concatenate(parts_v), np.concatenate(parts_c))
 
 
+@shared_docs
 def world_values(query: QueryLike, *, known: RealArrayLike, candidates: CandidatesLike, k: int = 1, ddof: int = 0,
                  q: float = 0.5,
                  max_worlds: int = 10**8) -> tuple[FloatArray, IntArray]:
-    """The query's distinct values over every possible world, with counts.
-
-    The worlds are ``known + S`` for every choice S of k unknown individuals
-    (Mathematics page, eq. 1.1): k-subsets of explicit candidates, or
-    k-multisets of an integer or stepped `Domain`.  The result feeds the engine directly:
-    ``worst_case_risk(values, scale=scale, counts=counts)``.
+    """The query's distinct values over every possible world ``known + S``, with counts.
 
     Parameters
     ----------
-    query : str or callable
-        ``"sum"``, ``"mean"``, ``"median"``, ``"quantile"``, ``"min"``,
-        ``"max"``, ``"var"``, ``"std"``, ``"count"``, or a function of the
-        world (a 1-d float64 array: the known values, then the k unknown
-        ones) returning a number; numba-jitted functions run in a jitted
-        loop.
-    known : array_like
-        The known part D' (may be empty when every world stays large enough
-        for the query).
+    %(query)s
+    %(known)s
     candidates : array_like or Domain
-        The candidate individuals' values (a multiset), or a Domain.
-    k : int, optional
-        Number of unknown individuals (>= 1, default 1).
-    ddof : {0, 1}, optional
-        Delta degrees of freedom of ``var`` and ``std`` (as numpy's; default
-        0).
-    q : float, optional
-        The quantile of ``"quantile"``, in [0, 1] (numpy's linear
-        interpolation; default 0.5).
+        The candidate individuals' values (a multiset), or a `Domain`.
+    %(k_unknown)s
+    %(ddof)s
+    %(q)s
     max_worlds : int, optional
-        Refuse to enumerate more worlds than this (default 10**8).  Sums and
-        means with k > 1 over candidates on a binary grid (integers, halves,
-        quarters, ...: multiples of a power of two) are not enumerated: their
-        multiplicities come from the subset-sum generating function
-        (Mathematics page, eq. 8.1), exactly, for any number of worlds (1.8e13
-        in milliseconds).  On a decimal grid (cents, ...) they are enumerated
-        up to ``max_worlds`` worlds, so that every value is the exact sum of
-        the world's floats, rounded once, as for k = 1 and as a callable
-        summing exactly (``math.fsum``) gives: decimals such as 0.1 are not
-        exact in binary, and two worlds whose decimal sums agree may differ in
-        the last bit.  Beyond ``max_worlds`` they come from the generating
-        function over the decimal grid, which groups worlds by their decimal
-        sum (values within an ulp or two of the exact ones).
+        Refuse to enumerate more worlds than this (default 10**8).
 
     Returns
     -------
@@ -118,21 +84,15 @@ def world_values(query: QueryLike, *, known: RealArrayLike, candidates: Candidat
     Raises
     ------
     ValueError
-        For non-finite values, an unknown query name, ddof other than 0 or 1,
-        q outside [0, 1], k below 1 or above the number of explicit
-        candidates, worlds too small for the query, a real interval
-        (infinitely many worlds), more than ``max_worlds`` worlds (the message
-        gives the number), a callable that returns NaN or infinity, or a
-        subset-sum table too large to build.
+        For bad values or arguments, a real interval, more than
+        ``max_worlds`` worlds, or a callable that returns NaN or infinity.
     TypeError
-        For a query that is neither a name nor a callable, or that returns
-        something other than a number; for a non-integer k or max_worlds;
-        for values that are not real numbers.
+        For a query that is neither a name nor a callable or returns a
+        non-number, or arguments that are not numbers.
 
     See Also
     --------
     sensitive_range : The spread of these values, without enumerating.
-
     worst_case_risk : The exact risk over the worlds returned.
 
     Examples
@@ -323,37 +283,23 @@ def min_var_rows(k, cands, kn):
     return np.array(rows)
 
 
+@shared_docs
 def sensitive_range(query: QueryLike, *, known: RealArrayLike, candidates: CandidatesLike, k: int = 1, ddof: int = 0,
                     q: float = 0.5,
                     max_worlds: int = 10**8) -> float:
-    """The sensitive range S(f) of a query for a fixed known part.
-
-    S(f) is the largest difference of the query between two possible worlds
-    (Mathematics page, eq. 6.1).  Named queries use closed forms: the k
-    largest and k smallest candidates for monotone queries (sum, mean, min,
-    max, median, quantile); for var and std the split extremes (maximum)
-    and contiguous windows (minimum).  A callable is evaluated on every world.
+    """The sensitive range S(f): the largest difference of the query between two possible worlds.
 
     Parameters
     ----------
-    query : str or callable
-        A named query (``"sum"``, ``"mean"``, ``"median"``, ``"quantile"``,
-        ``"min"``, ``"max"``, ``"var"``, ``"std"``, ``"count"``) or a function
-        of the world returning a number, as for `world_values`.
-    known : array_like
-        The known part D'.
+    %(query)s
+    %(known)s
     candidates : array_like or Domain
-        The candidate individuals' values (a multiset), or a Domain (an
-        integer one or a real interval).
-    k : int, optional
-        Number of unknown individuals (>= 1, default 1).
-    ddof : {0, 1}, optional
-        Delta degrees of freedom of ``var`` and ``std`` (default 0).
-    q : float, optional
-        The quantile of ``"quantile"``, in [0, 1] (default 0.5).
+        The candidate individuals' values (a multiset), or a `Domain`.
+    %(k_unknown)s
+    %(ddof)s
+    %(q)s
     max_worlds : int, optional
-        Refuse to enumerate more worlds than this (default 10**8); it applies
-        to callables only, named queries need no enumeration.
+        Refuse to enumerate more worlds than this (callables; default 10**8).
 
     Returns
     -------
@@ -363,20 +309,14 @@ def sensitive_range(query: QueryLike, *, known: RealArrayLike, candidates: Candi
     Raises
     ------
     ValueError
-        As for `world_values` (bad values, query name, ddof, q or k, worlds
-        too small for the query, too many worlds), and for a callable over a
-        real interval.
+        As for `world_values`, and for a callable over a real interval.
     TypeError
-        As for `world_values`: a query that is neither a name nor a callable
-        or returns a non-number, a non-integer k or max_worlds, values that
-        are not numbers.
+        As for `world_values`.
 
     See Also
     --------
     dataset_sensitive_range : The largest S(f) over every known part of a data set.
-
     contributions : Each candidate's share of S(f), k = 1.
-
     scale_for_rho : The paper's scale for this S(f).
 
     Examples
@@ -397,42 +337,32 @@ def sensitive_range(query: QueryLike, *, known: RealArrayLike, candidates: Candi
     return float(hi - lo)
 
 
+@shared_docs
 def contributions(query: QueryLike, *, known: RealArrayLike, candidates: CandidatesLike, ddof: int = 0,
                   q: float = 0.5) -> FloatArray:
-    """Each candidate's contribution C_f(i) with one unknown individual.
-
-    The contribution of candidate i (paper sec. 3.4) is the largest
-    difference between the world holding candidate i and a world holding
-    another candidate; their maximum is the sensitive range with k = 1.
+    """Each candidate's contribution C_f(i) with one unknown individual (paper sec. 3.4).
 
     Parameters
     ----------
-    query : str or callable
-        A named query or a function of the world, as for `world_values`.
-    known : array_like
-        The known part D'.
+    %(query)s
+    %(known)s
     candidates : array_like or Domain
-        The candidate individuals' values, or an integer or stepped Domain.
-    ddof : {0, 1}, optional
-        Delta degrees of freedom of ``var`` and ``std`` (default 0).
-    q : float, optional
-        The quantile of ``"quantile"``, in [0, 1] (default 0.5).
+        The candidate individuals' values, or an integer or stepped `Domain`.
+    %(ddof)s
+    %(q)s
 
     Returns
     -------
     ndarray of float64
-        One value per candidate, in the order given (the values of an
-        integer or stepped Domain in ascending order).  Their maximum is
+        One value per candidate, in the order given; their maximum is
         `sensitive_range` with k = 1.
 
     Raises
     ------
     ValueError
-        As for `world_values` (bad values, query name, ddof or q, worlds too
-        small for the query), and for a real interval.
+        As for `world_values`, and for a real interval.
     TypeError
-        As for `world_values`: a query that is neither a name nor a callable
-        or returns a non-number, values that are not numbers.
+        As for `world_values`.
 
     See Also
     --------

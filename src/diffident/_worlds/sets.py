@@ -1,18 +1,6 @@
 """The world-set types: the query, the candidates and the known part.
 
-The informed adversary knows ``known`` = D' (the database without k
-individuals) and the candidates for the missing ones (explicit values, or
-a `Domain`); every way of filling the k places is a possible world.  This
-module holds the validated forms of those inputs, shared by the possible
-worlds (``_possible``), the neighbouring data sets (``_neighbours``), the
-membership risk (``_membership``) and the sweep (``_sweep``):
-
-* `Domain`, the public interval of candidate values;
-* `Query`, a named query (its kernel code) or a callable;
-* `Candidates`, explicit candidates (sorted) or a `Domain`;
-* `Known`, the known part with its double-double statistics;
-* `setup`, which validates all of them together, and `check_magnitudes`,
-  the float-range check of sums and squared deviations.
+Details: docs/algorithms/worlds-calibrate-sweep.md.
 """
 
 import decimal
@@ -48,46 +36,18 @@ def count_text(n):
 
 
 class Domain:
-    """An interval universe of candidate values.
-
-    ``Domain(lo, hi)`` (``integer=True``) holds the integers lo, lo+1, ...,
-    hi: the paper's Adult setting (hours-per-week in 1..99 gives m = 99
-    worlds).  ``Domain(lo, hi, step=0.1)`` holds the grid lo, lo + step,
-    ..., hi (a BMI recorded to one decimal in 12..60: m = 481 worlds);
-    ``step=1`` with integer ends is the integer domain.  With k unknown
-    individuals their values range over the domain *with repetition*: one
-    world per multiset of k values.  ``Domain(lo, hi, integer=False)`` is
-    the real interval [lo, hi]: infinitely many worlds, but sensitive
-    ranges of named queries are still exact (closed forms).  Pass a Domain
-    as the ``candidates`` of `world_values`, `sensitive_range`,
-    `contributions` and `dataset_sensitive_range`, or in the ``domains`` of
-    `sweep`.
-
-    A stepped grid is the one the numbers mean as written: a float end or
-    step is read as its shortest decimal (``0.1`` as 1/10, not the binary
-    double nearest it; `decimal.Decimal` and `fractions.Fraction` values
-    are taken exactly), and each point lo + i step is computed exactly and
-    rounded once, so that it is the float that the decimal text of the
-    point reads as (the point 12.3 of ``Domain(12, 60, step=0.1)`` is
-    ``float("12.3")``, the value a CSV cell "12.3" gives).  (hi - lo) / step
-    must be a whole number; an ``hi`` within 4 units in the last place of
-    a grid point (``0.1 + 0.2`` for 0.3) is taken as that point.
+    """An interval universe of candidate values: integers, a decimal grid, or a real interval.
 
     Parameters
     ----------
     lo : float
-        The lower end, finite; an integer when ``integer`` is true and no
-        ``step`` is given.
+        The lower end, finite (an integer for an integer domain).
     hi : float
-        The upper end, finite, ``hi >= lo``; an integer when ``integer`` is
-        true and no ``step`` is given; lo plus a whole number of steps with
-        ``step``.
+        The upper end, ``hi >= lo`` (lo plus a whole number of steps).
     integer : bool, optional
-        Integer points (default) or the real interval (False, which takes no
-        ``step``).
+        Integer points (default) or the real interval (False).
     step : float, optional
-        The spacing of a grid (positive, finite; keyword only).  Default:
-        1 for an integer domain, none for the real interval.
+        The spacing of a grid, read as its shortest decimal (keyword only).
 
     Attributes
     ----------
@@ -105,13 +65,10 @@ class Domain:
     Raises
     ------
     ValueError
-        For non-finite ends, ``lo > hi``, non-integer ends with
-        ``integer=True`` and no step, a step that is not positive and
-        finite, (hi - lo) / step not a whole number, or a step with
-        ``integer=False``.
+        For non-finite ends, ``lo > hi``, ends off the grid, or a bad step.
     TypeError
-        For ends or a step that are not real numbers (strings, bools, None),
-        or an ``integer`` that is not a bool.
+        For ends or a step that are not real numbers, or an ``integer`` that
+        is not a bool.
 
     See Also
     --------
@@ -125,15 +82,9 @@ class Domain:
     99
     >>> d
     Domain(1, 99, integer=True)
-    >>> di.Domain(0.0, 1.5, integer=False).size
-    inf
     >>> bmi = di.Domain(12, 60, step=0.1)
     >>> bmi.size, bmi
     (481, Domain(12.0, 60.0, step=0.1))
-    >>> bool(bmi.values()[3] == float("12.3"))
-    True
-    >>> di.Domain(0, 0.3, step=0.1).values().tolist()
-    [0.0, 0.1, 0.2, 0.3]
     """
 
     __slots__ = ("lo", "hi", "integer", "step", "_n", "_grid")

@@ -1,19 +1,6 @@
 """Equally spaced, equally weighted worlds: the worst case in closed form.
 
-The worlds of the sum and the mean over an integer Domain (or a grid whose
-step is a power of two) are, before rounding, an arithmetic progression:
-the known part's total plus each domain value, over n for the mean.  For m
-worlds of spacing d and weight one each, an end world attains the worst
-case at every Laplace scale b (its sum of e^{-|f_j - f_k|/b} is the
-smallest), and
-
-    rho*(b) = (1 - q) / (1 - q^m) = expm1(-x) / expm1(-m x),  q = e^{-x}, x = d / b,
-
-one evaluation per scale instead of a pass over the m worlds.  `spacing`
-proves the structure from the candidates at run time (exact values, equal
-steps); `SpacedRisk` bounds the exact risk of the progression from above
-in floats.  The rounding of the world values as the library computes them
-is covered by the caller's offset (`_calibrate.certificate.ShiftBound`).
+Details: docs/algorithms/worlds-calibrate-sweep.md.
 """
 
 import numpy as np
@@ -55,10 +42,6 @@ class SpacedRisk:
     ``pad``, called on scales): the groups are those of ``risk``, the
     evaluator of the progression's computed values, whose ``error`` the
     caller's margin already carries.
-
-    x = d / b is rounded up for the numerator, m x down for the denominator
-    (the ratio grows with x and falls with m x), and the quotient is raised
-    by 16 units of roundoff for the two expm1 and the division.
     """
 
     def __init__(self, risk, num, den, m):

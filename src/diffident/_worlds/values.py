@@ -1,6 +1,8 @@
 """The world set behind every risk computation: validated values, weights,
 and (computed once, on demand) the merged sorted groups of the Mathematics
 page, section 4.
+
+Details: docs/algorithms/worlds-calibrate-sweep.md.
 """
 
 import functools
@@ -14,16 +16,7 @@ from .._numerics.grouping import run_lengths, runs, weighted_groups
 
 
 class Worlds:
-    """Validated world values with their counts and prior.
-
-    Attributes used by the kernels:
-
-    ``f``         values in the caller's order (float64, contiguous)
-    ``weighted``  whether counts or a prior were given
-    ``lw``        log(count x prior / max prior) per entry (-inf: no weight)
-    ``lp``        log(prior / max prior) per entry, -inf where the count is 0
-    ``log_norm``  log(max prior): the normalisation taken out of ``lw``
-    """
+    """Validated world values with their counts and prior."""
 
     def __init__(self, values, counts=None, prior=None, *, check_finite=True):
         if check_finite:

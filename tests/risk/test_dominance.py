@@ -17,6 +17,7 @@ from diffident._risk import worst_case as _worst_case
 from diffident._risk.worst_case import Risk
 from diffident._worlds.values import Worlds
 
+
 @pytest.fixture(autouse=True)
 def _digits():
     """The references of this module work at 60 digits."""

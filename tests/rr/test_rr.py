@@ -13,6 +13,7 @@ import diffident
 import diffident.rr as rr
 from diffident.testing import rr_reference as rr_ref
 
+
 @pytest.fixture(autouse=True)
 def _digits():
     """The references of this module work at 40 digits."""

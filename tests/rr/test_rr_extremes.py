@@ -189,7 +189,8 @@ def test_subnormal_inputs_give_no_nan():
                 if p < 1:
                     check(rr.estimate(pr, flip=p, zero=k), ref.estimate(pr, p=p, k=k), "estimate", pr, p, k)
                 for n in (SUB, 1e-310, 1.0, 1e300):
-                    check(rr.variance(pr, flip=p, zero=k, n=n), ref.variance(pr, p=p, k=k, n=n), "variance", pr, p, k, n)
+                    check(rr.variance(pr, flip=p, zero=k, n=n), ref.variance(pr, p=p, k=k, n=n),
+                          "variance", pr, p, k, n)
     for e in (SUB, 1e-310, 1e-300):
         check(rr.warner_p(e), ref.warner_p(e), e)
         check(rr.kary_p(e, d=3), ref.kary_p(e, d=3), e)
@@ -237,7 +238,8 @@ def test_warner_estimate_cancellation_and_huge_counts():
 
 
 def test_documented_edge_values_kept():
-    assert rr.epsilon(0.0, zero=0.5) == math.inf and rr.epsilon(1.0, zero=0.0) == 0.0 and rr.epsilon(SUB, zero=0.0) == math.inf
+    assert rr.epsilon(0.0, zero=0.5) == math.inf and rr.epsilon(1.0, zero=0.0) == 0.0
+    assert rr.epsilon(SUB, zero=0.0) == math.inf
     assert rr.epsilon(1.0, zero=SUB) == 0.0
     assert math.isnan(rr.posterior(1.0, zero=1.0, prior=0.3, report=1))
     assert math.isnan(rr.posterior(SUB, zero=1.0, prior=0.0, report=1))       # P(report 1) = 0 exactly
@@ -245,7 +247,8 @@ def test_documented_edge_values_kept():
     assert rr.identification_risk(0.5, zero=0.5, prior=0.0) == 0.0
     assert rr.identification_risk(0.5, zero=1.0, prior=SUB) == 1.0
     assert rr.rho(0.5, zero=0.5, prior=0.0) == 1.0 and rr.rho(0.5, zero=0.5, prior=1.0) == 1.0
-    assert rr.variance(0.4, flip=1.0, zero=0.5, n=100) == math.inf and math.isnan(rr.variance(0.0, flip=1.0, zero=0.5, n=100))
+    assert rr.variance(0.4, flip=1.0, zero=0.5, n=100) == math.inf
+    assert math.isnan(rr.variance(0.0, flip=1.0, zero=0.5, n=100))
     assert rr.warner_epsilon(1.0) == math.inf and rr.warner_epsilon(0.5) == 0.0
     assert rr.kary_epsilon(1.0, d=3) == math.inf and rr.kary_p(math.inf, d=3) == 1.0
     assert rr.warner_p(math.inf) == 1.0 and rr.warner_p(0.0) == 0.5
@@ -265,7 +268,8 @@ def test_epsilon_and_bound_extremes(p, k):
 @given(probs, probs, probs, st.sampled_from([0, 1]))
 def test_posterior_risk_rho_extremes(p, k, prior, r):
     check(rr.posterior(p, zero=k, prior=prior, report=r), ref.posterior(p, k=k, prior=prior, report=r), p, k, prior, r)
-    check(rr.identification_risk(p, zero=k, prior=prior, value=r), ref.risk(p, k=k, prior=prior, value=r), p, k, prior, r)
+    check(rr.identification_risk(p, zero=k, prior=prior, value=r), ref.risk(p, k=k, prior=prior, value=r),
+          p, k, prior, r)
     check(rr.rho(p, zero=k, prior=prior), ref.rho(p, k=k, prior=prior), p, k, prior)
 
 

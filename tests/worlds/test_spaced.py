@@ -10,6 +10,7 @@ from diffident._calibrate import neighbours as _neighbours
 from diffident._worlds import spaced as _spaced
 from diffident._worlds.dataset import dataset_setup
 
+
 @pytest.fixture(autouse=True)
 def _digits():
     """The references of this module work at 60 digits."""

@@ -102,7 +102,7 @@ def variance(q: RealArrayLike, *, flip: RealArrayLike, zero: RealArrayLike, n: R
     Examples
     --------
     >>> from diffident import rr
-    >>> round(rr.variance(0.4, flip=0.5, zero=0.5, n=100), 12)   # 0.24 / (0.25 * 100)
+    >>> round(rr.variance(0.4, flip=0.5, zero=0.5, n=100), 12)  # 0.24 / 25
     0.0096
     """
     scalar = is_scalar(q, flip, zero, n)

@@ -138,7 +138,7 @@ def rho(flip: RealArrayLike, *, zero: RealArrayLike, prior: RealArrayLike) -> Fl
     Examples
     --------
     >>> from diffident import rr
-    >>> round(rr.rho(0.5, zero=0.5, prior=0.9), 12)         # 0.9 * 3 / (0.9 * 3 + 0.1)
+    >>> round(rr.rho(0.5, zero=0.5, prior=0.9), 12)  # 2.7 / 2.8
     0.964285714286
     """
     scalar = is_scalar(flip, zero, prior)

@@ -55,7 +55,8 @@ def sample(x: RealArrayLike, *, flip: RealArrayLike, zero: RealArrayLike, rng: n
     >>> import numpy as np
     >>> from diffident import rr
     >>> rng = np.random.default_rng(0)
-    >>> reports = rr.sample(np.ones(100_000, dtype=int), flip=0.5, zero=0.5, rng=rng)
+    >>> x = np.ones(100_000, dtype=int)
+    >>> reports = rr.sample(x, flip=0.5, zero=0.5, rng=rng)
     >>> round(float(reports.mean()), 2)          # 1 - p k = 0.75
     0.75
     """

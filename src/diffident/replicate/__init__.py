@@ -1,18 +1,10 @@
 """Replication of Lee and Clifton, "Differential Identifiability" (KDD 2012).
 
-`run` recomputes the paper's toy example (Table 2, Figure 1), its
-Adult Table 4, the noise-ratio Figures 2 to 4 and the tight calibration that
-goes beyond the paper, writes the data behind every table and figure as CSV,
-the figures as PNG, PDF or SVG (when matplotlib is installed) and
-``report.md``, which sets every number of the paper (and the check values of
-the Mathematics page) beside ours and marks it "equal", "different" (with
-why) or "not reproducible".
-
-Without a data file the paper's published facts (domains, n, means and
-standard deviations) are used, and whatever needs raw rows (standard
-deviation ranges, Figure 4's sampled databases, the tight calibration on
-data) comes from a seeded synthetic sample matching the published marginals;
-everything so derived is labelled "synthetic".
+`run` recomputes the paper's toy example, its Adult Table 4, the noise-ratio
+Figures 2 to 4 and the tight calibration beyond the paper, and writes the
+data as CSV, the figures and ``report.md``, which sets every number of the
+paper beside ours.  Without a data file the published facts and a seeded
+synthetic sample stand in.  See docs/algorithms/replicate-testing.md.
 """
 
 from pathlib import Path
@@ -44,46 +36,29 @@ def run(out_dir, data=None, seed=0, progress=False, *, format="png", dpi=plots.D
     Parameters
     ----------
     out_dir : str or path-like
-        Output directory (created if missing).  Receives ``report.md``, one
-        CSV per table and figure (with a tidy ``*_points.csv`` per figure:
-        one row per plotted point), and the figures when matplotlib is
-        installed.
+        Output directory (created if missing) for the report, CSV and figures.
     data : str or path-like, optional
-        An Adult-format CSV file (header naming ``age``,
-        ``educational-num``, ``capital-gain``, ``capital-loss``,
-        ``hours-per-week``).  ``None`` (default) uses the paper's published
-        facts and a seeded synthetic sample (`synthetic_rows`) for
-        whatever needs raw rows.
+        An Adult-format CSV file; None (default) uses the published facts.
     seed : int
-        Seed (>= 0) of every random draw: synthetic rows, sampled responses,
-        noise draws and Figure 4's sampled databases.
+        Seed (>= 0) of every random draw.
     progress : bool
         Print one line per stage on standard error.
     format : {'png', 'pdf', 'svg'}
         File format of the figures.
     dpi : float
-        Resolution of the figures in dots per inch, from 20 to 1200 (default
-        100): the pixel size of a PNG, the resolution of any raster part of
-        a PDF or SVG.
+        Resolution of the figures in dots per inch, from 20 to 1200.
 
     Returns
     -------
     dict
-        ``report`` (path of report.md), ``figures`` and ``tables`` (lists of
-        paths), ``plots`` (whether figures were drawn), ``source`` (where the
-        rows came from), ``notes`` (list of str), ``summary`` (status ->
-        number of compared values).
+        Paths (``report``, ``figures``, ``tables``), ``plots``, ``source``, ``notes`` and ``summary``.
 
     Raises
     ------
     ValueError
-        For an unreadable data file, a missing, non-numeric or out-of-domain
-        column (one-line message), a bad seed, a ``format`` other than
-        ``'png'``, ``'pdf'`` and ``'svg'``, or a ``dpi`` outside 20 to
-        1200.
+        For a bad data file, seed, ``format`` or ``dpi``.
     TypeError
-        For a ``format`` that is not a string or a ``dpi`` that is not a
-        number.
+        For a ``format`` that is not a string or a ``dpi`` that is not a number.
 
     Examples
     --------

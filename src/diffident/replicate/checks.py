@@ -1,9 +1,7 @@
 """Our numbers beside the paper's printed ones: statuses and number text.
 
-`Checks` collects the rows of the report's comparison table (`Check`); a
-status is decided by `compare`, which rounds ours as the paper printed its
-value.  `fmt`, `pct` and `exact_text` are the number formats of the report
-and the CSV files.
+`Checks` collects the rows (`Check`) of the report's comparison table,
+`compare` decides a status, and `fmt`, `pct` and `exact_text` format numbers.
 """
 
 import math
@@ -46,8 +44,7 @@ def fmt(x, digits=4):
     x : float
         A number.
     digits : int
-        Digits after the point (at least 1) or significant digits (below 1
-        and beyond 1e6).
+        Digits after the point (significant digits below 1 and beyond 1e6).
 
     Returns
     -------
@@ -107,9 +104,7 @@ def compare(paper, ours):
     Returns
     -------
     tuple of str
-        (status, ours rounded as the paper printed its value, note): the
-        status is `EQUAL` or `DIFFERENT`, the note says why it differs (or
-        qualifies an equality).
+        (status `EQUAL` or `DIFFERENT`, ours rounded as printed, a note on why).
 
     Raises
     ------

@@ -1,8 +1,7 @@
 """The rows of the replication: the Adult file, or a synthetic stand-in.
 
-The one loader of the UCI Adult data (`load_adult`) and the one place that
-says where the file is expected (`adult_path`: ``DIFFIDENT_ADULT_CSV``, else
-``../shared/data/adult.csv``); the tests and the benchmarks use them too.
+`load_adult` loads the UCI Adult data and `adult_path` says where it is
+expected; the tests and the benchmarks use them too.
 """
 
 import os
@@ -27,15 +26,12 @@ def adult_path(root=None):
     Parameters
     ----------
     root : str or path-like, optional
-        The directory the default is relative to (the repository root);
-        default the current directory.
+        The directory the default is relative to; default the current one.
 
     Returns
     -------
     pathlib.Path
-        The value of the environment variable ``DIFFIDENT_ADULT_CSV`` when it
-        is set, else ``root/../shared/data/adult.csv`` (normalized).  The
-        file need not exist.
+        ``DIFFIDENT_ADULT_CSV`` if set, else ``root/../shared/data/adult.csv``.
 
     Raises
     ------
@@ -58,9 +54,7 @@ def load_adult(path):
     Parameters
     ----------
     path : str or path-like
-        A comma-separated file with a header row naming (at least) the
-        columns ``age``, ``educational-num``, ``capital-gain``,
-        ``capital-loss`` and ``hours-per-week``.
+        A CSV file with columns ``age``, ``educational-num``, ``capital-gain``, ``capital-loss``, ``hours-per-week``.
 
     Returns
     -------
@@ -70,9 +64,7 @@ def load_adult(path):
     Raises
     ------
     ValueError
-        With a one-line message when the file cannot be read, lacks a column,
-        holds a non-numeric, non-finite or non-integer value, a value outside
-        the paper's Table 3 domain, or fewer than two rows.
+        For an unreadable file, a missing column, a bad value or under two rows.
 
     Examples
     --------
@@ -136,16 +128,8 @@ def _loadtxt(path, idx):
 def synthetic_rows(seed=0, *, n=None):
     """A seeded synthetic stand-in for the Adult columns, within Table 3.
 
-    Each column is integer-valued in its domain with roughly the published
-    mean and sample standard deviation.  Where the published standard
-    deviation is at most the distance of the mean from the lower end (age,
-    educational-num, hours-per-week) the values are a normal around the
-    published mean with the published standard deviation, rounded and
-    clipped to the domain.  The heavily skewed columns (capital-gain,
-    capital-loss) are zero-inflated: a share ``p = 2 d^2 / (s^2 + d^2)``
-    (``d`` = mean minus lo, ``s`` = std) of the rows is lo plus a normal
-    whose mean and standard deviation are both ``d / p`` (so that mixture
-    matches d and s before clipping), the rest lo.
+    Integer columns with about the published means and standard deviations;
+    how they are drawn: docs/algorithms/replicate-testing.md.
 
     Parameters
     ----------
@@ -164,8 +148,7 @@ def synthetic_rows(seed=0, *, n=None):
     ValueError
         For a negative seed or a negative ``n`` (raised by NumPy).
     TypeError
-        For a seed that is neither an integer nor a SeedSequence (raised by
-        NumPy).
+        For a seed that is neither an integer nor a SeedSequence.
 
     Examples
     --------

@@ -1,11 +1,8 @@
 """The computations of the replication, on diffident's public API.
 
-One function per part of the paper: the worked posterior (`sec35`), the toy
-example (`toy`: Table 2, Figure 1 and the tight calibration), Table 4
-(`table4`) and the noise-ratio Figures 2 to 4 (`figure2`, `figure4`).  Each
-adds its comparisons with the paper to a `Checks` and returns the data behind
-its table or figure: named rows (`rows`) and, for the noise ratios, one dict
-per box.
+One function per part of the paper (`sec35`, `toy`, `table4`, `figure2`,
+`figure4`); each adds its comparisons to a `Checks` and returns the data
+behind its table or figure.
 """
 
 import math
@@ -73,9 +70,7 @@ class _Calibration(NamedTuple):
 
 
 def _calibrate(values, counts, rho, m, s):
-    """The paper's scale (for m worlds and range s), the tight one and their
-    worst cases; and the adversary's expected success at the paper's scale.
-    """
+    """The paper's and the tight scale, their worst cases and the expected success."""
     lam = di.scale_for_rho(rho, m=m, sensitive_range=s)
     tight = di.tight_scale(values, rho=rho, counts=counts)
     return _Calibration(lam, di.worst_case_risk(values, scale=lam, counts=counts),
@@ -128,12 +123,7 @@ def toy(checks):
     Returns
     -------
     dict
-        The worlds (``m``, ``cands``, ``worlds``, ``means``, ``medians``),
-        ``s_mean`` and ``s_median``, the paper's ``lam`` and ``eps`` at rho
-        = 1/3, world 1's risk ``risk1``, the worst cases ``wc_mean`` and
-        ``wc_median``, ``teps_mean``, ``min_rho`` and the rows ``table2``
-        (`Table2Row`) and ``points`` (`ToyPoint`: the mean over a grid of
-        rho, then the median).
+        The worlds, ranges, calibrations and risks, and the rows ``table2`` and ``points``.
 
     Raises
     ------
@@ -267,10 +257,7 @@ def table4(checks, rows, embedded, rows_label, rng):
     Returns
     -------
     dict
-        ``n``, ``facts`` (per attribute: domain, m, n, mean, std, the
-        sensitive ranges, the ``removed`` individual attaining S(std) and
-        ``scales``: (query, rho) -> (scale, responses)), ``table`` (rows
-        `Table4Row`) and ``tight`` (rows `Table4TightRow`).
+        ``n``, ``facts`` per attribute, ``table`` (`Table4Row`) and ``tight`` (`Table4TightRow`).
     """
     n, mean, std = adult_facts(rows, embedded)
     if embedded:
@@ -389,8 +376,7 @@ def noise_ratio(rng, scale, true):
     Returns
     -------
     ndarray or None
-        `DRAWS` ratios; None (no draw) where the scale is infinite or the
-        true value 0.
+        `DRAWS` ratios; None where the scale is infinite or the true value 0.
     """
     if not math.isfinite(scale) or true == 0:
         return None
@@ -418,9 +404,7 @@ def figure2(checks, n, mean, rows_label, embedded, rng):
     Returns
     -------
     list of dict
-        One box per attribute and rho: ``attribute``, ``k``, ``rho``, ``m``,
-        ``n``, ``s``, ``epsilon``, ``scale``, ``true``, ``ratio`` (see
-        `noise_ratio`) and ``source``.
+        One box per attribute and rho, with its parameters and ``ratio`` (`noise_ratio`).
     """
     cells = []
     for col in ATTRIBUTES:
@@ -460,10 +444,7 @@ def figure4(rows, rows_label, rng_sample, rng_draws, notes):
     Returns
     -------
     tuple
-        (boxes, identity): one dict per box as in `figure2`, with ``query``,
-        ``size`` and the ``sample``'s row indices instead of ``n``; and the
-        largest relative difference of scale / true value between the mean
-        and the sum query (0 up to rounding).
+        (boxes as in `figure2`, the largest relative mean/sum scale difference).
     """
     n_all = rows[ATTRIBUTES[0]].size
     cells, identity = [], 0.0
@@ -504,16 +485,10 @@ class Results(NamedTuple):
     ----------
     checks : Checks
         Every number beside the paper's, in the report's order.
-    sec35 : dict
-        See `sec35`.
-    toy : dict
-        See `toy`.
-    table4 : dict
-        See `table4`.
-    fig2 : list of dict
-        The boxes of Figures 2 and 3 (see `figure2`).
-    fig4 : list of dict
-        The boxes of Figure 4 (see `figure4`).
+    sec35, toy, table4 : dict
+        See `sec35`, `toy` and `table4`.
+    fig2, fig4 : list of dict
+        The boxes of Figures 2 and 3 and of Figure 4 (`figure2`, `figure4`).
     identity : float
         Figure 4's largest relative difference between the mean and the sum.
     rows_label : str
@@ -545,8 +520,7 @@ def compute(rows, rows_label, embedded, seed, notes, say):
     embedded : bool
         Whether the published facts stand in for the data file.
     seed : int
-        Seed (>= 0): the children of ``SeedSequence(seed)`` draw Table 4's
-        responses, Figures 2-3's noise, Figure 4's samples and its noise.
+        Seed (>= 0) of `SeedSequence`, whose children draw every random part.
     notes : list of str
         Receives the notes of the report.
     say : callable

@@ -1,15 +1,8 @@
 """Figures of the replication (`diffident.replicate`).
 
-`figure_data` turns the replication's results into one tidy table per
-figure (one row per plotted point: a point of a line, or one statistic of a
-box); `figures` draws each figure from exactly those rows and `draw_all`
-saves them as PNG, PDF or SVG.  Values that cannot be released (a risk
-bound below 1/m: infinite scale) are not drawn in the data area: each panel
-has a strip below it, outside its axes, with a mark at each of them.
-
-matplotlib is optional: nothing here imports it at module level.  The
-figures use the object-oriented API (``Figure`` with an Agg canvas), so no
-display and no global pyplot state are touched.
+`figure_data` makes one tidy table per figure, `figures` draws each from
+its rows and `draw_all` saves them.  matplotlib is optional and imported
+only when drawing (object-oriented API, no pyplot state).
 """
 
 import math
@@ -53,10 +46,7 @@ def check_options(format, dpi):
     format : str
         One of `FORMATS`: ``'png'``, ``'pdf'`` or ``'svg'``.
     dpi : float
-        Dots per inch, from 20 to 1200: below 20 the smallest labels are
-        under a pixel high (FreeType refuses them), and 1200, print
-        resolution for line art, already makes a 13-inch figure 15600
-        pixels wide.
+        Dots per inch, from 20 (readable labels) to 1200 (print resolution).
 
     Returns
     -------
@@ -68,8 +58,7 @@ def check_options(format, dpi):
     TypeError
         If ``format`` is not a string or ``dpi`` not a number.
     ValueError
-        If ``format`` is not one of `FORMATS` or ``dpi`` is not from 20 to
-        1200.
+        If ``format`` is not one of `FORMATS` or ``dpi`` is not from 20 to 1200.
     """
     if not isinstance(format, str):
         raise TypeError(f"format must be one of {', '.join(map(repr, FORMATS))}, got {format!r}")
@@ -145,10 +134,7 @@ def _box_rows(name, cells, panel, series, x, extra=None):
 def figure_data(res):
     """The data behind each figure, one tidy table per figure.
 
-    One row per plotted point: a point of a line (Figure 1 and the tight
-    epsilon), or one of the `STATISTICS` of a box (Figures 2 to 4).  A value
-    that is not releasable (rho <= 1/m: infinite scale) has ``y`` NaN and
-    ``releasable`` false: it is a mark in the panel's not-releasable strip.
+    One row per plotted point; a value that is not releasable has ``y`` NaN.
 
     Parameters
     ----------
@@ -158,11 +144,7 @@ def figure_data(res):
     Returns
     -------
     dict of str to tuple
-        Figure key (as in `FIGURES`) -> (columns, rows): the column names
-        and one dict per row.  ``figure``, ``panel``, ``series``, ``x``,
-        (``statistic``,) ``y`` and ``releasable`` come first, then the
-        parameters of the point.  Figure 4 only where a database could be
-        sampled.
+        Figure key (as in `FIGURES`) -> (column names, one dict per row).
     """
     data = {}
     for name in ("fig1", "tight"):
@@ -195,10 +177,7 @@ def _boxes(rows):
 
 
 def _figure(w, h, nrows=1, ncols=1, sharey=False):
-    """A figure of panels, each with its not-releasable strip below it.
-
-    Returns the figure and a list of (axes, strip) pairs, row by row.
-    """
+    """A figure of panels and a list of (axes, not-releasable strip) pairs, row by row."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -300,12 +279,7 @@ def _toy_labels(ax, strip, toy, q, tag):
 
 
 def _draw_boxes(ax, strip, boxes, series, position, width):
-    """Draw boxes from their statistics; mark the not-releasable ones in the strip.
-
-    ``boxes``: {(panel, series, x, rho): {statistic: y}} of one panel;
-    ``series``: name -> colour (and hatch); ``position(series, x)`` and
-    ``width(p)``: where a box goes and how wide it is.
-    """
+    """Draw boxes from their statistics; mark the not-releasable ones in the strip."""
     for name, (color, hatch) in series.items():
         good, bad = [], []
         for (_, s, x, _), st in boxes.items():
@@ -444,14 +418,12 @@ def figures(res, data=None):
     res : Results
         The replication's results (`experiments.compute`).
     data : dict, optional
-        `figure_data` of ``res`` (computed when None): each figure is drawn
-        from its rows.
+        `figure_data` of ``res`` (computed when None).
 
     Returns
     -------
     dict of str to matplotlib.figure.Figure
-        The figures by key (as in `FIGURES`; Figure 4 only where a database
-        could be sampled).
+        The figures by key (as in `FIGURES`; Figure 4 only if sampled).
     """
     data = figure_data(res) if data is None else data
     attrs = list(dict.fromkeys(c["attribute"] for c in res.fig2))
@@ -475,16 +447,14 @@ def draw_all(out, res, *, format="png", dpi=DPI, data=None):
     format : str
         ``'png'``, ``'pdf'`` or ``'svg'`` (`FORMATS`).
     dpi : float
-        Resolution, dots per inch (of the whole image for PNG, of any
-        raster part for PDF and SVG).
+        Resolution, dots per inch.
     data : dict, optional
         `figure_data` of ``res`` (computed when None).
 
     Returns
     -------
     dict of str to pathlib.Path
-        The files written, by figure key (Figure 4 only where a database
-        could be sampled).
+        The files written, by figure key (Figure 4 only if sampled).
 
     Raises
     ------

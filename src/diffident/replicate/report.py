@@ -1,10 +1,4 @@
-"""The replication's files: one CSV per table and figure, and report.md.
-
-`write_tables` writes the data behind every table and figure (the csv
-module; every float as the shortest text that reads back as it), and
-`report_text` the markdown report that sets each number of the paper beside
-ours.
-"""
+"""The replication's files: one CSV per table and figure, and report.md."""
 
 import csv
 import math
@@ -104,9 +98,6 @@ def _ratio_tables(cells, keys):
 
 def write_tables(out, res, data=None):
     """Write the CSV file behind every table and figure.
-
-    Each figure has its summary (or, for the toy example, wide) CSV and a
-    tidy one, ``*_points.csv``: one row per plotted point (`figure_data`).
 
     Parameters
     ----------

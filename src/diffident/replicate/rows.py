@@ -1,7 +1,6 @@
 """The named rows of the replication: one `typing.NamedTuple` per CSV file.
 
-The fields of each are the columns of its file (`ToyPoint` holds the data of
-two files, each a selection of its fields); `experiments` makes them,
+The fields are the columns of the file; `experiments` makes the rows,
 `report` writes them and `plots` draws them.
 """
 
@@ -67,35 +66,26 @@ class Table2Row(NamedTuple):
 
 
 class ToyPoint(NamedTuple):
-    """The toy example at one rho, for one query.
-
-    The data of Figure 1 (fig1_toy_risk.csv) and of the tight-epsilon figure
-    (fig_tight_epsilon.csv), each file a selection of the fields.
+    """The toy example at one rho, for one query (fig1_toy_risk.csv, fig_tight_epsilon.csv).
 
     Parameters
     ----------
     query : str
         ``'mean'`` or ``'median'``.
-    rho : float
-        The risk bound.
-    rho_percent : float
-        ``100 rho``.
+    rho, rho_percent : float
+        The risk bound, and ``100 rho``.
     m : int
         Number of worlds.
     sensitive_range : float
         The query's sensitive range S.
-    paper_scale : float
-        The paper's Laplace scale for rho (Theorem 1).
-    paper_epsilon : float
-        The paper's epsilon for rho.
+    paper_scale, paper_epsilon : float
+        The paper's Laplace scale and epsilon for rho (Theorem 1).
     risk_bound : float
         The paper's risk bound at the paper's scale.
     worst_case_risk : float
         The exact worst-case risk at the paper's scale.
-    tight_epsilon : float
-        The largest epsilon whose exact worst-case risk is at most rho.
-    tight_scale : float
-        The smallest scale whose exact worst-case risk is at most rho.
+    tight_epsilon, tight_scale : float
+        The largest epsilon (smallest scale) whose exact worst-case risk is <= rho.
     worst_case_risk_at_tight_scale : float
         The exact worst-case risk at the tight scale.
     """
@@ -124,31 +114,25 @@ class Table4Row(NamedTuple):
     query : str
         ``'mean'`` or ``'std'``.
     rows : str
-        Which rows the sensitive range comes from (``'published n'`` for the
-        mean without a data file, else the rows' label).
+        Where S comes from: ``'published n'`` (the mean, no data file) or the rows' label.
     lo, hi : int
         The Table 3 domain.
-    m : int
-        Number of worlds, ``hi - lo + 1``.
-    n : int
-        Number of rows.
+    m, n : int
+        Number of worlds (``hi - lo + 1``) and of rows.
     true_value : float
         The query's true value.
     true_value_source : str
         ``'published'`` or the rows' label.
     sensitive_range : float
         The query's sensitive range S.
-    rho : float
-        The risk bound.
-    epsilon : float
-        The paper's epsilon for rho.
+    rho, epsilon : float
+        The risk bound and the paper's epsilon for it.
     scale : float
         The paper's Laplace scale (``inf``: not releasable).
     paper_scale : str
         The paper's printed scale (the mean query only, else empty).
     responses : ndarray
-        The sampled responses (`experiments.RESPONSES` of them), true value
-        plus Laplace noise.
+        `experiments.RESPONSES` sampled responses, true value plus Laplace noise.
     """
 
     attribute: str
@@ -185,21 +169,16 @@ class Table4TightRow(NamedTuple):
         Number of worlds.
     sensitive_range : float
         The sensitive range over the worlds of that D'.
-    paper_epsilon : float
-        The paper's epsilon for rho.
-    paper_scale : float
-        The paper's Laplace scale for rho.
+    paper_epsilon, paper_scale : float
+        The paper's epsilon and Laplace scale for rho.
     worst_case_risk_at_paper_scale : float
         The exact worst-case risk at the paper's scale.
     expected_success_at_paper_scale : float
-        The best adversary's expected success at the paper's scale (the
-        probability that it names the true world, `expected_risk`).
+        The best adversary's expected success at the paper's scale (`expected_risk`).
     tight_epsilon, tight_scale, worst_case_risk_at_tight_scale : float
-        The tight calibration for rho and its exact worst-case risk, as in
-        `ToyPoint`.
+        The tight calibration for rho and its exact worst-case risk, as in `ToyPoint`.
     paper_scale_over_tight_scale : float
-        How much more noise the paper adds (NaN where either is not finite
-        and positive).
+        How much more noise the paper adds (NaN unless both are finite and positive).
     """
 
     attribute: str

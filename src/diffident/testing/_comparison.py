@@ -1,13 +1,7 @@
 """The two types of the comparison table and the adapters its entries share.
 
-`Reference` and `Comparison` (re-exported by
-:mod:`diffident.testing.comparisons`, whose `COMPARISONS` holds the
-entries), the adapters that turn a reference module's mpf, Fraction and
-list results into floats, and the seeded generators' random streams.
-The entries live in :mod:`diffident.testing.comparisons` and its sibling
-modules ``_comparisons_mechanisms`` and ``_comparisons_more``, which all
-import this module and nothing of each other but what
-``comparisons`` merges.
+`Reference` and `Comparison` (re-exported by `comparisons`), the adapters of
+mpf, Fraction and list results to floats, and the seeded random streams.
 """
 
 from __future__ import annotations
@@ -25,16 +19,9 @@ __all__ = ["Reference", "Comparison"]
 class Reference:
     """One reference implementation of a computation.
 
-    ``kind`` names where it comes from (``"dense"``, ``"brute"``,
-    ``"brute_margin"``, ``"mpmath"``, ``"mpmath_sweep"``,
-    ``"mpmath_epsilon"``, ``"exact"``, ``"scipy"``, ``"dp_accounting"``,
-    ``"statistical"``: frequencies of seeded draws, ``"roundtrip"``: the
-    defining property checked with other functions, the value returned
-    where it holds and NaN where not; one reference of each kind per entry), ``func`` takes the comparison's
-    case as keyword arguments, ``rtol`` and ``atol`` are the agreement it
-    promises, ``requires`` names a module (or a tuple of modules) that must
-    be importable for it to run, and ``applies`` (a predicate on a case,
-    default every case) the cases it computes.  Calling the reference calls ``func``.
+    ``kind`` says where it comes from, ``func`` takes a case's keyword
+    arguments, ``rtol`` and ``atol`` are the agreement it promises, and
+    ``requires`` and ``applies`` say when it can run and what it computes.
     """
 
     kind: str
@@ -46,26 +33,15 @@ class Reference:
     applies: Callable[[dict[str, Any]], bool] | None = None
 
     def __call__(self, *args, **kwargs):
-        """Evaluate the reference: ``func(*args, **kwargs)``.
-
-        Benchmarks and tests call it in the calling convention of the
-        function it checks (the first argument by position, the rest by name).  Returns whatever ``func`` returns.
-        """
+        """Evaluate the reference: ``func(*args, **kwargs)``."""
         return self.func(*args, **kwargs)
 
     def covers(self, case):
-        """Whether the reference computes this case (its ``applies`` predicate).
-
-        Returns a bool: True for every case when ``applies`` is None.
-        """
+        """Whether the reference computes this case (its ``applies`` predicate)."""
         return self.applies is None or bool(self.applies(case))
 
     def available(self):
-        """Whether the module the reference needs can be imported.
-
-        True when ``requires`` is None or names importable modules.
-        Returns a bool.
-        """
+        """Whether the modules the reference ``requires`` can be imported."""
         names = () if self.requires is None else (
             (self.requires,) if isinstance(self.requires, str) else self.requires)
         try:
@@ -80,11 +56,8 @@ class Reference:
 class Comparison:
     """A public computation, its references and inputs that exercise it.
 
-    ``function`` is the public function under test; ``call`` evaluates it
-    on a case (default: ``function`` itself, called with the case's keyword
-    arguments); ``references`` is a tuple of `Reference`; ``inputs(seed)``
-    returns one seeded case, a dict of keyword arguments; ``seeds`` is how
-    many cases the tests draw.
+    ``call`` evaluates ``function`` on a case, ``inputs(seed)`` draws one
+    case (a dict of keyword arguments) and ``seeds`` is how many the tests draw.
     """
 
     function: Callable[..., Any]
@@ -102,22 +75,14 @@ class Comparison:
             object.__setattr__(self, "call", self.function)
 
     def reference(self, kind):
-        """The reference of one kind, e.g. ``"dense"`` or ``"scipy"``.
-
-        Raises KeyError when the entry has no reference of that kind.
-        Returns a `Reference`.
-        """
+        """The `Reference` of one kind, e.g. ``"dense"`` (KeyError if none)."""
         for ref in self.references:
             if ref.kind == kind:
                 return ref
         raise KeyError(f"{self.name} has no {kind!r} reference")
 
     def cases(self, n=None):
-        """The seeded cases the tests draw, ``inputs(0)`` .. ``inputs(n - 1)``.
-
-        ``n`` defaults to ``seeds``.  Returns a list of dicts of keyword
-        arguments.
-        """
+        """The seeded cases ``inputs(0)`` .. ``inputs(n - 1)`` (``n`` default ``seeds``)."""
         return [self.inputs(seed) for seed in range(self.seeds if n is None else n)]
 
 

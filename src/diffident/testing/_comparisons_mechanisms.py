@@ -1,21 +1,9 @@
 """The comparison table's entries for the mechanisms and what is built on them.
 
-The mechanism classes (`diffident.Laplace` ... `diffident.SubsampledGaussian`),
-`compose` and `Composition`, `calibrate`, `explain`, `RatioProfile` and
-`profile_epsilon`, each against :mod:`diffident.testing._mpmath_mechanisms`
-(every measure read off the pair of output distributions by its
-definition, at 50 digits).  A mechanism's entry builds the mechanism from
-a case and returns its measures: with ``measure="profile"`` the profile
-at ``epsilons``, the trade-off curve at ``alphas``, the advantage and the
-largest posterior at ``prior``, one float array; with
-``measure="epsilon"`` the inverse of the profile at ``deltas`` (its
-own reference kind, ``"mpmath_epsilon"``: the inverse keeps the profile
-a margin of its relative error inside the target, 1e-14 of it for
-Laplace, randomized response and the guarantees, 1e-13 for the discrete
-Laplace, 1e-12 for the Gaussians and 1e-9 for compositions, which moves
-epsilon by that margin times the profile's conditioning ``delta / (eps
-|delta'|)``, below 1 in these cases; the tolerance is 100 margins).
-:mod:`diffident.testing.comparisons` merges `ENTRIES` into `COMPARISONS`.
+The mechanism classes, `compose`, `calibrate`, `explain` and the ratio
+profiles against `_mpmath_mechanisms`; a mechanism's entry reads its
+profile, trade-off curve, advantage and posterior, or the profile's inverse.
+See docs/algorithms/replicate-testing.md for the tolerances.
 """
 
 from __future__ import annotations
@@ -65,7 +53,7 @@ def _inverse(case):
 
 
 def _read(m, measure, epsilons, alphas, prior, deltas):
-    """A mechanism's measures as one float array (see the module docstring)."""
+    """A mechanism's measures as one float array."""
     if measure == "epsilon":
         return np.asarray(m.epsilon(np.asarray(deltas, dtype=np.float64)), dtype=np.float64)
     parts = [m.delta(np.asarray(epsilons, dtype=np.float64))]
@@ -159,10 +147,7 @@ _MOST = 4  # releases per composition case
 
 
 def _parts_case(seed):
-    """Finite mechanisms (randomized response, pure and approximate DP):
-    ``parts`` as (family, parameter, d or delta, count), `_MOST` releases
-    at most; seed 3 reads the inverse of the profile.
-    """
+    """Finite parts (family, parameter, d or delta, count); seed 3 reads the inverse."""
     rng = _rng(seed, 40)
     families = ("randomized_response", "pure_dp", "approx_dp")[: 1 + seed % 3]
     parts = []
@@ -176,9 +161,7 @@ def _parts_case(seed):
 
 
 def _gaussians_case(seed):
-    """Gaussians only (even seeds: their composition is exactly a Gaussian;
-    seed 4 reads the inverse), or finite parts (odd seeds).
-    """
+    """Gaussians only (even seeds; seed 4 reads the inverse), else finite parts."""
     if seed % 2:
         return _parts_case(seed)
     rng = _rng(seed, 41)
@@ -232,10 +215,7 @@ def _is_gaussian(case):
 
 
 def _brute(applies=None):
-    """The enumerated product: the PLD rounds each release's privacy loss up
-    by less than its grid's width, which moves the composed profile, curve
-    and inverse by less than `_MOST` widths.
-    """
+    """The enumerated product: within `_MOST` PLD grid widths of the composition."""
     return Reference("brute", _product, rtol=0.0, atol=_MOST * _WIDTH, requires=("mpmath", "dp_accounting"),
                      applies=applies)
 
@@ -284,9 +264,7 @@ def _passes(family, value, measure, arg, fixed):
 
 
 def _meets_target(family, target, *, measure, arg=None, **fixed):
-    """The noise `calibrate` returns where the mechanism's own method finds
-    that it meets the target and 1e-9 less noise does not, else NaN.
-    """
+    """The noise `calibrate` returns where its own method says it just meets the target."""
     x = float(_calibrate(family, target, measure=measure, arg=arg, **fixed))
     less = 1.0 - (1.0 - x) * (1.0 - 1e-9) if family == "randomized_response" else x * (1.0 - 1e-9)
     ok = _passes(family, x, measure, arg, fixed) <= target < _passes(family, less, measure, arg, fixed)
@@ -311,10 +289,7 @@ def _explain(epsilon, delta=0.0, *, mechanism=None, m=(), priors=()):
 
 
 def _explain_reference(epsilon, delta=0.0, *, mechanism=None, m=(), priors=()):
-    """The table from the pairs: the guarantee's finite pair, the Laplace
-    noises of scale 1 / epsilon rounded up, the Gaussian of the exact
-    analytic sigma (the mpmath root).
-    """
+    """The `explain` table from exact pairs (finite, Laplace, analytic Gaussian)."""
     from .mpmath_reference import analytic_gaussian_sigma
 
     M = _ref()
@@ -348,9 +323,7 @@ def _ratio_reference(a, r, p):
 
 
 def _profile_case(seed):
-    """A `RatioProfile`, or the same profile as a callable of p (or of p
-    and q): the exact minimum and the grid's.
-    """
+    """A `RatioProfile`, or the same profile as a callable of p (or p and q)."""
     case = _ratio_case(seed)
     rng = _rng(seed, 46)
     del case["p"]

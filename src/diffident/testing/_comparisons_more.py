@@ -1,14 +1,8 @@
-"""The comparison table's entries for the calibrations, the DP parameters and randomized response.
+"""The comparison table's entries for the calibrations, dp and randomized response.
 
-The tight calibrations not in :mod:`diffident.testing.comparisons`
-(`tight_epsilon`, `multi_tight_scale`, `membership_tight_scale`,
-`gaussian_sigma_for`, `dataset_tight_scale`, `sweep`), the out-of-core
-helpers (`chunked_disclosure_risk`, `iter_chunks`), the composition and
-integer-noise parameters of `diffident.dp` (against the exact value
-rounded as they document: upward, to the float) and the rest of
-`diffident.rr` (the exact rational reference; the samplers against their
-report probabilities, within six standard deviations of the draws).
-:mod:`diffident.testing.comparisons` merges `ENTRIES` into `COMPARISONS`.
+The tight calibrations not in `comparisons`, the out-of-core helpers, the
+parameters of `diffident.dp` (exact values rounded as documented) and the
+rest of `diffident.rr` (exact rationals; samplers by frequencies).
 """
 
 from __future__ import annotations
@@ -35,9 +29,7 @@ def _mpmath():
 
 
 def _smallest(passes, lo, hi):
-    """The smallest float in (lo, hi] at which ``passes`` holds (lo fails,
-    hi passes, monotone between), by bisection to adjacent floats.
-    """
+    """The smallest float in (lo, hi] at which monotone ``passes`` holds, by bisection."""
     while np.nextafter(lo, np.inf) < hi:
         mid = math.sqrt(lo * hi) if lo > 0 else hi / 2
         mid = min(max(mid, np.nextafter(lo, np.inf)), np.nextafter(hi, 0.0))
@@ -85,9 +77,7 @@ def _multi_case(seed):
 
 
 def _mp_multi_tight_scale(values, rho, counts=None, prior=None):
-    """The proportional scales ``u * spread`` at the smallest u whose 60-digit
-    dense risk is <= rho (bisection on the float u).
-    """
+    """The scales ``u * spread`` at the least u whose 60-digit risk is <= rho."""
     ref = _mpmath()
     spread = np.ptp(values, axis=0)
     spread = np.where(spread > 0, spread, 1.0)
@@ -108,9 +98,7 @@ def _membership_case(seed):
 
 
 def _brute_membership_tight(query, known, candidates, rho, k=1):
-    """The smallest scale at which every candidate's brute-force membership
-    posterior (largest at a world value, all of which the grid holds) is <= rho.
-    """
+    """The least scale with every brute-force membership posterior <= rho."""
     def risk(s):
         return brute_force.membership_risk(query, known=known, candidates=candidates, scale=s, k=k).max()
 
@@ -126,9 +114,7 @@ def _sigma_case(seed):
 
 
 def _sigma_meets_target(values, rho, delta, world=None, counts=None):
-    """The sigma `gaussian_sigma_for` returns where its 60-digit delta is
-    within the target and that of 1e-8 less sigma is not, else NaN.
-    """
+    """The sigma `gaussian_sigma_for` returns where it just meets the target."""
     ref = _mpmath()
     s = float(di.gaussian_sigma_for(values, rho=rho, delta=delta, world=world, counts=counts))
 
@@ -154,10 +140,7 @@ def _dataset_case(seed):
 
 
 def _shifted(case):
-    """Sum or mean over a Domain: one D' is searched, the others shifted
-    copies of it, and the result is raised by a documented rounding margin
-    (relative: about 1e-10) that covers them.
-    """
+    """Sum or mean over a Domain: the result raised by its documented margin."""
     domain = "hi" in case or isinstance(case["candidates"], tuple)  # (a sweep's domain is 0..hi)
     return domain and all(q in ("sum", "mean") for q in case.get("queries", (case.get("query"),)))
 
@@ -171,11 +154,7 @@ def _dataset_tight_scale(query, data, candidates, rho):
 
 
 def _brute_tight(query, data, candidates, rho):
-    """The largest tight scale over every D' = data minus one: the worlds of
-    each enumerated (`brute_force.all_values`), and the smallest float scale
-    at which their dense O(m^2) worst case (`dense.dense_worst_case_risk`)
-    is <= rho, by bisection.
-    """
+    """The largest brute-force tight scale over every D' = data minus one."""
     first = sorted({float(x): i for i, x in enumerate(data)}.values())  # (equal values remove alike)
     groups = [np.unique(brute_force.all_values(query, known=np.delete(data, i),
                                                candidates=brute_force.candidates_for(candidates, data=data,
@@ -199,17 +178,13 @@ _SWEPT = ("sensitive_range", "bound_scale", "tight_scale", "tight_epsilon")
 
 
 def _sweep(data, hi, queries, rho):
-    """`sweep` of one column over the integer domain 0..hi: its sensitive
-    ranges, bound and tight scales and tight epsilons, one array.
-    """
+    """`sweep` of one column over 0..hi as one array."""
     table = di.sweep({"x": data}, queries=queries, rho=rho, domains={"x": (0, hi)}, ddof=0, rtol=0.0)
     return np.concatenate([np.asarray(table[c], dtype=np.float64) for c in _SWEPT])
 
 
 def _brute_sweep(data, hi, queries, rho):
-    """The same columns: the brute-force dataset sensitive range S, the
-    paper's scale at m = hi + 1 worlds, `_brute_tight`, and S over it.
-    """
+    """The same columns by brute force (`_brute_tight`)."""
     ref = _mpmath()
     cols: dict[str, list[float]] = {c: [] for c in _SWEPT}
     for query in queries:
@@ -297,9 +272,7 @@ def _releases_case(seed):
 
 
 def _mp_rho_after(epsilons, m):
-    """``1 / (1 + (m - 1) e^-eps)`` at 60 digits, rounded up, at the exact sum
-    eps rounded up (as `compose_sequential` rounds it).
-    """
+    """``1 / (1 + (m - 1) e^-eps)`` at 60 digits at the rounded-up sum, rounded up."""
     from ._mpmath_mechanisms import round_up
 
     ref = _mpmath()
@@ -400,9 +373,7 @@ def _kary_case(seed):
 
 
 def _kary_estimate(counts, epsilon):
-    """The estimates over the size of the two terms they add (the scale of
-    their documented error): ``|c_j| + |(d c_j - n) / (e^eps - 1)|``.
-    """
+    """The estimates over the scale of their error, ``|c_j| + |(d c_j - n) / (e^eps - 1)|``."""
     d, n = counts.size, counts.sum()
     return rr.kary_estimate(counts, epsilon=epsilon) / (np.abs(counts) + np.abs((d * counts - n) / np.expm1(epsilon)))
 
@@ -434,7 +405,7 @@ def _sample_shares(p, k, seed):
 
 
 def _report_probabilities(p, k, seed):
-    """P(report 1 | x = 1) = 1 - p k and P(report 1 | x = 0) = p (1 - k), exactly."""
+    """P(report 1 | x = 1) = 1 - p k and P(report 1 | x = 0) = p (1 - k)."""
     return _floats([1 - Fraction(p) * Fraction(k), Fraction(p) * (1 - Fraction(k))])
 
 
@@ -450,7 +421,7 @@ def _kary_shares(epsilon, d, seed):
 
 
 def _kary_probabilities(epsilon, d, seed):
-    """e^eps / (e^eps + d - 1) for the truth, 1 / (e^eps + d - 1) for each other."""
+    """e^eps / (e^eps + d - 1) for the truth, 1 / (e^eps + d - 1) for the others."""
     ref = _mpmath()
     with ref.mp.workdps(60):
         x = ref.mp.exp(ref.mpf(epsilon))

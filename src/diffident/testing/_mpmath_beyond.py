@@ -1,9 +1,6 @@
-"""The 60-digit mpmath reference beyond the engine core (Mathematics page, section 7
-and the hardening tests): Gaussian (rho, delta)-identifiability, several
-Laplace releases, the O(u) sorted sweep, the Bayesian reading of epsilon,
-the analytic Gaussian mechanism and dataset-level sensitive ranges in exact
-rational arithmetic.  Import it through
-:mod:`diffident.testing.mpmath_reference`.
+"""The 60-digit mpmath reference beyond the engine core (Mathematics page, sec. 7).
+
+Import it through `diffident.testing.mpmath_reference`.
 """
 
 from __future__ import annotations
@@ -135,13 +132,7 @@ def _gaussian_delta_one(groups, fj, pj, rho, sigma):
 
 
 def gaussian_delta(values, *, rho, sigma, counts=None, prior=None, world=None):
-    """Gaussian (rho, delta)-identifiability of one world, at ``DPS`` digits.
-
-    delta_j(rho) = P_{R ~ N(f_j, sigma^2)}[P(w_j | R) > rho], with ``world``
-    an entry index j, or None for the maximum over every entry of positive
-    weight.  Scalar ``rho`` and ``sigma`` (sigma > 0 finite); ``counts`` and
-    ``prior`` as in `log_evidence`.  Returns an mpf.
-    """
+    """Gaussian (rho, delta)-identifiability of one world (or the worst), an mpf."""
     with mp.workdps(DPS + 20):
         f, c, p = as_arrays(values, counts, prior)
         groups = merged_groups(f, c, p)
@@ -164,13 +155,7 @@ def gaussian_delta(values, *, rho, sigma, counts=None, prior=None, world=None):
 # --------------------------------------------------------------------------
 
 def multi_worst_case_risk(values, *, scales, counts=None, prior=None):
-    """The worst-case risk of q independent Laplace releases, dense.
-
-    max_j pi_j / sum_k c_k pi_k exp(-sum_t |F_jt - F_kt| / scale_t) at
-    ``DPS`` digits.  ``values`` is (m, q) (a 1-d array is one query) and
-    ``scales`` holds q scales (``inf``: that release adds nothing; 0: no
-    noise).  Returns an mpf.
-    """
+    """The dense worst-case risk of q independent Laplace releases (an mpf)."""
     with mp.workdps(DPS):
         F = np.asarray(values, dtype=np.float64)
         if F.ndim == 1:
@@ -213,19 +198,7 @@ def multi_worst_case_risk(values, *, scales, counts=None, prior=None):
 # --------------------------------------------------------------------------
 
 def sweep_worst_case_risk(values, *, scale, counts=None, prior=None):
-    """The worst-case risk by the sorted sweep (Mathematics page, eq. 4.2), at ``DPS`` digits.
-
-    rho*(scale) by the left/right recurrences, O(u) after a sort.  For u distinct values with group weight
-    W_g = sum c_k pi_k and largest
-    per-world prior P_g:  rho* = max_g P_g / (A_g + B_g - W_g) with
-    A_g = W_g + A_{g-1} exp(-(f_g - f_{g-1}) / scale) and its mirror B_g.
-    Every operation at ``DPS`` significant digits in Python's ``decimal``
-    (C-accelerated, about ten times faster than mpmath here): a 60-digit
-    check of a million distinct values takes seconds where the dense
-    definition is O(m^2).  Float inputs convert to Decimal exactly; every
-    factor is in (0, 1], so no step cancels.  ``scale`` finite and > 0.
-    Returns an mpf.
-    """
+    """The worst-case risk by the O(u) sorted sweep in ``decimal`` (an mpf)."""
     import decimal
     from decimal import Decimal
 
@@ -275,12 +248,7 @@ def sweep_worst_case_risk(values, *, scale, counts=None, prior=None):
 # --------------------------------------------------------------------------
 
 def posterior_bound(epsilon, *, prior):
-    """The largest posterior that epsilon allows from a prior P.
-
-    ``e^eps P / (1 - P + e^eps P)`` at ``DPS`` digits for scalars
-    ``epsilon`` and ``prior``; epsilon = inf gives 1 (P > 0).  Returns an
-    mpf.
-    """
+    """The largest posterior epsilon allows from a prior P (an mpf)."""
     with mp.workdps(DPS):
         e, P = mpf_of(epsilon), mpf_of(prior)
         if e == mpf("inf"):
@@ -290,12 +258,7 @@ def posterior_bound(epsilon, *, prior):
 
 
 def epsilon_for_posterior(posterior, *, prior):
-    """The epsilon that caps the posterior at q from a prior P.
-
-    ``ln(q (1 - P) / (P (1 - q)))`` at ``DPS`` digits for scalars
-    ``posterior`` q and ``prior`` P; q >= 1 or P = 0 gives inf and q <= P
-    gives 0.  Returns an mpf.
-    """
+    """The epsilon that caps the posterior at q from a prior P (an mpf)."""
     with mp.workdps(DPS):
         q, P = mpf_of(posterior), mpf_of(prior)
         if q >= 1 or P == 0:
@@ -310,13 +273,7 @@ def epsilon_for_posterior(posterior, *, prior):
 # --------------------------------------------------------------------------
 
 def analytic_gaussian_delta(sigma, *, epsilon, sensitivity=1):
-    """The Gaussian mechanism's delta at sigma, to 50 significant digits.
-
-    delta = Phi(S / (2 sigma) - eps sigma / S) - e^eps Phi(-S / (2 sigma) -
-    eps sigma / S) for scalars ``sigma``, ``epsilon`` and ``sensitivity`` S;
-    the working precision starts at 60 digits and doubles until the
-    difference keeps 50 of them.  Returns an mpf.
-    """
+    """The Gaussian mechanism's delta at sigma, to 50 digits (an mpf)."""
     dps = 60
     while True:
         with mp.workdps(dps):
@@ -331,13 +288,7 @@ def analytic_gaussian_delta(sigma, *, epsilon, sensitivity=1):
 
 
 def analytic_gaussian_sigma(epsilon, *, delta, start):
-    """The exact sigma of the analytic Gaussian mechanism (sensitivity 1).
-
-    The root of ``analytic_gaussian_delta(sigma, epsilon) = delta`` in log
-    sigma at 50 digits, by mpmath's ``findroot`` started within 1e-6 of
-    ``start`` (a float close to the root, e.g. the value under test).
-    Returns a Python float.
-    """
+    """The exact analytic Gaussian sigma (sensitivity 1), as a float."""
     with mp.workdps(50):
         d = mp.mpf(delta)
 
@@ -350,12 +301,7 @@ def analytic_gaussian_sigma(epsilon, *, delta, start):
 
 
 def classic_gaussian_sigma(epsilon, *, delta, sensitivity=1):
-    """The classic Gaussian mechanism's sigma, ``S sqrt(2 ln(1.25 / delta)) / eps``.
-
-    Evaluated at 40 digits for scalars ``epsilon``, ``delta`` and
-    ``sensitivity`` S (Dwork and Roth, Theorem A.1; meaningful for
-    epsilon < 1).  Returns an mpf.
-    """
+    """The classic Gaussian sigma, ``S sqrt(2 ln(1.25 / delta)) / eps``."""
     with mp.workdps(40):
         return mp.mpf(sensitivity) * mp.sqrt(2 * mp.log(mp.mpf(1.25) / mp.mpf(delta))) / mp.mpf(epsilon)
 
@@ -386,14 +332,7 @@ def _exact_query(name, xs):
 
 
 def removal_ranges_exact(query, *, data, candidates):
-    """Exact sensitive ranges of every D' = data minus one individual (k = 1).
-
-    S(f) of D' = data minus individual i, for every i.  The worlds of D' are D' + {v} for v in candidates plus
-    the removed
-    value (U minus D').  Returns a list of ``fractions.Fraction``, one per
-    individual, every float input taken as the exact rational it is.
-    Queries: sum, mean, median, var (ddof 0), min, max.
-    """
+    """Exact sensitive ranges (Fractions) of data minus each individual."""
     from fractions import Fraction
 
     d = [Fraction(float(x)) for x in np.asarray(data, dtype=np.float64).ravel().tolist()]

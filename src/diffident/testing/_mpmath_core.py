@@ -1,9 +1,6 @@
-"""The 60-digit mpmath reference of the engine core (Mathematics page, sections 2-5).
+"""The 60-digit mpmath reference of the engine core (Mathematics page, sec. 2-5).
 
-Input handling shared with :mod:`diffident.testing._mpmath_beyond`, the
-posterior quantities, the dense worst case over responses, the tight scale
-by bisection and the closed forms.  Import it through
-:mod:`diffident.testing.mpmath_reference`, which documents the conventions.
+Import it through `diffident.testing.mpmath_reference`.
 """
 
 from __future__ import annotations
@@ -52,10 +49,7 @@ def as_arrays(values, counts=None, prior=None):
 
 
 def merged_groups(f, c, p):
-    """Merge entries with equal (value, prior) and drop zero-weight entries.
-
-    Returns a list of (mpf value, mpf count, mpf prior), all exact.
-    """
+    """Merge equal (value, prior) entries, drop zero weights: [(value, count, prior)]."""
     keep = (c > 0) & (p > 0)  # (c * p > 0, without overflow warnings for 1e200 x 1e200)
     f, c, p = f[keep], c[keep], p[keep]
     out: list[Any] = []
@@ -80,14 +74,7 @@ def merged_groups(f, c, p):
 
 
 def merge(values, counts=None, prior=None):
-    """Merge entries with equal (value, prior) into one entry each (float64).
-
-    Returns (values_u, counts_u, prior_u, inverse) with values[i] ==
-    values_u[inverse[i]] and prior[i] == prior_u[inverse[i]]; counts_u sums
-    the counts of each group.  Every risk quantity of entry i equals that of
-    entry inverse[i] of the merged problem, so this is exact.  Integer counts
-    only (their float64 sums are then exact).
-    """
+    """Merge equal (value, prior) entries (float64): (values, counts, prior, inverse)."""
     f, c, p = as_arrays(values, counts, prior)
     if not (np.all(c == np.round(c)) and c.sum() < 2.0 ** 52):
         raise ValueError("merge() needs integer counts")
@@ -129,15 +116,7 @@ def exact_abs(x):
 
 
 def _energy_gap(R, fk, fr, S, gauss):
-    """E_k - E_r, the energy of world value fk minus that of fr at response R.
-
-    The distances are differenced exactly before the one rounding of the
-    division: R may lie 1e300 away from worlds whose values differ by 1, or
-    energies may exceed 1e600 while their differences are O(1), and a
-    difference of two rounded energies would lose everything.
-      Laplace:  (|R - fk| - |R - fr|) / S
-      Gaussian: ((R - fk)^2 - (R - fr)^2) / (2 S^2) = (fr - fk)(2R - fr - fk) / (2 S^2)
-    """
+    """E_k - E_r at response R, the distances differenced exactly before dividing."""
     if gauss:
         num = mp.fmul(exact_sub(fr, fk), exact_sub(exact_sub(mp.fmul(2, R, exact=True), fr), fk), exact=True)
         return num / (2 * S * S)
@@ -156,9 +135,7 @@ def _nearest_group(groups, R):
 
 
 def _log_sum_rel(groups, R, S, fr, gauss):
-    """log sum_k c_k pi_k exp(-(E_k - E_r)) (fr the nearest value: every
-    exponent <= 0).
-    """
+    """log sum_k c_k pi_k exp(-(E_k - E_r)), fr the nearest value."""
     return mp.log(mp.fsum(ck * pk * mp.exp(-_energy_gap(R, fk, fr, S, gauss)) for fk, ck, pk in groups))
 
 
@@ -175,13 +152,7 @@ def _log_evidence_merged(groups, R, s, gauss=False):
 
 
 def log_evidence(values, *, response, scale, counts=None, prior=None, noise="laplace"):
-    """The log-evidence ``log sum_k c_k pi_k L_k(R)`` at ``DPS`` digits.
-
-    ``values``, ``counts`` and ``prior`` are 1-d arrays of one length (None:
-    all ones); ``response`` and ``scale`` are scalars (scale 0 and inf give
-    the limits); ``noise`` is ``"laplace"`` or ``"gaussian"``.  Returns an
-    mpf (``-inf`` where no world has positive likelihood).
-    """
+    """The log-evidence ``log sum_k c_k pi_k L_k(R)`` at ``DPS`` digits (an mpf)."""
     with mp.workdps(DPS):
         gauss = _gauss(noise)
         f, c, p = as_arrays(values, counts, prior)
@@ -190,15 +161,7 @@ def log_evidence(values, *, response, scale, counts=None, prior=None, noise="lap
 
 
 def log_posterior(values, *, response, scale, counts=None, prior=None, worlds=None, noise="laplace"):
-    """The log posterior of one world of each entry, at ``DPS`` digits.
-
-    Entry j of the returned list of mpf is
-    log(pi_j L_j(R) / sum_k c_k pi_k L_k(R)); -inf where pi_j = 0
-    (or, for scale = 0, where f_j != R).  ``worlds``: optional iterable of
-    entry indices to compute (default: all), in that order.  Computed from
-    exact energy differences (see :func:`_energy_gap`), so it stays right
-    when the energies themselves are astronomically large.
-    """
+    """The log posterior of one world of each entry (list of mpf), from exact gaps."""
     with mp.workdps(DPS):
         gauss = _gauss(noise)
         f, c, p = as_arrays(values, counts, prior)
@@ -229,34 +192,21 @@ def log_posterior(values, *, response, scale, counts=None, prior=None, worlds=No
 
 
 def posterior(values, *, response, scale, counts=None, prior=None, worlds=None, noise="laplace"):
-    """The posterior of one world of each entry (``exp`` of `log_posterior`).
-
-    Same arguments as `log_posterior`; returns a list of mpf, one per entry
-    of ``worlds`` (default: every entry).
-    """
+    """The posterior of one world of each entry (``exp`` of `log_posterior`)."""
     with mp.workdps(DPS):
         return [mp.exp(a) for a in log_posterior(values, response=response, scale=scale, counts=counts, prior=prior,
                                                  worlds=worlds, noise=noise)]
 
 
 def disclosure_risk(values, *, response, scale, world=0, counts=None, prior=None, noise="laplace"):
-    """The posterior of one world of entry ``world`` at one response.
-
-    Same conventions as `posterior`; ``world`` is an entry index.  Returns
-    an mpf.
-    """
+    """The posterior of one world of entry ``world`` at one response (an mpf)."""
     with mp.workdps(DPS):
         return posterior(values, response=response, scale=scale, counts=counts, prior=prior, worlds=[world],
                          noise=noise)[0]
 
 
 def to_float(x):
-    """An mpf as the nearest float64, the float range's limits explicit.
-
-    Exponents beyond the float range map to +-inf or +-0 (``float(mpf)``
-    raises nothing but is slow to decide for exponents like 10**40); NaN
-    stays NaN.  Returns a Python float.
-    """
+    """An mpf as the nearest Python float, the float range's limits explicit."""
     x = mpf(x)
     if mp.isnan(x):
         return float("nan")
@@ -274,13 +224,7 @@ def to_float(x):
 # --------------------------------------------------------------------------
 
 def world_risks(values, *, scale, counts=None, prior=None, worlds=None):
-    """Each world's largest posterior over responses, at one scale.
-
-    max_R P(w_j | R) = pi_j / sum_k c_k pi_k exp(-|f_j - f_k| / scale).
-    Returns a dict {entry index j: mpf} over the entries j with c_j pi_j > 0
-    (restricted to ``worlds`` if given).  scale = 0 and scale = inf give the
-    limits pi_j / sum_{f_k = f_j} c_k pi_k and pi_j / sum_k c_k pi_k.
-    """
+    """{entry j: max_R P(w_j | R)} at one scale, over the entries of positive weight."""
     with mp.workdps(DPS):
         f, c, p = as_arrays(values, counts, prior)
         s = _check_scale(scale)
@@ -305,14 +249,7 @@ def world_risks(values, *, scale, counts=None, prior=None, worlds=None):
 
 
 def worst_case_risk(values, *, scale, counts=None, prior=None, worlds=None, tie_rtol=1e-40):
-    """The worst-case risk and every world attaining it, at one scale.
-
-    Returns (rho*, argmax) for a scalar ``scale``: rho* is the maximum over
-    the entries j with c_j pi_j > 0 of `world_risks` (an mpf); argmax is
-    the sorted list of every entry index whose risk is within relative
-    ``tie_rtol`` of the maximum (mathematically tied worlds).  With
-    ``worlds`` the maximum is taken over that subset only.
-    """
+    """(rho*, every entry within ``tie_rtol`` of it) at one scale."""
     with mp.workdps(DPS):
         r = world_risks(values, scale=scale, counts=counts, prior=prior, worlds=worlds)
         if not r:
@@ -323,11 +260,7 @@ def worst_case_risk(values, *, scale, counts=None, prior=None, worlds=None, tie_
 
 
 def tight_scale(values, *, rho, counts=None, prior=None, iterations=250):
-    """The smallest scale with rho*(scale) <= rho, by plain bisection (mpf).
-
-    Slow (every step is a dense evaluation); meant for small world sets.
-    rho >= rho*(0) -> 0; rho <= rho*(inf) -> inf.
-    """
+    """The smallest scale with rho*(scale) <= rho, by plain bisection (mpf)."""
     with mp.workdps(DPS):
         r = mpf_of(rho)
         if r >= worst_case_risk(values, scale=0.0, counts=counts, prior=prior)[0]:
@@ -363,20 +296,13 @@ def tight_scale(values, *, rho, counts=None, prior=None, iterations=250):
 # --------------------------------------------------------------------------
 
 def min_rho(m):
-    """The smallest attainable risk, 1/m, at ``DPS`` digits.
-
-    ``m`` is the number of possible worlds (a scalar); returns an mpf.
-    """
+    """The smallest attainable risk, 1/m, at ``DPS`` digits."""
     with mp.workdps(DPS):
         return 1 / mpf_of(m)
 
 
 def effective_worlds(prior, *, counts=None):
-    """The effective number of worlds, ``sum_k c_k pi_k / max pi_k``.
-
-    Over the entries of positive weight c_k pi_k (``counts`` None: all
-    ones), summed at ``DPS`` digits.  Returns an mpf.
-    """
+    """The effective number of worlds, ``sum_k c_k pi_k / max pi_k`` (an mpf)."""
     with mp.workdps(DPS):
         p = np.asarray(prior, dtype=np.float64).ravel()
         c = np.ones_like(p) if counts is None else np.asarray(counts, dtype=np.float64).ravel()
@@ -386,11 +312,7 @@ def effective_worlds(prior, *, counts=None):
 
 
 def epsilon_for_rho(rho, *, m):
-    """The paper's epsilon for a risk bound, ``ln((m - 1) rho / (1 - rho))``.
-
-    Scalars ``rho`` and ``m``; rho >= 1 gives inf and rho <= 1/m gives 0.
-    Returns an mpf.
-    """
+    """The paper's epsilon, ``ln((m - 1) rho / (1 - rho))`` (an mpf)."""
     with mp.workdps(DPS):
         r, M = mpf_of(rho), mpf_of(m)
         if r >= 1:
@@ -401,10 +323,7 @@ def epsilon_for_rho(rho, *, m):
 
 
 def rho_for_epsilon(epsilon, *, m):
-    """The paper's risk bound for an epsilon, ``1 / (1 + (m - 1) e^-eps)``.
-
-    Scalars ``epsilon`` and ``m``; epsilon = inf gives 1.  Returns an mpf.
-    """
+    """The paper's risk bound, ``1 / (1 + (m - 1) e^-eps)`` (an mpf)."""
     with mp.workdps(DPS):
         e, M = mpf_of(epsilon), mpf_of(m)
         if e == mpf("inf"):
@@ -413,12 +332,7 @@ def rho_for_epsilon(epsilon, *, m):
 
 
 def scale_for_rho(rho, *, m, sensitive_range):
-    """The paper's Laplace scale for a risk bound, ``S / epsilon_for_rho``.
-
-    Scalars ``rho``, ``m`` and ``sensitive_range`` S; rho >= 1 gives 0,
-    rho <= 1/m gives inf, and S = 0 gives 0 (rho >= 1/m) or inf.  Returns
-    an mpf.
-    """
+    """The paper's Laplace scale for a risk bound, ``S / epsilon_for_rho``."""
     with mp.workdps(DPS):
         r, M, S = mpf_of(rho), mpf_of(m), mpf_of(sensitive_range)
         if S == 0:
@@ -431,11 +345,7 @@ def scale_for_rho(rho, *, m, sensitive_range):
 
 
 def risk_bound(scale, *, m, sensitive_range):
-    """The paper's risk bound at a scale, ``1 / (1 + (m - 1) e^(-S / scale))``.
-
-    Scalars ``scale``, ``m`` and ``sensitive_range`` S; scale 0 gives 1
-    (S > 0) and scale inf gives 1/m.  Returns an mpf.
-    """
+    """The paper's risk bound at a scale, ``1 / (1 + (m - 1) e^(-S / scale))``."""
     with mp.workdps(DPS):
         lam, M, S = mpf_of(scale), mpf_of(m), mpf_of(sensitive_range)
         if lam == mpf("inf"):

@@ -1,12 +1,6 @@
-"""The mpmath reference of the expected identification success (Mathematics page, section 10).
+"""The mpmath reference of the expected identification success (sec. 10).
 
-``expected_success`` integrates ``max_k pi_k p(R | f_k)`` over R directly,
-piecewise: the pieces end at every world's value and at every point where
-two worlds' curves ``pi_k p(R | f_k)`` meet, so that on each piece one
-curve is the maximum and is smooth, and ``mpmath.quad`` integrates it at
-``DPS`` digits.  Nothing here calls diffident or reuses its envelope: the
-breakpoints are all O(m^2) pairwise crossings.  Import it through
-:mod:`diffident.testing.mpmath_reference`.
+Import it through `diffident.testing.mpmath_reference`.
 """
 
 from __future__ import annotations
@@ -37,15 +31,7 @@ def _crossings(v1, l1, v2, l2, b, gauss):
 
 
 def expected_success(values, *, scale, noise="laplace", counts=None, prior=None, world=None, granularity=1.0):
-    """P(the MAP adversary names the true world), or P(it names world j | j), at DPS digits.
-
-    Worlds of one value: the adversary names one of those of the largest
-    prior, uniformly at random (so world j's success is divided by their
-    number).  ``scale`` > 0 and finite; random inputs (no exact ties
-    between curves over an interval) are assumed.  Integer noise
-    (``discrete_laplace``, ``discrete_gaussian``): a direct sum over the
-    lattice points, see `_lattice_success`.
-    """
+    """P(the MAP adversary names the true world), or world j, at ``DPS`` digits."""
     if noise.startswith("discrete"):
         return _lattice_success(values, scale, noise, counts, prior, world, granularity)
     f, c, p = as_arrays(values, counts, prior)
@@ -99,13 +85,7 @@ def expected_success(values, *, scale, noise="laplace", counts=None, prior=None,
 
 
 def _lattice_success(values, scale, noise, counts, prior, world, granularity):
-    """The integer noise's success: ``sum over lattice points R of max_k pi_k
-    P(R | f_k)`` (or world j's pmf over the points where its value wins; an
-    exact tie goes to the larger value), summed directly over every point
-    within 60 scales (and 60 lattice steps) of the values, with the
-    discrete Gaussian's normaliser summed directly too.  For small lattices
-    only (the sum is refused beyond 200,000 points).
-    """
+    """Integer noise's success: a direct sum over the lattice points (small only)."""
     f, c, p = as_arrays(values, counts, prior)
     gauss = noise == "discrete_gaussian"
     g = float(granularity)

@@ -1,20 +1,7 @@
 """The mpmath reference of the integer noises (Mathematics page, section 11).
 
-Plain sums at ``DPS`` = 50 digits, written from the pmfs and nothing else:
-
-* discrete Laplace, P(Z = z) = (1 - q) / (1 + q) q^|z|, q = exp(-1/s):
-  the terms summed one by one over the interval, or, past 2000
-  terms, the geometric series summed in closed form (exact algebra, at 50
-  digits its cancellation costs at most a few of them);
-* discrete Gaussian, P(Z = z) = exp(-z^2 / (2 s^2)) / N(s): N(s) and the
-  interval sums term by term over every integer whose term is above
-  10^-(DPS + 10) of the largest (the rest of a Gaussian series past that
-  point is smaller still); at most ``MAX_TERMS`` terms (a ValueError past
-  them: s up to about 10^4 in the bulk).
-
-Scales ``s`` and ends ``a <= b`` are in lattice units (integers or +-inf).
-Nothing here calls diffident.  Import it through
-:mod:`diffident.testing.mpmath_reference`.
+Plain sums at ``DPS`` = 50 digits in lattice units.  Import it through
+`diffident.testing.mpmath_reference`.
 """
 
 from __future__ import annotations
@@ -33,7 +20,7 @@ def _end(x):
 
 
 def integer_normaliser(scale, noise):
-    """sum over all integers k of the unnormalised pmf: (1 + q) / (1 - q), or N(s)."""
+    """The sum of the unnormalised pmf: (1 + q) / (1 - q), or N(s)."""
     with mp.workdps(DPS):
         s = mpf(float(scale))
         if noise == "discrete_laplace":
@@ -54,14 +41,7 @@ def integer_pmf(z, scale, noise):
 
 
 def _gauss_sum(a, b, s):
-    """sum_{z=a}^{b} exp(-z^2 / (2 s^2)) for 0 <= a <= b, term by term.
-
-    Consecutive terms by exact recurrences at DPS digits: t_{z+1} = t_z r_z,
-    r_z = exp(-(2z + 1) / (2 s^2)), r_{z+1} = r_z c, c = exp(-1 / s^2)
-    (a product of n factors at 50 digits is good to 10^-40 for the n of
-    the tests), up to the integer past which every term is below
-    10^-(DPS+10) of the first.
-    """
+    """sum_{z=a}^{b} exp(-z^2 / (2 s^2)) for 0 <= a <= b, by exact recurrences."""
     lim = mp.sqrt(a * a + 2 * s * s * (DPS + 10) * mp.log(10))
     top = min(b, mp.ceil(lim))
     if top - a + 1 > MAX_TERMS:

@@ -1,27 +1,7 @@
-"""The 50-digit mpmath reference of the mechanisms (Mathematics page, section 11).
+"""The 50-digit mpmath reference of the mechanisms (Mathematics page, sec. 11).
 
-Each mechanism is a pair of output distributions A (the noise) and B (the
-noise shifted by the sensitivity), and every measure is read off the pair
-by its definition, never from diffident's closed forms:
-
-* the profile ``delta(e) = sum or integral of (p_A - e^e p_B)_+``: over
-  the outcomes of a finite pair (randomized response, the generic
-  (epsilon, delta) pair, their products), between the lattice tails of the
-  integer noises below the last point whose privacy loss exceeds e (the
-  loss is monotone), and from the CDFs at the threshold of the continuous
-  ones (the Gaussian by Balle and Wang's formula, `analytic_gaussian_delta`);
-* the trade-off curve by Neyman and Pearson: the outcomes sorted by their
-  likelihood ratio, randomised at the threshold (finite and lattice pairs),
-  or the quantile of the continuous noise;
-* the advantage ``delta(0)``, the largest posterior over the outputs, the
-  inverse of the profile by bisection, and the bounds on m candidates.
-
-`pair` builds a pair by the name of its family; `finite_pair` and
-`compose_pairs` the finite ones and their compositions; `calibrated`
-is the exact noise at which a measure meets a target, by bisection.
-Kazan and Reiter's profiles, the exact rounding of the DP parameters
-and DP-SGD's one step close the module.  Nothing here calls diffident.
-Import it through :mod:`diffident.testing.mpmath_reference`.
+Every measure read off a pair of output distributions by its definition.
+Import it through `diffident.testing.mpmath_reference`.
 """
 
 from __future__ import annotations
@@ -186,10 +166,7 @@ class _Finite(_Pair):
 
 
 def finite_pair(family, **params):
-    """A finite pair: ``"randomized_response"`` (p, d), ``"pure_dp"`` (epsilon)
-    or ``"approx_dp"`` (epsilon, delta: randomized response with an atom of
-    mass delta that reveals A, the generic (epsilon, delta) pair).
-    """
+    """A finite pair: ``randomized_response``, ``pure_dp`` or ``approx_dp``."""
     with mp.workdps(DPS):
         if family == "randomized_response":
             p, d = _f(params["p"]), int(params.get("d", 2))
@@ -216,12 +193,7 @@ def compose_pairs(pairs):
 
 
 class _Lattice(_Pair):
-    """Integer noise Z (scale in lattice units); A = Z, B = Z + Delta.
-
-    The privacy loss ``L(z) = ln p(z) / p(z - Delta)`` does not increase
-    with z, so ``{L > e}`` is every z up to some ``z_e`` and the tests of
-    Neyman and Pearson reject A above a threshold.
-    """
+    """Integer noise Z (lattice units); A = Z, B = Z + Delta, monotone loss."""
 
     def __init__(self, noise, scale, sensitivity):
         self.noise, self.s, self.D = noise, _f(scale), int(sensitivity)
@@ -275,10 +247,7 @@ class _Lattice(_Pair):
 
     @_at_dps
     def posterior(self, prior):
-        """The largest ratio p_A / p_B over the points near the pair (the
-        discrete Laplace's is constant beyond them; the discrete Gaussian's
-        grows without bound, so its posterior is 1).
-        """
+        """The largest ratio p_A / p_B near the pair (discrete Gaussian: 1)."""
         with mp.workdps(DPS):
             P = _f(prior)
             if P == 0 or self.noise == "discrete_gaussian":
@@ -344,11 +313,7 @@ class _Gaussian(_Pair):
 
 
 class _SubsampledGaussian(_Pair):
-    """One step of DP-SGD, add or remove: the mixture M = (1 - q) N(0, s^2) +
-    q N(1, s^2) against N = N(0, s^2), both orders.  Each likelihood ratio is
-    monotone in the output, so each order is a difference of normal tails at
-    the threshold where the ratio is e^e.
-    """
+    """One DP-SGD step: (1 - q) N(0, s^2) + q N(1, s^2) against N(0, s^2)."""
 
     def __init__(self, sigma, sampling_rate):
         self.s, self.q = _f(sigma), _f(sampling_rate)
@@ -371,14 +336,7 @@ class _SubsampledGaussian(_Pair):
 def pair(family, param, **fixed):
     """The pair of one mechanism, by family and its first parameter.
 
-    Families: ``"laplace"`` (scale), ``"gaussian"`` (sigma),
-    ``"discrete_laplace"`` (scale), ``"discrete_gaussian"`` (sigma), all
-    with ``sensitivity=``; ``"randomized_response"`` (p, ``d=``);
-    ``"pure_dp"`` (epsilon); ``"approx_dp"`` (epsilon, ``delta=``);
-    ``"subsampled_gaussian"`` (sigma, ``sampling_rate=``; one step, delta
-    only).  Returns an object with the methods ``delta``, ``tradeoff``,
-    ``advantage``, ``posterior``, ``epsilon``, ``identification``,
-    ``success``, ``tpr`` and ``measure``, each returning an mpf.
+    Its methods (``delta``, ``tradeoff``, ``advantage``, ``measure``...) give mpf.
     """
     sens = fixed.get("sensitivity", 1.0)
     if family == "laplace":
@@ -397,15 +355,7 @@ def pair(family, param, **fixed):
 
 
 def calibrated(family, target, *, measure, start, arg=None, **fixed):
-    """The exact noise at which a measure equals a target, by bisection.
-
-    The least noise parameter x (scale, sigma; for randomized response the
-    largest p) with ``pair(family, x).measure(measure, arg) <= target``,
-    bracketed from ``start`` (a value close to it, e.g. the one under
-    test, only where the bracket begins) and bisected in log(noise) to a
-    relative 1e-20.  Returns an mpf, or NaN where no bracket was found
-    within a factor 2**20 of ``start``.
-    """
+    """The least noise at which a measure meets a target, by bisection (or NaN)."""
     rr = family == "randomized_response"
     t = _f(target)
 
@@ -436,10 +386,7 @@ def calibrated(family, target, *, measure, start, arg=None, **fixed):
 
 
 def _ratio_epsilon(p, q, bound):
-    """The largest epsilon whose worst posterior-to-prior ratio at prior p
-    and inclusion q, ``1 / (p q + p (1 - q) x^2 + (1 - p) x)`` with
-    ``x = e^-eps``, is at most ``bound``: the root of the quadratic.
-    """
+    """The largest epsilon whose worst posterior-to-prior ratio is <= ``bound``."""
     g = 1 / bound - p * q  # p (1 - q) x^2 + (1 - p) x - g = 0
     if g <= 0:
         return mp.inf
@@ -449,12 +396,7 @@ def _ratio_epsilon(p, q, bound):
 
 
 def ratio_profile_epsilon(a, r, q=1.0, points=400):
-    """The largest epsilon within the profile ``r*(p) = max(a / p, r)``, by brute force.
-
-    The minimum over priors p of `_ratio_epsilon` on ``points``
-    log-spaced priors from 1e-6 to 1, the kink a / r and 1, at ``DPS``
-    digits.  Returns an mpf.
-    """
+    """The largest epsilon within ``r*(p) = max(a / p, r)``, by brute force."""
     with mp.workdps(DPS):
         A, R, Q = _f(a), _f(r), _f(q)
         priors = [mpf(float(x)) for x in np.geomspace(1e-6, 1.0, points)] + [min(A / R, mpf(1)), mpf(1)]
@@ -475,10 +417,7 @@ def _exact(x):
 
 
 def round_up(x):
-    """The smallest float >= x, for an exact rational (Fraction, int, float)
-    or an mpf taken as the rational it is.  Returns a float (inf past the
-    largest float).
-    """
+    """The smallest float >= x for an exact rational or mpf (inf past the largest)."""
     v = _exact(x)
     try:
         f = float(v)  # correctly rounded
@@ -490,10 +429,7 @@ def round_up(x):
 
 
 def sigma_round_up(sensitivity, zcdp_rho):
-    """The smallest float s with ``2 rho s^2 >= Delta^2`` exactly: ``Delta /
-    sqrt(2 rho)`` rounded up, decided in rational arithmetic.  Returns a
-    float.
-    """
+    """The smallest float s with ``2 rho s^2 >= Delta^2``, exactly."""
     D, r = Fraction(float(sensitivity)), Fraction(float(zcdp_rho))
     with mp.workdps(DPS):
         s = float(_f(sensitivity) / mp.sqrt(2 * _f(zcdp_rho)))

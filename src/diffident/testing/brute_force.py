@@ -1,35 +1,9 @@
 """Brute-force reference for possible worlds, sensitive ranges and membership.
 
-Written from the Mathematics page (sections 1, 3, 6 and 8) and the worlds spec, with the
-plainest possible code.  It does not call diffident; speed is irrelevant.
-Every world is built explicitly and the query is evaluated on it with NumPy.
-
-Candidates are given as
-
-* an explicit 1-d array: the multiset of candidate individuals (repeated
-  values are distinct individuals); the worlds are ``known + S`` for every
-  k-subset S of candidate *indices*: C(N, k) worlds;
-* a tuple ``(lo, hi)`` of integers: the integer interval lo, lo+1, ..., hi;
-  the k unknown values range over it *with repetition*, one world per
-  multiset of size k: C(m + k - 1, k) worlds;
-* a tuple ``(lo, hi, step)`` of decimal strings (or fractions): the grid
-  lo, lo + step, ..., hi, each point computed in exact rational arithmetic
-  and rounded once to a float; worlds as for an integer interval.
-
-Real intervals have infinitely many worlds; `grid_sensitive_range`
-evaluates the query on a dense grid instead (an approximation from below
-that is exact when the grid contains the extreme points).
-
-A named query is evaluated on the world sorted ascending, so that two
-worlds holding the same multiset of values give bit-identical results (the
-named queries are symmetric; only floating-point rounding could depend on
-the order).  Callables get the world in construction order: known values
-first, then the chosen candidates in index order.
-
-`membership_posterior` and `membership_risk` (Mathematics page, eq. 8.2) enumerate
-the worlds of k unknown individuals and sum the posteriors of
-`diffident.testing.dense.dense_posterior` over the worlds that hold a given
-candidate.
+Every world is built explicitly and the query evaluated on it with NumPy;
+nothing calls diffident.  Candidates are an explicit array (k-subsets), an
+integer interval ``(lo, hi)`` or a grid ``(lo, hi, step)`` (k-multisets).
+See docs/algorithms/replicate-testing.md.
 """
 
 from __future__ import annotations
@@ -71,12 +45,7 @@ def _is_interval(candidates):
 
 
 def candidate_values(candidates):
-    """The candidate individuals' values as a float array.
-
-    ``candidates`` is an explicit 1-d array (returned as float64), an
-    integer interval ``(lo, hi)`` (its values lo..hi in order) or a grid
-    ``(lo, hi, step)`` (its points lo + i step, exact, then rounded once).
-    """
+    """The candidate individuals' values as a float64 array."""
     if _is_interval(candidates) and len(candidates) == 3:
         lo, hi, step = (Fraction(x) for x in candidates)
         points = []
@@ -92,12 +61,7 @@ def candidate_values(candidates):
 
 
 def enumerate_worlds(known, *, candidates, k):
-    """Yield every possible world as a 1-d float64 array.
-
-    Each world holds the ``known`` values first, then the k chosen
-    candidates (a k-subset of an explicit array's indices, or a k-multiset
-    of an integer interval's values).
-    """
+    """Yield every possible world: the ``known`` values, then k candidates."""
     known = np.asarray(known, dtype=np.float64).ravel()
     if _is_interval(candidates):
         values = candidate_values(candidates)
@@ -110,12 +74,7 @@ def enumerate_worlds(known, *, candidates, k):
 
 
 def evaluate(query, world, ddof=0, q=0.5):
-    """The query's value on one world, a float.
-
-    ``query`` is a name of `NAMES` (evaluated on the sorted world, with
-    ``ddof`` for var/std and ``q`` for quantile) or a callable that gets the
-    world as it is.
-    """
+    """The query's value on one world: a name of `NAMES` (sorted world) or a callable."""
     world = np.asarray(world, dtype=np.float64)
     if callable(query):
         return float(query(world))
@@ -142,11 +101,7 @@ def evaluate(query, world, ddof=0, q=0.5):
 
 
 def all_values(query, *, known, candidates, k=1, ddof=0, q=0.5):
-    """The query's value on every world, in enumeration order.
-
-    Arguments as in `enumerate_worlds` and `evaluate`; returns a float
-    array of one value per world.
-    """
+    """The query's value on every world, in enumeration order (a float array)."""
     return np.array(
         [evaluate(query, w, ddof, q) for w in enumerate_worlds(known, candidates=candidates, k=k)],
         dtype=np.float64,
@@ -154,11 +109,7 @@ def all_values(query, *, known, candidates, k=1, ddof=0, q=0.5):
 
 
 def world_values(query, *, known, candidates, k=1, ddof=0, q=0.5):
-    """The distinct world values and how many worlds give each.
-
-    Arguments as in `all_values`; returns (sorted distinct values, int64
-    counts), the worlds counted over exactly equal floats.
-    """
+    """The distinct world values (sorted) and how many worlds give each."""
     counter = Counter(all_values(query, known=known, candidates=candidates, k=k, ddof=ddof, q=q).tolist())
     keys = sorted(counter)
     return (np.array(keys, dtype=np.float64),
@@ -166,21 +117,13 @@ def world_values(query, *, known, candidates, k=1, ddof=0, q=0.5):
 
 
 def sensitive_range(query, *, known, candidates, k=1, ddof=0, q=0.5):
-    """The sensitive range, max over worlds of f minus min over worlds of f.
-
-    Arguments as in `all_values`; returns a float.
-    """
+    """The sensitive range, max minus min of f over the worlds (a float)."""
     f = all_values(query, known=known, candidates=candidates, k=k, ddof=ddof, q=q)
     return float(f.max() - f.min())
 
 
 def contributions(query, *, known, candidates, ddof=0, q=0.5):
-    """Each candidate's contribution to the sensitive range (k = 1).
-
-    C_f(i) = max over j != i of |f(known + {c_i}) - f(known + {c_j})|, 0
-    when there is a single candidate.  Returns a float array, one entry per
-    candidate.
-    """
+    """Each candidate's contribution to the sensitive range (k = 1)."""
     f = all_values(query, known=known, candidates=candidates, k=1, ddof=ddof, q=q)
     out = np.zeros(f.size)
     for i in range(f.size):
@@ -193,11 +136,7 @@ def contributions(query, *, known, candidates, ddof=0, q=0.5):
 
 
 def candidates_for(candidates, *, data, removed):
-    """The candidates of the adversary who knows data minus ``removed``.
-
-    An integer interval stays itself; an explicit array gains the removed
-    individuals' values (``removed`` is a tuple of indices into ``data``).
-    """
+    """The candidates of the adversary who knows data minus ``removed``."""
     if _is_interval(candidates):
         return candidates
     data = np.asarray(data, dtype=np.float64).ravel()
@@ -205,11 +144,7 @@ def candidates_for(candidates, *, data, removed):
 
 
 def removal_ranges(query, *, data, candidates, k=1, ddof=0, q=0.5):
-    """The sensitive range of every adversary who misses k individuals.
-
-    Returns {removed index tuple: sensitive range}, one entry per k-subset
-    of the individuals of ``data``, each range over `candidates_for`.
-    """
+    """{removed index tuple: sensitive range} for every k-subset of ``data``."""
     data = np.asarray(data, dtype=np.float64).ravel()
     out = {}
     for removed in itertools.combinations(range(data.size), k):
@@ -221,13 +156,7 @@ def removal_ranges(query, *, data, candidates, k=1, ddof=0, q=0.5):
 
 
 def dataset_sensitive_range(query, *, data, candidates, k=1, ddof=0, q=0.5):
-    """The dataset-level sensitive range and the removals attaining it.
-
-    Returns (S, attaining): S is the maximum over every removal of k data
-    individuals of the sensitive range (`removal_ranges`); attaining is
-    every removal index tuple (sorted indices, lexicographic order) whose
-    range equals S exactly.
-    """
+    """The dataset-level sensitive range S and every removal attaining it."""
     ranges = removal_ranges(query, data=data, candidates=candidates, k=k, ddof=ddof, q=q)
     s = max(ranges.values())
     return s, sorted(r for r, v in ranges.items() if v == s)
@@ -238,12 +167,7 @@ def dataset_sensitive_range(query, *, data, candidates, k=1, ddof=0, q=0.5):
 # ---------------------------------------------------------------------------
 
 def real_grid(known, lo, hi, npts):
-    """A dense grid of a real interval that holds its extreme points.
-
-    ``npts`` equispaced points of [lo, hi] plus lo, hi and mean(known)
-    clipped to [lo, hi] (the minimiser of the variance for k = 1); returns
-    the sorted distinct points.
-    """
+    """Equispaced points of [lo, hi] plus lo, hi and mean(known) clipped (sorted)."""
     pts = [np.linspace(lo, hi, npts), [lo, hi]]
     known = np.asarray(known, dtype=np.float64).ravel()
     if known.size:
@@ -268,11 +192,7 @@ def _evaluate_rows(query, worlds, ddof, q):
 
 
 def grid_sensitive_range(query, *, known, lo, hi, k=1, ddof=0, q=0.5, npts=20001):
-    """The sensitive range over a real interval, on a dense grid.
-
-    max - min of f over worlds known + S, S a k-multiset of the points of
-    `real_grid` (use a small ``npts`` for k > 1).  Returns a float.
-    """
+    """The sensitive range over a real interval, on `real_grid`."""
     grid = real_grid(known, lo, hi, npts)
     known = np.asarray(known, dtype=np.float64).ravel()
     if k == 1 and not callable(query):
@@ -288,11 +208,7 @@ def grid_sensitive_range(query, *, known, lo, hi, k=1, ddof=0, q=0.5, npts=20001
 
 
 def grid_dataset_sensitive_range(query, *, data, lo, hi, k=1, ddof=0, q=0.5, npts=20001):
-    """The grid sensitive range of every adversary who misses k individuals.
-
-    Returns {removed index tuple: `grid_sensitive_range`} over the real
-    interval [lo, hi], one entry per k-subset of the individuals of ``data``.
-    """
+    """{removed index tuple: `grid_sensitive_range`} over [lo, hi]."""
     data = np.asarray(data, dtype=np.float64).ravel()
     out = {}
     for removed in itertools.combinations(range(data.size), k):
@@ -307,12 +223,7 @@ def grid_dataset_sensitive_range(query, *, data, lo, hi, k=1, ddof=0, q=0.5, npt
 
 @numba.njit
 def jit_spread(w):
-    """The spread max - min of a world, as a Numba-jitted callable query.
-
-    The user callable of the enumeration benchmarks (``world_values`` with a
-    jitted function over millions of worlds); ``w`` is a 1-d float array.
-    Returns a float.
-    """
+    """The spread max - min of a world: a Numba-jitted callable query."""
     lo = w[0]
     hi = w[0]
     for x in w:
@@ -326,9 +237,7 @@ def jit_spread(w):
 # ---------------------------------------------------------------------------
 
 def _membership_worlds(query, known, candidates, k):
-    """(the released value of every world, a boolean (worlds, N) table of
-    which candidates each world holds).
-    """
+    """(each world's value, a (worlds, N) table of the candidates it holds)."""
     cand = candidate_values(candidates)
     combos = list(itertools.combinations(range(cand.size), k))
     f = np.array([evaluate(query, np.concatenate([np.asarray(known, dtype=np.float64), cand[list(c)]]))
@@ -340,24 +249,13 @@ def _membership_worlds(query, known, candidates, k):
 
 
 def membership_posterior(query, *, known, candidates, scale, response, k=1):
-    """P(candidate i is in D | R) for every candidate, by enumeration.
-
-    The worlds are ``known`` plus every k-subset of the explicit
-    ``candidates``; the posterior of each world at each response (Laplace
-    noise of ``scale``, `dense_posterior`) is summed over the worlds that
-    hold candidate i.  Returns an (n responses, N candidates) array.
-    """
+    """P(candidate i is in D | R), (n responses, N candidates), by enumeration."""
     f, holds = _membership_worlds(query, known, candidates, k)
     return dense_posterior(f, response=response, scale=scale) @ holds
 
 
 def membership_risk(query, *, known, candidates, scale, k=1, points=301, pad=3.0):
-    """Each candidate's largest membership posterior over a response grid.
-
-    The grid holds every world value and ``points`` equispaced points from
-    ``pad`` below the smallest to ``pad`` above the largest; the maximum of
-    `membership_posterior` over it, per candidate.  Returns an (N,) array.
-    """
+    """Each candidate's largest membership posterior over a response grid."""
     f, holds = _membership_worlds(query, known, candidates, k)
     R = np.unique(np.concatenate([f, np.linspace(f.min() - pad, f.max() + pad, points)]))
     return (dense_posterior(f, response=R, scale=scale) @ holds).max(axis=0)

@@ -1,35 +1,10 @@
 """One table of diffident's computations and their reference implementations.
 
-`COMPARISONS` maps the name of each public computation to a `Comparison`:
-the function under test, its references (the dense NumPy formula, the brute
-force over worlds, the mpmath reference, SciPy or dp-accounting where they
-compute the same thing) and a seeded generator of inputs that exercises it.
-Function, references and generator share one calling convention: a case is
-a dict of keyword arguments, and ``comparison.call(**case)`` and
-``reference(**case)`` both return floats or float arrays that should agree
-to the reference's ``rtol`` and ``atol``.
-
-The tests draw their agreement checks from the table
-(``tests/test_comparisons.py`` runs every reference of every entry on the
-entry's cases) and the benchmarks their baselines
-(``COMPARISONS["worst_case_risk"].reference("dense")`` is the O(m^2)
-formula that ``benchmarks/compare.py``, ``benchmarks/scaling.py`` and the
-asv suites time), so a new function gets its test and its benchmark baseline
-by one entry here.
-
-The entries of the mechanisms, `calibrate`, `explain` and the profiles
-are in :mod:`diffident.testing._comparisons_mechanisms`, those of the
-remaining calibrations, the parameters of `diffident.dp` and the rest of
-`diffident.rr` in :mod:`diffident.testing._comparisons_more`; this module
-merges them, and `Reference` and `Comparison` live in
-:mod:`diffident.testing._comparison`, which all three import.  Every
-public callable of ``diffident`` but the types, warnings and errors has
-an entry (``tests/test_comparisons.py`` checks it).
-
-References of kind ``"mpmath"`` and ``"exact"`` import mpmath when called,
-``"scipy"`` SciPy and ``"dp_accounting"`` dp-accounting (as do the
-mechanisms' compositions and DP-SGD under test); importing this module
-needs none of them.
+`COMPARISONS` maps each public computation's name to a `Comparison`: the
+function, its references and a seeded input generator.  Its checks are in
+``tests/test_comparisons.py`` and the benchmarks take their baselines from
+it; the entries of ``_comparisons_mechanisms`` and ``_comparisons_more``
+are merged here.  See docs/algorithms/replicate-testing.md.
 """
 
 from __future__ import annotations
@@ -135,9 +110,7 @@ _EXACT_QUERIES = ("sum", "mean", "median", "min", "max")  # exact world values o
 
 
 def _worlds_case(seed, queries=_EXACT_QUERIES + ("var", "std")):
-    """Dyadic known values and candidates (world values of the exact queries
-    are exact floats, so the brute force groups them as diffident does).
-    """
+    """Dyadic known values and candidates: the exact queries' world values are exact."""
     rng = _rng(seed, 8)
     k = int(rng.integers(1, 4))
     return dict(query=queries[seed % len(queries)], known=rng.integers(-12, 13, int(rng.integers(1, 5))) * 0.25,
@@ -384,10 +357,5 @@ COMPARISONS = {c.name: c for c in _ENTRIES}
 
 
 def comparison(name):
-    """The table's entry for one computation, by its name.
-
-    ``name`` is a public function's name (``"worst_case_risk"``) or, for
-    randomized response, ``"rr.<name>"``.  Raises KeyError for a name not
-    in the table.  Returns a `Comparison`.
-    """
+    """The table's `Comparison` for a name such as ``"worst_case_risk"`` or ``"rr.rho"``."""
     return COMPARISONS[name]

@@ -1,31 +1,9 @@
 """Plain float64 definitions and SciPy / dp-accounting baselines.
 
-The posterior over possible worlds written once, straight from its
-definition in NumPy (Mathematics page, eq. 2.1): the noise energy of every world at
-every response, shifted by the smallest energy of a world of positive
-weight, exponentiated and normalised.  Everything else in this module is
-that formula read another way:
-
-* `dense_posterior`, `dense_log_evidence`: at given responses, O(n m);
-* `dense_worst_case_risk`: each world's posterior at its own value (where
-  it is largest), the O(m^2) worst case (Mathematics page, eq. 4.1), in row blocks
-  so that memory stays bounded; 2-d values are several Laplace releases
-  (Mathematics page, eq. 7.4);
-* `grid_worst_case_risk`: the largest posterior over a grid of responses,
-  the brute force over responses;
-* `quad_gaussian_delta`: Gaussian (rho, delta)-identifiability by SciPy
-  quadrature of the indicator {posterior > rho};
-
-and the baselines that compute the same things with other libraries:
-`scipy_log_evidence` and `scipy_worst_case_risk` (``scipy.special.
-logsumexp``), `brentq_tight_scale` (``scipy.optimize.brentq`` on
-diffident's own worst case) and `dp_accounting_sigma` (Google's
-dp-accounting).  `numpy_log_evidence`, `numpy_worst_case_risk` and `numpy_expected_risk`
-are diffident's own O(m log m) algorithms written in plain NumPy: the fair
-baselines for the implementation, where the dense formulas measure the
-algorithm.  None of these calls diffident except `brentq_tight_scale`,
-whose point is the search, not the risk.  SciPy and dp-accounting are
-imported when a baseline is called, never at import.
+The posterior over worlds written once from its definition, read as the
+log-evidence, the O(m^2) worst case and the brute force over responses;
+the SciPy and dp-accounting baselines; and diffident's O(m log m)
+algorithms in plain NumPy.  See docs/algorithms/replicate-testing.md.
 """
 
 from __future__ import annotations
@@ -71,10 +49,7 @@ def _scaled(d, s, noise):
 
 
 def _energies(R, F, scales, noise):
-    """(n, m) energies of the m worlds F (m, q) at the n responses R (n, q):
-    sum over the q releases of |R_t - F_t| / scale_t (Laplace) or
-    (R - F)^2 / (2 sigma^2) (Gaussian).
-    """
+    """(n, m) Laplace or Gaussian energies of the worlds F at the responses R."""
     E = _scaled(np.abs(R[:, :1] - F[:, 0]), scales[0], noise)
     for t in range(1, F.shape[1]):
         E = E + _scaled(np.abs(R[:, t:t + 1] - F[:, t]), scales[t], noise)
@@ -82,9 +57,7 @@ def _energies(R, F, scales, noise):
 
 
 def _likelihoods(R, F, w, scales, noise="laplace"):
-    """The dense formula: (K, Z, shift) with K = exp(-(E - shift)) (n, m),
-    Z = K @ w and shift the smallest energy of a world of weight w > 0.
-    """
+    """(K, Z, shift): K = exp(shift - E), Z = K @ w, shift the least live energy."""
     if noise not in _NOISES:
         raise ValueError(f"unknown noise {noise!r}")
     E = _energies(R, F, scales, noise)
@@ -102,26 +75,14 @@ def _setup(values, response, scale, counts, prior):
 
 
 def dense_posterior(values, *, response, scale, counts=None, prior=None, noise="laplace"):
-    """The posterior of one world of each entry at each response, dense.
-
-    P(w_j | R) = pi_j L_j(R) / sum_k c_k pi_k L_k(R) in float64, with the
-    energies shifted by the smallest one of a world of positive weight (no
-    underflow of the evidence).  ``values`` is (m,) or (m, q) for q
-    releases, ``response`` holds n responses ((n,) or (n, q)), ``scale`` is
-    one scale (or q of them); ``noise`` is ``"laplace"`` or ``"gaussian"``
-    (sigma as the scale, one release).  Returns an (n, m) array.
-    """
+    """The (n, m) posterior of one world of each entry at each response, dense."""
     F, c, p, R, scales = _setup(values, response, scale, counts, prior)
     K, Z, _ = _likelihoods(R, F, c * p, scales, noise)
     return p * K / Z[:, None]
 
 
 def dense_log_evidence(values, *, response, scale, counts=None, prior=None, noise="laplace"):
-    """The log-evidence ``log sum_k c_k pi_k L_k(R)`` from the dense formula.
-
-    Same arguments as `dense_posterior`; the log of the shifted sum plus the
-    shift back.  Returns a float for one response, else an (n,) array.
-    """
+    """The log-evidence ``log sum_k c_k pi_k L_k(R)`` from the dense formula."""
     F, c, p, R, scales = _setup(values, response, scale, counts, prior)
     _, Z, shift = _likelihoods(R, F, c * p, scales, noise)
     out = np.log(Z) - shift
@@ -132,13 +93,7 @@ def dense_worst_case_risk(values, *, scale, counts=None, prior=None, return_worl
                           max_block=1 << 22):
     """The O(m^2) worst-case risk: each world's posterior at its own value.
 
-    rho* = max_{j: c_j pi_j > 0} pi_j / sum_k c_k pi_k exp(-|f_j - f_k| / scale)
-    in float64, the posterior of `dense_posterior` at R = f_j.  Rows are
-    processed in blocks of about ``max_block`` matrix entries, so memory
-    stays bounded (m = 2e4 needs ~100 MB, not 3 GB).  ``scale`` is a scalar
-    (0 and inf give the limits); 2-d ``values`` (m, q) with q scales are q
-    independent Laplace releases.  With ``return_world`` also returns the
-    index (into ``values``) of a worst world.
+    Rows in blocks of ``max_block`` entries; 2-d ``values`` are q releases.
     """
     F, c, p = _as_worlds(values, counts, prior)
     scales = np.broadcast_to(np.asarray(scale, dtype=np.float64).ravel(), (F.shape[1],))
@@ -158,15 +113,7 @@ def dense_worst_case_risk(values, *, scale, counts=None, prior=None, return_worl
 
 
 def grid_worst_case_risk(values, *, scale, counts=None, prior=None, points=41, pad=1.0):
-    """The largest posterior of any world over a grid of responses.
-
-    The brute force over responses: for each release the grid holds every
-    world value and ``points`` equispaced points from ``pad`` below the
-    smallest to ``pad`` above the largest; with q releases it is the
-    product grid.  ``values`` (m,) or (m, q); ``scale`` one scale per
-    release.  Returns a float, the maximum of `dense_posterior` over the
-    grid and the worlds of positive weight.
-    """
+    """The largest posterior of any world over a grid of responses (a float)."""
     F, c, p = _as_worlds(values, counts, prior)
     axes = [np.unique(np.concatenate([F[:, t], np.linspace(F[:, t].min() - pad, F[:, t].max() + pad, points)]))
             for t in range(F.shape[1])]
@@ -176,16 +123,7 @@ def grid_worst_case_risk(values, *, scale, counts=None, prior=None, points=41, p
 
 
 def quad_gaussian_delta(values, *, rho, sigma, world, counts=None, prior=None, npts=20001, half_width=None):
-    """Gaussian (rho, delta)-identifiability by SciPy quadrature.
-
-    P_{R ~ N(f_j, sigma^2)}[P(w_j | R) > rho] for the world j = ``world``:
-    the indicator is evaluated (by `dense_posterior`) on ``npts`` points from
-    12 sigma below the smallest value to 12 sigma above the largest (or
-    ``half_width`` either side of f_j), each change located to 1e-15 by
-    ``scipy.optimize.brentq``, and the normal density integrated by
-    ``scipy.integrate.quad`` over the intervals where the posterior exceeds
-    ``rho``.  Returns a float.
-    """
+    """Gaussian (rho, delta)-identifiability of ``world`` by SciPy quadrature."""
     from scipy import integrate, optimize
     from scipy.stats import norm
 
@@ -216,12 +154,7 @@ def quad_gaussian_delta(values, *, rho, sigma, world, counts=None, prior=None, n
 
 
 def scipy_log_evidence(values, *, response, scale, counts=None, prior=None):
-    """The Laplace log-evidence by ``scipy.special.logsumexp``.
-
-    ``logsumexp(-|R - f| / scale, b=c pi)`` for one scalar response (the
-    weights passed only when ``counts`` or ``prior`` is given, so that the
-    plain call is timed as users write it).  Returns a float.
-    """
+    """The Laplace log-evidence at one response by ``scipy.special.logsumexp``."""
     from scipy.special import logsumexp
 
     F, c, p = _as_worlds(values, counts, prior)
@@ -232,11 +165,7 @@ def scipy_log_evidence(values, *, response, scale, counts=None, prior=None):
 
 
 def scipy_worst_case_risk(values, *, scale, counts=None, prior=None):
-    """The worst-case risk by one ``scipy.special.logsumexp`` per world.
-
-    max over worlds j of positive weight of pi_j / exp(logsumexp(-|f_j - f|
-    / scale, b=c pi)): O(m^2) time, O(m) memory.  Returns a float.
-    """
+    """The worst-case risk by one ``scipy.special.logsumexp`` per world."""
     from scipy.special import logsumexp
 
     F, c, p = _as_worlds(values, counts, prior)
@@ -248,15 +177,7 @@ def scipy_worst_case_risk(values, *, scale, counts=None, prior=None):
 
 
 def brentq_tight_scale(values, *, rho, risk=None):
-    """The tight scale by ``scipy.optimize.brentq`` on the worst-case risk.
-
-    The root of risk(values, s) = rho in log(s), ``risk`` defaulting to
-    ``diffident.worst_case_risk``.  Upper bracket: the paper's closed form
-    S / ln((m - 1) rho / (1 - rho)) (computed here, with a 1% margin: it
-    guarantees the bound, hence the exact risk); lower bracket 40 e-folds
-    below it.  Scalar ``rho`` in (1/m, 1), unweighted worlds.  Returns a
-    float.
-    """
+    """The tight scale by ``scipy.optimize.brentq`` on the worst-case risk."""
     from scipy.optimize import brentq
 
     if risk is None:
@@ -274,14 +195,7 @@ def brentq_tight_scale(values, *, rho, risk=None):
 
 
 def dp_accounting_sigma(epsilon, *, delta, sensitivity=1.0):
-    """The analytic Gaussian mechanism's sigma from dp-accounting.
-
-    ``dp_accounting.get_sigma_gaussian(epsilon, delta)`` (one
-    ``scipy.optimize.brentq`` per point) called in a Python loop over the
-    broadcast of ``epsilon`` and ``delta``, times ``sensitivity``.  Returns
-    a float for scalar input, else an array.  Raises ImportError when
-    dp-accounting is not installed.
-    """
+    """The analytic Gaussian sigma from dp-accounting, one call per point."""
     from dp_accounting import get_sigma_gaussian
 
     if np.ndim(epsilon) == 0 and np.ndim(delta) == 0:  # the scalar call, as users write it
@@ -304,18 +218,7 @@ def _log_weights(values, counts, prior):
 
 
 def numpy_worst_case_risk(values, *, scale, counts=None, prior=None):
-    """The Laplace worst-case risk by diffident's algorithm, in plain NumPy.
-
-    Sort, then two log-space cumulative sums (``np.logaddexp.accumulate``)
-    give every world's normaliser at its own value, ``sum_k c_k pi_k
-    e^{-|f_j - f_k|/b}``, split into the worlds at or left of f_j and those
-    right of it: O(m log m), the algorithm of `diffident.worst_case_risk`
-    without Numba, the fair baseline for the implementation (the O(m^2)
-    `dense_worst_case_risk` is the baseline for the algorithm).  The
-    cumulative sums carry values of about ``max |f| / b``: their absolute
-    error, a few ulps of that, is the result's relative error.  ``scale`` a
-    finite float > 0.  Returns a float.
-    """
+    """The Laplace worst-case risk by diffident's O(m log m) algorithm, in NumPy."""
     f, logw, logp = _log_weights(values, counts, prior)
     order = np.argsort(f, kind="stable")
     f, logw, logp = f[order], logw[order], logp[order]
@@ -329,16 +232,7 @@ def numpy_worst_case_risk(values, *, scale, counts=None, prior=None):
 
 
 def numpy_expected_risk(values, *, scale, counts=None, prior=None, noise="laplace", world=None):
-    """The expected success at a uniform prior by diffident's algorithm, in plain NumPy.
-
-    The distinct values (``np.unique``) and their Voronoi cells: the mass of
-    each cell under its own value's noise, ``1 - e^{-h_l/b}/2 - e^{-h_r/b}/2``
-    (Laplace, half-gaps h) or ``Phi(h_r/sigma) - Phi(-h_l/sigma)``
-    (Gaussian), summed over the cells and divided by the number of worlds;
-    with ``world=j`` the mass of j's cell over the number of worlds on j's
-    value.  ``scale`` a finite float > 0; a ``prior`` is refused (its cells
-    are those of an upper envelope, not the Voronoi cells).  Returns a float.
-    """
+    """The expected success at a uniform prior by Voronoi cells, in NumPy."""
     from scipy.special import ndtr
 
     if prior is not None:
@@ -367,12 +261,7 @@ def numpy_expected_risk(values, *, scale, counts=None, prior=None, noise="laplac
 
 
 def numpy_discrete_log_evidence(values, *, response, scale):
-    """The discrete Laplace log-evidence in NumPy from the pmf itself: the
-    log of the sum of the lattice masses ``P(Z = R - f) = N q^|R - f|``
-    (q = exp(-1 / scale), granularity 1, ``N = (1 - q) / (1 + q)``), taken
-    relative to the nearest world's, less ``log N``, the normaliser that
-    `log_evidence` leaves out (Mathematics page, eq. 2.2).
-    """
+    """The discrete Laplace log-evidence from the pmf, less ``log N``."""
     q = np.exp(-1.0 / scale)
     log_n = np.log((1.0 - q) / (1.0 + q))
     d = np.abs(response - values)  # integers
@@ -382,20 +271,7 @@ def numpy_discrete_log_evidence(values, *, response, scale):
 
 
 def numpy_log_evidence(values, *, response, scale, counts=None, prior=None):
-    """The Laplace log-evidence at many responses by a sorted sweep, in plain NumPy.
-
-    ``log sum_k e^{-|R - f_k|/b}`` for every response R: sort the values,
-    take log-space cumulative sums of ``e^{f_k/b}`` from the left and of
-    ``e^{-f_k/b}`` from the right (``np.logaddexp.accumulate``), and read
-    both at each response's place (``np.searchsorted``): O((n + m) log m),
-    the algorithm of `diffident.log_evidence` for many responses without
-    Numba (the fair baseline for the implementation; one ``logsumexp`` per
-    response, O(n m), is the baseline for the algorithm).  The cumulative
-    sums carry values of about ``max |f - R| / b``, whose ulps are the
-    result's absolute error.  ``counts`` and ``prior`` weight the worlds
-    (``c_k pi_k``).  ``scale`` a finite float > 0.  Returns an array of the
-    responses' shape.
-    """
+    """The Laplace log-evidence at many responses by a sorted sweep, in NumPy."""
     f, logw, _ = _log_weights(values, counts, prior)
     order = np.argsort(f, kind="stable")
     f, logw = f[order], logw[order]

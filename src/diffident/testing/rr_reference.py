@@ -1,18 +1,7 @@
-"""Exact reference for randomized response (diffident.rr; Mathematics page, section 7).
+"""Exact reference for randomized response (`diffident.rr`; Mathematics page, sec. 7).
 
-Written from the formulas in ``diffident.rr``'s module docstring only (the
-four likelihoods, Bayes' rule, epsilon as the largest log-likelihood ratio,
-Warner's coin and k-ary randomized response): every rational quantity is
-computed exactly with ``fractions.Fraction`` (a float64 input is a dyadic
-rational, so the likelihoods, posteriors and estimates are exact), and only
-the logarithms and exponentials go through mpmath at ``DPS`` = 60 digits.
-None of it shares code or formulas with the implementation (no log1p
-rewrites, no error-free products), and none of it calls diffident.
-
-Return values: a ``Fraction`` where the quantity is rational, an mpf where
-it needs a logarithm or an exponential, and the float edge values
-``math.inf`` and ``math.nan`` where the module docstring documents them.
-Importing this module needs mpmath.
+Rationals as ``fractions.Fraction``, logarithms in mpmath at ``DPS`` = 60;
+nothing calls diffident.  Needs mpmath.
 """
 
 import math
@@ -31,34 +20,19 @@ __all__ = [
 
 
 def to_mpf(x):
-    """An exact rational as an mpf at the working precision.
-
-    ``x`` is anything ``fractions.Fraction`` takes exactly (an int, a
-    float, a Fraction); its numerator is divided by its denominator in
-    mpmath, so the one rounding is that of the working precision.
-    """
+    """An exact rational (int, float, Fraction) as an mpf at the working precision."""
     x = F(x)
     return mpmath.mpf(x.numerator) / x.denominator
 
 
 def likelihoods(p, *, k):
-    """The four likelihoods P(report | x) of randomized response, exactly.
-
-    With probability ``p`` the reported bit is a coin that shows 1 with
-    probability ``k``; otherwise it is the truth.  Returns
-    {(report, x): Fraction} for report and x in {0, 1}.
-    """
+    """The four likelihoods {(report, x): Fraction} of randomized response."""
     p, k = F(p), F(k)
     return {(1, 1): 1 - p * k, (1, 0): p * (1 - k), (0, 1): p * k, (0, 0): 1 - p + p * k}
 
 
 def epsilon(p, *, k):
-    """The exact epsilon of randomized response, by enumeration.
-
-    The maximum over reports r and ordered inputs (x, x') of
-    ln P(r | x) / P(r | x') (a report that never happens constrains
-    nothing).  Returns an mpf at ``DPS`` digits, or ``math.inf``.
-    """
+    """The exact epsilon of randomized response, by enumeration (mpf or inf)."""
     t = likelihoods(p, k=k)
     with mpmath.workdps(DPS):
         best = mpmath.mpf(0)
@@ -76,11 +50,7 @@ def epsilon(p, *, k):
 
 
 def epsilon_bound(p, *, k):
-    """The simple bound on epsilon, ``-ln(p min(k, 1 - k))``.
-
-    At ``DPS`` digits from the exact product; ``math.inf`` where p or
-    min(k, 1 - k) is 0.  Returns an mpf or ``math.inf``.
-    """
+    """The simple bound on epsilon, ``-ln(p min(k, 1 - k))`` (mpf or inf)."""
     p, k = F(p), F(k)
     m = min(k, 1 - k)
     if p == 0 or m == 0:
@@ -97,32 +67,20 @@ def _joint(p, k, prior, report):
 
 
 def posterior(p, *, k, prior, report, value=1):
-    """The posterior P(x = value | report) by Bayes' rule, exactly.
-
-    ``prior`` is P(x = 1); ``report`` and ``value`` are bits.  Returns a
-    Fraction, or ``math.nan`` where the report is impossible.
-    """
+    """The posterior P(x = value | report), a Fraction (NaN: impossible report)."""
     j = _joint(p, k, prior, report)
     tot = j[0] + j[1]
     return math.nan if tot == 0 else j[value] / tot
 
 
 def risk(p, *, k, prior, value=1):
-    """The identification risk of the bit ``value``, exactly.
-
-    The maximum over the possible reports r of P(x = value | r) (see
-    `posterior`).  Returns a Fraction.
-    """
+    """The identification risk of the bit ``value``: max over reports (a Fraction)."""
     post = [posterior(p, k=k, prior=prior, report=r, value=value) for r in (0, 1)]
     return max(v for v in post if not (isinstance(v, float) and math.isnan(v)))
 
 
 def rho(p, *, k, prior):
-    """The worst-case posterior rho of randomized response, exactly.
-
-    The maximum over the true bits x of positive prior weight and the
-    reports x can produce of P(x | r).  Returns a Fraction.
-    """
+    """The worst-case posterior rho of randomized response (a Fraction)."""
     t = likelihoods(p, k=k)
     w = {1: F(prior), 0: 1 - F(prior)}
     cand = [posterior(p, k=k, prior=prior, report=r, value=x) for x in (0, 1) for r in (0, 1) if w[x] > 0 and t[r,
@@ -131,22 +89,13 @@ def rho(p, *, k, prior):
 
 
 def estimate(q, *, p, k):
-    """The unbiased estimate of the share of ones, exactly.
-
-    ``(q - p (1 - k)) / (1 - p)`` for the observed share ``q`` of reported
-    ones.  Returns a Fraction.
-    """
+    """The unbiased estimate of the share of ones, ``(q - p (1 - k)) / (1 - p)``."""
     q, p, k = F(q), F(p), F(k)
     return (q - p * (1 - k)) / (1 - p)
 
 
 def variance(q, *, p, k, n):
-    """The variance of the estimate from ``n`` reports, exactly.
-
-    ``q (1 - q) / ((1 - p)^2 n)``; ``math.inf`` (or ``math.nan`` for q in
-    {0, 1}) where the denominator is 0.  Returns a Fraction or a float edge
-    value.
-    """
+    """The variance of the estimate from ``n`` reports (Fraction or float edge)."""
     q, p, n = F(q), F(p), F(n)
     num, den = q * (1 - q), (1 - p) ** 2 * n
     if den == 0:
@@ -155,10 +104,7 @@ def variance(q, *, p, k, n):
 
 
 def warner_p(epsilon):
-    """Warner's truth probability for epsilon, ``e^eps / (e^eps + 1)``.
-
-    At ``DPS`` digits; epsilon = inf gives ``Fraction(1)``.  Returns an mpf.
-    """
+    """Warner's truth probability for epsilon, ``e^eps / (e^eps + 1)`` (an mpf)."""
     if epsilon == math.inf:
         return F(1)
     with mpmath.workdps(DPS):
@@ -167,11 +113,7 @@ def warner_p(epsilon):
 
 
 def warner_epsilon(p):
-    """The epsilon of Warner's coin with truth probability p, ``ln(p / (1 - p))``.
-
-    At ``DPS`` digits from the exact quotient; p = 1 gives ``math.inf``.
-    Returns an mpf.
-    """
+    """The epsilon of Warner's coin, ``ln(p / (1 - p))`` (an mpf or inf)."""
     p = F(p)
     if p == 1:
         return math.inf
@@ -180,21 +122,13 @@ def warner_epsilon(p):
 
 
 def warner_estimate(n_yes, *, n, p):
-    """Warner's unbiased estimate of the number of ones, exactly.
-
-    ``(n_yes - n (1 - p)) / (2 p - 1)`` for ``n_yes`` reported ones out of
-    ``n``.  Returns a Fraction.
-    """
+    """Warner's unbiased estimate of the number of ones (a Fraction)."""
     n_yes, n, p = F(n_yes), F(n), F(p)
     return (n_yes - n * (1 - p)) / (2 * p - 1)
 
 
 def kary_p(epsilon, *, d):
-    """The k-ary truth probability, ``e^eps / (e^eps + d - 1)``.
-
-    At ``DPS`` digits for ``d`` categories; epsilon = inf gives
-    ``Fraction(1)``.  Returns an mpf.
-    """
+    """The k-ary truth probability, ``e^eps / (e^eps + d - 1)`` (an mpf)."""
     if epsilon == math.inf:
         return F(1)
     with mpmath.workdps(DPS):
@@ -203,11 +137,7 @@ def kary_p(epsilon, *, d):
 
 
 def kary_epsilon(p, *, d):
-    """The epsilon of k-ary randomized response, ``max(0, ln(p (d - 1) / (1 - p)))``.
-
-    At ``DPS`` digits from the exact quotient: 0 at (a float just below)
-    p = 1/d, ``math.inf`` at p = 1.  Returns an mpf.
-    """
+    """The k-ary epsilon, ``max(0, ln(p (d - 1) / (1 - p)))`` (an mpf)."""
     p, d = F(p), F(d)
     if p == 1:
         return math.inf
@@ -219,13 +149,7 @@ def kary_epsilon(p, *, d):
 
 
 def kary_estimate(counts, *, epsilon):
-    """The k-ary unbiased estimates of the category counts, with their scale.
-
-    (c_j - n q) / (p - q) with p = `kary_p`, q = (1 - p) / (d - 1), at a
-    precision that resolves e^epsilon - 1 (60 digits beyond 1/epsilon).  Returns a
-    list of (estimate, scale) pairs of mpf, the scale being that of the two
-    terms that may cancel, |c_j| + |(d c_j - n) / (e^epsilon - 1)|.
-    """
+    """The k-ary unbiased estimates of the counts, as (estimate, scale) pairs."""
     c = [F(x) for x in counts]
     d, n = len(c), sum(c)
     if epsilon == math.inf:

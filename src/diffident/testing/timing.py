@@ -1,10 +1,4 @@
-"""Timing and reporting helpers shared by the benchmark scripts.
-
-``benchmarks/compare.py`` and ``benchmarks/scaling.py`` time diffident
-against the baselines of `diffident.testing.COMPARISONS` with these, and
-describe the machine the timings come from.  Plain ``time.perf_counter``;
-nothing here is specific to asv.
-"""
+"""Timing and reporting helpers shared by the benchmark scripts."""
 
 from __future__ import annotations
 
@@ -18,13 +12,7 @@ __all__ = ["best_time", "rel_diff", "machine_info", "fmt_t", "fmt_n"]
 
 
 def best_time(fn, repeat=5, budget=5.0, warmup=True):
-    """Best wall time of ``fn()`` over up to ``repeat`` runs.
-
-    One untimed warm-up call first when ``warmup`` (JIT compilation, cache
-    loading, page faults); stops early once ``budget`` seconds have been
-    spent in timed runs, at least one timed run always happening.  Returns
-    (best seconds, the last result).
-    """
+    """(best seconds, last result) of ``fn()`` over up to ``repeat`` timed runs."""
     out = fn() if warmup else None
     best = np.inf
     spent = 0.0
@@ -40,11 +28,7 @@ def best_time(fn, repeat=5, budget=5.0, warmup=True):
 
 
 def rel_diff(a, b):
-    """The largest relative difference of ``a`` from the reference ``b``.
-
-    Elementwise ``|a - b| / max(|b|, tiny)`` over arrays of one shape (or
-    scalars), as a float: the "check" column of the benchmark tables.
-    """
+    """The largest relative difference of ``a`` from the reference ``b`` (a float)."""
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     denom = np.maximum(np.abs(b), np.finfo(np.float64).tiny)
@@ -52,12 +36,7 @@ def rel_diff(a, b):
 
 
 def machine_info():
-    """The machine and the library versions a timing was taken with.
-
-    CPU model and counts, Numba's thread count and threading layer, and
-    the versions of Python, NumPy, Numba, SciPy and diffident.  Returns a
-    dict of strings and numbers.
-    """
+    """The CPU, thread settings and library versions, as a dict."""
     import numba
     import scipy
 
@@ -90,20 +69,12 @@ def machine_info():
 
 
 def fmt_n(n):
-    """A size in short scientific notation, for a table's case names.
-
-    ``n`` is a number; 10000000 gives ``'1e7'`` and 20000 ``'2e4'``.
-    Returns a string.
-    """
+    """A size in short scientific notation: 20000 gives ``'2e4'``."""
     return f"{n:.0e}".replace("e+0", "e").replace("e+", "e")
 
 
 def fmt_t(t):
-    """A duration in seconds for a table, in a readable unit.
-
-    ``t`` is in seconds (None gives ``'-'``); the result is like
-    ``'1.23 s'``, ``'4.56 ms'`` or ``'7.8 us'``.  Returns a string.
-    """
+    """A duration in seconds in a readable unit, like ``'4.56 ms'`` (None: ``'-'``)."""
     if t is None:
         return "-"
     if t >= 100:

@@ -26,7 +26,7 @@ GRID = [F(i, 20) for i in range(21)]  # 0, 1/20, ..., 1 (edges included)
 
 def _bayes(p, k, prior, report):
     """P(x = 1 | report) by direct enumeration over x; None if impossible."""
-    want = rr_ref.posterior(p, k=k, prior=prior, report=report)
+    want = rr_ref.posterior(p, zero=k, prior=prior, report=report)
     return None if isinstance(want, float) else want  # the reference's nan: impossible
 
 
@@ -44,7 +44,7 @@ def test_epsilon_against_enumeration_on_grid():
     got = rr.epsilon(p, zero=k)
     assert got.shape == p.shape
     for (pf, kf), g in zip(pk, got, strict=False):
-        want = float(rr_ref.epsilon(pf, k=kf))
+        want = float(rr_ref.epsilon(pf, zero=kf))
         if math.isinf(want):
             assert g == np.inf, (pf, kf)
         else:
@@ -312,7 +312,7 @@ def test_identification_risk_and_rho_by_enumeration():
     rh = rr.rho(p, zero=k, prior=prior)
     for c, g1, g0, gr in zip(cells, risk1, risk0, rh, strict=False):
         p, k, pr = c
-        t = rr_ref.likelihoods(p, k=k)
+        t = rr_ref.likelihoods(p, zero=k)
         post = {r: _bayes(p, k, pr, r) for r in (0, 1)}
         want1 = max(post[r] for r in (0, 1) if post[r] is not None)
         want0 = max(1 - post[r] for r in (0, 1) if post[r] is not None)

@@ -400,7 +400,7 @@ def _sample_case(seed):
 def _sample_shares(p, k, seed):
     """The shares of reported ones among _DRAWS ones and _DRAWS zeros."""
     x = np.repeat([1, 0], _DRAWS)
-    reports = np.asarray(rr.sample(x, p=p, k=k, rng=np.random.default_rng(seed)))
+    reports = np.asarray(rr.sample(x, flip=p, zero=k, rng=np.random.default_rng(seed)))
     return np.array([reports[:_DRAWS].mean(), reports[_DRAWS:].mean()])
 
 
@@ -475,8 +475,8 @@ ENTRIES = [
                _noise("p", "granularity")),
     Comparison(di.geometric_p, (Reference("mpmath", _geometric_p, rtol=2.0**-51, requires="mpmath"),),
                _noise("granularity", "x", rename="scale")),
-    Comparison(rr.estimate, (_rr_exact("estimate"),), _rr("q", "p", "k"), name="rr.estimate"),
-    Comparison(rr.variance, (_rr_exact("variance"),), _rr("q", "p", "k", "n"), name="rr.variance"),
+    Comparison(rr.estimate, (_rr_exact("estimate"),), _rr("q", flip="p", zero="k"), name="rr.estimate"),
+    Comparison(rr.variance, (_rr_exact("variance"),), _rr("q", "n", flip="p", zero="k"), name="rr.variance"),
     Comparison(rr.warner_epsilon, (_rr_exact("warner_epsilon"),), _rr(p="t"), name="rr.warner_epsilon"),
     Comparison(rr.warner_estimate, (_rr_exact("warner_estimate"),), _rr("n_yes", "n", p="t"),
                name="rr.warner_estimate"),

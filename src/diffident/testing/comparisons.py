@@ -190,12 +190,12 @@ def _kary_epsilon_case(seed):
     return dict(p=1.0 / d + 0.5 * case["p"] * (1.0 - 1.0 / d), d=d)
 
 
-def _rr(*names):
-    """A generator that takes some entries of `_rr_case`."""
+def _rr(*names, **renames):
+    """A generator that takes some entries of `_rr_case` (``new="old"``: under a new name)."""
 
     def inputs(seed):
         case = _rr_case(seed)
-        return {n: case[n] for n in names}
+        return {**{n: case[n] for n in names}, **{new: case[old] for new, old in renames.items()}}
 
     return inputs
 
@@ -338,13 +338,14 @@ _ENTRIES = [
         Reference("dense", dense.dense_worst_case_risk),
         _mpmath("worst_case_risk", pick=_FIRST),
     ), lambda seed: _with_counts(_worst_case_case(seed)), call=_chunked_worst_case),
-    Comparison(rr.epsilon, (_rr_exact("epsilon"),), _rr("p", "k"), name="rr.epsilon"),
-    Comparison(rr.epsilon_bound, (_rr_exact("epsilon_bound"),), _rr("p", "k"), name="rr.epsilon_bound"),
+    Comparison(rr.epsilon, (_rr_exact("epsilon"),), _rr(flip="p", zero="k"), name="rr.epsilon"),
+    Comparison(rr.epsilon_bound, (_rr_exact("epsilon_bound"),), _rr(flip="p", zero="k"), name="rr.epsilon_bound"),
     Comparison(rr.posterior, (_rr_exact("posterior"),),
-               lambda seed: dict(_rr("p", "k", "prior")(seed), report=seed % 2), name="rr.posterior"),
+               lambda seed: dict(_rr("prior", flip="p", zero="k")(seed), report=seed % 2), name="rr.posterior"),
     Comparison(rr.identification_risk, (_rr_exact("risk"),),
-               lambda seed: dict(_rr("p", "k", "prior")(seed), value=seed % 2), name="rr.identification_risk"),
-    Comparison(rr.rho, (_rr_exact("rho"),), _rr("p", "k", "prior"), name="rr.rho"),
+               lambda seed: dict(_rr("prior", flip="p", zero="k")(seed), value=seed % 2),
+               name="rr.identification_risk"),
+    Comparison(rr.rho, (_rr_exact("rho"),), _rr("prior", flip="p", zero="k"), name="rr.rho"),
     Comparison(rr.warner_p, (_rr_exact("warner_p"),), _rr("epsilon"), name="rr.warner_p"),
     Comparison(rr.kary_p, (_rr_exact("kary_p"),), _rr("epsilon", "d"), name="rr.kary_p"),
     Comparison(rr.kary_epsilon, (_rr_exact("kary_epsilon"),), _kary_epsilon_case, name="rr.kary_epsilon"),

@@ -25,15 +25,15 @@ def to_mpf(x):
     return mpmath.mpf(x.numerator) / x.denominator
 
 
-def likelihoods(p, *, k):
+def likelihoods(flip, *, zero):
     """The four likelihoods {(report, x): Fraction} of randomized response."""
-    p, k = F(p), F(k)
+    p, k = F(flip), F(zero)
     return {(1, 1): 1 - p * k, (1, 0): p * (1 - k), (0, 1): p * k, (0, 0): 1 - p + p * k}
 
 
-def epsilon(p, *, k):
+def epsilon(flip, *, zero):
     """The exact epsilon of randomized response, by enumeration (mpf or inf)."""
-    t = likelihoods(p, k=k)
+    t = likelihoods(flip, zero=zero)
     with mpmath.workdps(DPS):
         best = mpmath.mpf(0)
         for r in (0, 1):
@@ -49,9 +49,9 @@ def epsilon(p, *, k):
         return best
 
 
-def epsilon_bound(p, *, k):
+def epsilon_bound(flip, *, zero):
     """The simple bound on epsilon, ``-ln(p min(k, 1 - k))`` (mpf or inf)."""
-    p, k = F(p), F(k)
+    p, k = F(flip), F(zero)
     m = min(k, 1 - k)
     if p == 0 or m == 0:
         return math.inf
@@ -61,42 +61,43 @@ def epsilon_bound(p, *, k):
 
 def _joint(p, k, prior, report):
     """{x: P(report | x) P(x)} exactly."""
-    t = likelihoods(p, k=k)
+    t = likelihoods(p, zero=k)
     pr = F(prior)
     return {1: t[report, 1] * pr, 0: t[report, 0] * (1 - pr)}
 
 
-def posterior(p, *, k, prior, report, value=1):
+def posterior(flip, *, zero, prior, report, value=1):
     """The posterior P(x = value | report), a Fraction (NaN: impossible report)."""
-    j = _joint(p, k, prior, report)
+    j = _joint(flip, zero, prior, report)
     tot = j[0] + j[1]
     return math.nan if tot == 0 else j[value] / tot
 
 
-def risk(p, *, k, prior, value=1):
+def risk(flip, *, zero, prior, value=1):
     """The identification risk of the bit ``value``: max over reports (a Fraction)."""
-    post = [posterior(p, k=k, prior=prior, report=r, value=value) for r in (0, 1)]
+    post = [posterior(flip, zero=zero, prior=prior, report=r, value=value) for r in (0, 1)]
     return max(v for v in post if not (isinstance(v, float) and math.isnan(v)))
 
 
-def rho(p, *, k, prior):
+def rho(flip, *, zero, prior):
     """The worst-case posterior rho of randomized response (a Fraction)."""
-    t = likelihoods(p, k=k)
+    p, k = flip, zero
+    t = likelihoods(p, zero=k)
     w = {1: F(prior), 0: 1 - F(prior)}
-    cand = [posterior(p, k=k, prior=prior, report=r, value=x) for x in (0, 1) for r in (0, 1) if w[x] > 0 and t[r,
+    cand = [posterior(p, zero=k, prior=prior, report=r, value=x) for x in (0, 1) for r in (0, 1) if w[x] > 0 and t[r,
                                                                                                                 x] > 0]
     return max(cand)
 
 
-def estimate(q, *, p, k):
+def estimate(q, *, flip, zero):
     """The unbiased estimate of the share of ones, ``(q - p (1 - k)) / (1 - p)``."""
-    q, p, k = F(q), F(p), F(k)
+    q, p, k = F(q), F(flip), F(zero)
     return (q - p * (1 - k)) / (1 - p)
 
 
-def variance(q, *, p, k, n):
+def variance(q, *, flip, zero, n):
     """The variance of the estimate from ``n`` reports (Fraction or float edge)."""
-    q, p, n = F(q), F(p), F(n)
+    q, p, n = F(q), F(flip), F(n)
     num, den = q * (1 - q), (1 - p) ** 2 * n
     if den == 0:
         return math.inf if num > 0 else math.nan

@@ -1,6 +1,5 @@
-"""Out-of-core evaluation (Mathematics page, section 8): world values given
-as a sequence of chunks (arrays, or slices of a memory-mapped array).
-Results equal the in-memory functions'; design: docs/algorithms/risk.md.
+"""Out-of-core evaluation (Mathematics page, section 8) over world values given
+in chunks; results equal the in-memory functions' (docs/algorithms/risk.md).
 """
 
 from collections.abc import Iterable, Iterator
@@ -27,8 +26,6 @@ __all__ = ["chunked_log_evidence", "chunked_disclosure_risk", "chunked_worst_cas
 
 def iter_chunks(values: Any, *, chunk_size: int = 1 << 20, counts: Any = None) -> Iterator[tuple[Any, Any]]:
     """Split an array into (values, counts) chunks for the chunked functions.
-
-    A ``np.memmap`` works too: its slices are read lazily.
 
     Parameters
     ----------
@@ -91,9 +88,7 @@ def points(response, scale, noise, granularity=1.0):
 
 
 class EvidenceSums:
-    """Per-point shifted sums ``(D, DL, G, S)`` of the log-evidence, folded chunk
-    by chunk and merged, for the problem scaled by ``2**k`` (lowered on overflow).
-    """
+    """Per-point shifted sums ``(D, DL, G, S)`` of the log-evidence, folded chunk by chunk."""
 
     def __init__(self, R, lam, gauss, k=None):
         if k is None:
@@ -214,8 +209,6 @@ def chunked_log_evidence(chunks: Iterable[Any], *, response: RealArrayLike, scal
                          noise: AnyNoise = "laplace", granularity: float = 1.0) -> FloatOrArray:
     """`log_evidence` over world values given in chunks.
 
-    Memory O(chunk + responses); equal to `log_evidence` up to summation order.
-
     Parameters
     ----------
     chunks : iterable
@@ -265,8 +258,6 @@ def chunked_disclosure_risk(chunks: Iterable[Any], *, response: RealArrayLike, s
                             world_weight: float = 1.0, noise: AnyNoise = "laplace",
                             granularity: float = 1.0) -> FloatOrArray:
     """`disclosure_risk` out of core: the posterior of one world, given by its value.
-
-    The world must be among the chunks' worlds.
 
     Parameters
     ----------
@@ -320,8 +311,6 @@ def chunked_disclosure_risk(chunks: Iterable[Any], *, response: RealArrayLike, s
 
 def chunked_worst_case_risk(chunks: Iterable[Any], *, scale: RealArrayLike) -> FloatOrArray:
     """`worst_case_risk` over sorted world values given in chunks.
-
-    Equal to `worst_case_risk` bit for bit, for any chunking.
 
     Parameters
     ----------
@@ -405,9 +394,7 @@ def chunk_ends(f, c):
 
 
 def tie_plan(ends):
-    """Per chunk (drop its first group, weight to add to its last group): a value
-    repeated across chunk boundaries is one group, held by its first chunk.
-    """
+    """Per chunk (drop its first group, weight to add to its last): ties across chunks are one group."""
     plan = [[False, 0.0] for _ in ends]
     owner = None
     value = None
@@ -436,9 +423,7 @@ def _live_ends(f, c):
 
 
 def _worst_chunks(items, inv, k=0, shrink=1.0, t=0):
-    """The smallest S/P per scale over (values, counts, plan) chunks: forward
-    states through the chunks, then backward ones; None if no positive weight.
-    """
+    """The smallest S/P per scale over (values, counts, plan) chunks; None if no positive weight."""
     ns = inv.size
     F = np.zeros((ns, worstcase.NF))
     starts = []

@@ -1,7 +1,5 @@
-"""The paper's closed-form calibration (Lee and Clifton, Theorem 1;
-Mathematics page, section 3): the bound ``1 / (1 + (m - 1) exp(-S / scale))``
-and its inversions, in double-double arithmetic rounded once.  Accuracy
-and edge values: docs/algorithms/risk.md.
+"""The paper's closed-form bound and its inversions (Lee and Clifton, Theorem 1;
+Mathematics page, section 3), in double-double rounded once: see risk.md.
 """
 
 from typing import overload
@@ -40,9 +38,7 @@ def log_m1(m):
 
 
 def bound(eh, el, lh, ll, floor):
-    """``1 / (1 + e^(L - eps))`` for 1-d arrays, in double-double rounded to
-    nearest; ``floor`` (1/m or the prior) where eps is below `TINY_EPS`.
-    """
+    """``1 / (1 + e^(L - eps))`` for 1-d arrays, rounded to nearest; ``floor`` below `TINY_EPS`."""
     out = np.where(eh < TINY_EPS, floor, 1.0)
     live = np.flatnonzero((eh >= TINY_EPS) & np.isfinite(eh) & (lh > -np.inf))
     if live.size:
@@ -97,9 +93,7 @@ def _rho_of_eps(e, m):
 
 
 def rho_up(e, m):
-    """The bound at epsilon e over m worlds rounded upward: the smallest float F
-    with ``e <= eps*(F)`` (with `MARGIN`), certified by a boundary search.
-    """
+    """The bound at epsilon e over m worlds rounded upward, certified through its inverse."""
     lh, ll = log_m1(m)
     shape, (e, m, lh, ll) = flat_broadcast(e, m, lh, ll)
     out = np.where(e == 0.0, _inv_up(m), 1.0)
@@ -153,9 +147,7 @@ def m_rho_minus_one(m, rho):
 
 
 def log_ratio(nh, nl, dh, dl, logs=None):
-    """``ln(1 + n/d)`` as a double-double for positive double-doubles n and d;
-    ``logs(idx)`` (default ``ln n - ln d``) where the quotient overflows.
-    """
+    """``ln(1 + n/d)`` as a double-double for positive double-doubles n and d."""
     with np.errstate(all="ignore"):
         xh, xl = _dd.div(nh, nl, dh, dl)
         big = ~(xh < 2.0**1000)
@@ -179,18 +171,14 @@ def _eps_star(rho, m):
 
 
 def largest_below(check, h, l, what):
-    """The largest float ``x >= 0`` with ``x <= (h + l)(1 - MARGIN)`` and
-    ``check(idx, x)``, certified by a boundary search; 0 where none passes.
-    """
+    """The largest float ``x <= (h + l)(1 - MARGIN)`` with ``check(idx, x)``; 0 if none."""
     lm = l - MARGIN * h
     x0 = np.maximum(np.where(lm >= 0.0, h, np.nextafter(h, -np.inf)), 0.0)
     return _certified(check, lambda i, x: _dd.le(x, h[i], lm[i]), x0, False, what)
 
 
 def smallest_above(check, h, l, k, what):
-    """The smallest float ``x >= (h + l)(1 + MARGIN) 2^k`` with ``check(idx, x)``;
-    as `largest_below`, inf where none passes.
-    """
+    """The smallest float ``x >= (h + l)(1 + MARGIN) 2^k`` with ``check(idx, x)``; inf if none."""
     lu = l + MARGIN * h
     with np.errstate(over="ignore", under="ignore"):
         x0 = np.ldexp(np.where(lu <= 0.0, h, np.nextafter(h, np.inf)), k)
@@ -226,9 +214,7 @@ def epsilon_for_rho(rho: RealArrayLike, *, m: RealArrayLike) -> FloatOrArray: ..
 
 
 def epsilon_for_rho(rho: RealArrayLike, *, m: RealArrayLike) -> FloatOrArray:
-    """The paper's epsilon for a risk bound rho over m possible worlds.
-
-    ``epsilon = ln((m - 1) rho / (1 - rho))`` (Mathematics page, eq. 3.3).
+    """The paper's epsilon for a risk bound rho over m worlds (Mathematics page, eq. 3.3).
 
     Parameters
     ----------
@@ -375,9 +361,7 @@ def rho_for_epsilon(epsilon: RealArrayLike, *, m: RealArrayLike) -> FloatOrArray
 
 
 def rho_for_epsilon(epsilon: RealArrayLike, *, m: RealArrayLike) -> FloatOrArray:
-    """The risk bound that an epsilon-DP Laplace release guarantees.
-
-    ``rho = 1 / (1 + (m - 1) exp(-epsilon))`` (Mathematics page, eq. 3.3).
+    """The risk bound that an epsilon-DP Laplace release guarantees (eq. 3.3).
 
     Parameters
     ----------
@@ -423,9 +407,7 @@ def risk_bound(scale: RealArrayLike, *, m: RealArrayLike, sensitive_range: RealA
 
 
 def risk_bound(scale: RealArrayLike, *, m: RealArrayLike, sensitive_range: RealArrayLike) -> FloatOrArray:
-    """The paper's upper bound on the identification risk of a Laplace release.
-
-    ``1 / (1 + (m - 1) exp(-S / scale))`` (Mathematics page, eq. 3.1).
+    """The paper's upper bound on the risk of a Laplace release (Mathematics page, eq. 3.1).
 
     Parameters
     ----------

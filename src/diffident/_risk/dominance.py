@@ -1,6 +1,5 @@
-"""A world that attains the worst case at every scale (`top_world`), and
-bounds on its sum from a few moment passes (`Enclosure`); the proofs are
-in docs/algorithms/risk.md.
+"""A world attaining the worst case at every scale (`top_world`) and bounds on
+its sum from moment passes (`Enclosure`); proofs: docs/algorithms/risk.md.
 """
 
 import numpy as np
@@ -16,9 +15,7 @@ _LEFT_OUT = float(np.exp(-(1.0 - dominance.ETA) * dominance.X_MAX))  # a left-ou
 
 
 def top_world(fs, W, invP):
-    """The end group (``0`` or ``fs.size - 1``) whose single world attains the
-    worst case at every scale, proven by the star-shape test; else None.
-    """
+    """The end group whose single world attains the worst case at every scale, or None."""
     u = fs.size
     if u < 2 or not np.all(invP == invP[0]):
         return None

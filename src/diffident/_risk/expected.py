@@ -1,6 +1,5 @@
 """The expected identification success: how often the maximum-a-posteriori
-adversary names the true world (Mathematics page, section 10); it lies
-between the largest prior share and the worst case.
+adversary names the true world (Mathematics page, section 10).
 """
 
 from typing import overload
@@ -33,9 +32,7 @@ def expected_risk(values: RealArrayLike, *, scale: RealArrayLike, noise: AnyNois
 def expected_risk(values: RealArrayLike, *, scale: RealArrayLike, noise: AnyNoise = "laplace",
                   counts: RealArrayLike | None = None, prior: RealArrayLike | None = None,
                   world: int | None = None, granularity: float = 1.0) -> FloatOrArray:
-    """The probability that the best adversary names the true world.
-
-    Mathematics page, section 10; at most `worst_case_risk`.
+    """The probability that the best adversary names the true world (section 10).
 
     Parameters
     ----------
@@ -87,9 +84,7 @@ def expected_risk(values: RealArrayLike, *, scale: RealArrayLike, noise: AnyNois
 
 
 class Success:
-    """The expected success of one world set and noise, for batches of scales
-    (0 and inf allowed): the groups of positive share, scaled, and the kernels.
-    """
+    """The expected success of one world set and noise, for batches of scales."""
 
     def __init__(self, ws, gauss, granularity=None):
         fs, W, invP = ws.groups()
@@ -154,9 +149,7 @@ class Success:
 
     @property
     def error(self):
-        """A bound on the relative error of a computed success (derivation in
-        docs/algorithms/risk.md).
-        """
+        """A bound on the relative error of a computed success."""
         rel = 32.0 * U + (self.fk.size * U) ** 2
         if self.uniform:
             return rel
@@ -189,9 +182,7 @@ class Success:
 
 
 def _named(ws, fs, j):
-    """The group of world j among the live groups ``fs`` and the number of worlds
-    tied with it; group -1 if j is never named.
-    """
+    """The group of world j among ``fs`` and the number of tied worlds; group -1 if never named."""
     f = ws.f
     members = np.flatnonzero(f == f[j])
     c = np.ones(ws.n) if not ws.weighted else ws._raw_counts

@@ -37,9 +37,7 @@ def gaussian_delta(values: RealArrayLike, *, rho: RealArrayLike, sigma: RealArra
                    counts: RealArrayLike | None = None,
                    prior: RealArrayLike | None = None, world: int | None = None,
                    noise: GaussianNoise = "gaussian", granularity: float = 1.0) -> FloatOrArray:
-    """(rho, delta)-identifiability of a Gaussian release: the delta at sigma.
-
-    P(posterior of the true world > rho) (Mathematics page, eq. 7.1).
+    """(rho, delta)-identifiability of a Gaussian release: the delta at sigma (eq. 7.1).
 
     Parameters
     ----------
@@ -110,8 +108,6 @@ def gaussian_sigma_for(values: RealArrayLike, *, rho: RealArrayLike, delta: Real
                        rtol: float = 1e-9, noise: GaussianNoise = "gaussian",
                        granularity: float = 1.0) -> FloatOrArray:
     """The smallest Gaussian sigma meeting a (rho, delta) target.
-
-    Conservative: the exact delta at the returned sigma is within the target.
 
     Parameters
     ----------

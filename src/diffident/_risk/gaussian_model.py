@@ -22,9 +22,7 @@ Z = 40.0  # Phi(-40) < 4e-350: the responses beyond +-40 sigma are negligible
 
 
 class Model:
-    """The world set as the Gaussian kernels use it: sorted distinct live values,
-    group weights as double-doubles with error bounds, total and moments.
-    """
+    """The world set as the Gaussian kernels use it (sorted distinct values, weights, moments)."""
 
     def __init__(self, ws, counts, prior):
         n = ws.n

@@ -1,6 +1,5 @@
 """Membership of an individual among the k unknown ones (Mathematics page,
-eq. 8.2): the posterior of "candidate i is in D" from exact subset-sum
-counts; the method is described in docs/algorithms/risk.md.
+eq. 8.2), from exact subset-sum counts; method: docs/algorithms/risk.md.
 """
 
 
@@ -86,9 +85,7 @@ class _Membership:
         return table
 
     def worst(self, lam):
-        """Max over world values of the membership posterior per distinct candidate
-        value, for each scale in lam (0 and inf allowed): (len(lam), groups).
-        """
+        """Max membership posterior per distinct candidate value, for each scale: (scales, groups)."""
         fs = self.values
         k = spread_exponent(fs[0], fs[-1])
         fs = np.ldexp(fs, k)
@@ -123,8 +120,6 @@ def membership_risk(query: QueryLike, *, known: RealArrayLike, candidates: Candi
                     individual: RealArrayLike | None = None, response: RealArrayLike | None = None,
                     noise: AnyNoise = "laplace", granularity: float = 1.0) -> FloatOrArray:
     """The adversary's posterior that a candidate is one of the k unknown people.
-
-    At given responses or (by default) the worst case over every response.
 
     Parameters
     ----------
@@ -241,8 +236,6 @@ def membership_tight_scale(query: QueryLike, *, known: RealArrayLike, candidates
                            k: int = 1,
                            rtol: float = 0.0, noise: AnyNoise = "laplace", granularity: float = 1.0) -> FloatOrArray:
     """The smallest Laplace scale that keeps every membership posterior <= rho.
-
-    Found as `tight_scale` finds one (batched over rho, conservative).
 
     Parameters
     ----------

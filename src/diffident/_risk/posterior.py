@@ -29,9 +29,7 @@ _NO_WORLD = object()
 
 
 def _points(values, response, scale, counts, prior, noise, world=_NO_WORLD, granularity=1.0):
-    """The worlds, broadcast shape, flat points, gauss and the lattice spacing
-    still to check (None for continuous noise).
-    """
+    """The worlds, shape, flat points, gauss and the lattice spacing still to check (None: continuous)."""
     gauss, g = _validate.lattice_noise(noise, granularity)
     ws = Worlds(values, counts, prior, check_finite=False)
     R = _validate.finite("response", response)
@@ -50,9 +48,7 @@ def _points(values, response, scale, counts, prior, noise, world=_NO_WORLD, gran
 
 
 def _lattice_of(ws, lattice, k, n):
-    """The kernels' ``lat``: the spacing, checked in the kernel's pass when the
-    values are unscaled (k = 0); else 0.0, the values checked here first.
-    """
+    """The kernels' ``lat``: the spacing if the kernel checks the values (k = 0), else 0.0 (checked here)."""
     if lattice is None:
         return 0.0
     if k or not n:
@@ -68,9 +64,7 @@ def _fail_lattice(ws, lattice):
 
 
 def _conditioned(ws, R, lam, gauss, vmax=None):
-    """The worlds, responses and energy factors scaled by a power of two into the
-    kernels' range (see `Worlds.scaled`).
-    """
+    """The worlds, responses and energy factors scaled by a power of two into the kernels' range."""
     rmax = float(np.abs(R).max()) if R.size else 0.0
     smin = float(lam.min()) if lam.size else 1.0
     top = rmax if vmax is None else max(rmax, vmax)
@@ -86,9 +80,7 @@ def _conditioned(ws, R, lam, gauss, vmax=None):
 
 
 def _evaluate(ws, R, lam, wld, gauss, log_risk=False, lattice=None):
-    """Log-evidence (and with world indices their risk or its log) at each flat
-    point; ``lattice``: the spacing the values must lie on.
-    """
+    """Log-evidence (with world indices, also their risk or its log) at each flat point."""
     n = R.size
     with_risk = wld is not None
     fw = ws.f[wld] if with_risk else np.zeros(n)
@@ -191,9 +183,7 @@ def log_evidence(values: RealArrayLike, *, response: RealArrayLike, scale: RealA
                  counts: RealArrayLike | None = None,
                  prior: RealArrayLike | None = None, noise: AnyNoise = "laplace",
                  granularity: float = 1.0) -> FloatOrArray:
-    """Log of the posterior's normaliser, ``log sum_k c_k pi_k L_k(R)``.
-
-    Mathematics page, eq. 2.2 (likelihoods without normalising constant).
+    """Log of the posterior's normaliser, ``log sum_k c_k pi_k L_k(R)`` (eq. 2.2).
 
     Parameters
     ----------
@@ -250,9 +240,7 @@ def log_posterior(values: RealArrayLike, *, response: RealArrayLike, scale: Real
                   counts: RealArrayLike | None = None,
                   prior: RealArrayLike | None = None, noise: AnyNoise = "laplace",
                   granularity: float = 1.0) -> FloatArray:
-    """Log posterior of each world given the response(s).
-
-    Mathematics page, eq. 2.1: ``sum_j counts[j] * exp(out[..., j]) == 1``.
+    """Log posterior of each world given the response(s) (Mathematics page, eq. 2.1).
 
     Parameters
     ----------
@@ -330,8 +318,6 @@ def posterior(values: RealArrayLike, *, response: RealArrayLike, scale: RealArra
               granularity: float = 1.0) -> FloatArray:
     """Posterior probability of each world: ``exp(log_posterior(...))``.
 
-    Entry j is the posterior of *one* world of entry j's group.
-
     Parameters
     ----------
     values : array_like, shape (m,)
@@ -384,8 +370,6 @@ def disclosure_risk(values: RealArrayLike, *, response: RealArrayLike, scale: Re
                     counts: RealArrayLike | None = None, prior: RealArrayLike | None = None,
                     noise: AnyNoise = "laplace", granularity: float = 1.0) -> FloatOrArray:
     """Posterior probability of one world: the paper's identification risk.
-
-    ``pi_w L_w(R) / sum_k c_k pi_k L_k(R)`` for the true world w.
 
     Parameters
     ----------

@@ -52,9 +52,7 @@ def _scales(scale, q):
 
 
 class _Releases:
-    """rho* of the worlds for rows of scales, one per release: the sorted sweep
-    for one query, the dense kernel for more (shared by evaluation and search).
-    """
+    """rho* of the worlds for rows of scales, one per release (evaluation and search share it)."""
 
     def __init__(self, values, counts, prior):
         self.FT, self.w, self.invP = _prepare(values, counts, prior)
@@ -137,8 +135,6 @@ def multi_worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts
                           ) -> FloatOrArray | tuple[FloatOrArray, IntOrArray]:
     """The exact worst-case risk of q independent Laplace releases seen together.
 
-    Mathematics page, eq. 7.4: the worst responses are R_t = f_t(w_j).
-
     Parameters
     ----------
     values : array_like, shape (m, q)
@@ -195,8 +191,6 @@ def multi_tight_scale(values: RealArrayLike, *, rho: RealArrayLike, spread: Real
                       counts: RealArrayLike | None = None, prior: RealArrayLike | None = None,
                       rtol: float = 0.0) -> FloatArray:
     """The smallest proportional scales that keep the multi-release risk <= rho.
-
-    The scales are ``u * spread_t``, u found as `tight_scale` finds a scale.
 
     Parameters
     ----------

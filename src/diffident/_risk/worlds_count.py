@@ -1,6 +1,4 @@
-"""How many worlds a prior amounts to: `min_rho` and `effective_worlds`
-(Mathematics page, section 2).
-"""
+"""How many worlds a prior amounts to: `min_rho` and `effective_worlds` (Mathematics page, section 2)."""
 
 from typing import overload
 
@@ -57,9 +55,7 @@ def min_rho(m: RealArrayLike) -> FloatOrArray:
 
 
 def effective_worlds(prior: RealArrayLike, *, axis: int = -1) -> FloatOrArray:
-    """The number of worlds that a non-uniform prior is worth.
-
-    ``1 / max_j pi_j`` for the normalised prior (Mathematics page, eq. 3.4).
+    """The number of worlds that a non-uniform prior is worth (Mathematics page, eq. 3.4).
 
     Parameters
     ----------
@@ -109,9 +105,7 @@ def effective_worlds(prior: RealArrayLike, *, axis: int = -1) -> FloatOrArray:
 
 
 def _quotient_down(w, mx):
-    """``sum(w) / mx`` along the last axis, rounded down (``mx`` the largest
-    weight): double-double sum with error bound, then a certified search.
-    """
+    """``sum(w) / mx`` along the last axis, rounded down (certified)."""
     shape = mx.shape
     mx = np.ascontiguousarray(mx).reshape(-1)
     w = np.ascontiguousarray(w).reshape(mx.size, -1)

@@ -1,7 +1,4 @@
-"""The exact worst-case identification risk of a Laplace release
-(Mathematics page, section 4) and the tight calibration that inverts it
-(section 5).
-"""
+"""The exact worst-case risk of a Laplace release (Mathematics page, sections 4 and 5)."""
 
 from typing import Literal, overload
 
@@ -54,9 +51,7 @@ class Evaluator:
         return self._gaps
 
     def __call__(self, inv):
-        """rho* and the argmax group, for a 1-d float64 array of 1/scale; risks
-        below the normal range are formed again (`below_normal_again`).
-        """
+        """rho* and the argmax group for a 1-d float64 array of 1/scale."""
         _progress.tick()
         return below_normal_again(self._evaluate, inv, self.invP)
 
@@ -98,9 +93,7 @@ RISK_SHIFT = 64  # risks below the normal range are formed 2**64 times larger
 
 
 def below_normal_again(evaluate, inv, invP):
-    """``evaluate(inv, invP)``, with the rows whose risk falls below the normal
-    range evaluated again with ``invP`` scaled by ``2**-RISK_SHIFT``, rounded up.
-    """
+    """``evaluate(inv, invP)``, rows below the normal range evaluated again, scaled."""
     out, arg = evaluate(inv, invP)
     z = np.flatnonzero(out < TINY)
     if z.size:
@@ -120,18 +113,14 @@ def scale_down_up(r, t):
 
 
 def sweep_error(W):
-    """A bound on the relative error of the sweep's rho* over the group weights
-    W; its derivation is in docs/algorithms/risk.md.
-    """
+    """A bound on the relative error of the sweep's rho* over group weights W."""
     n = float(W.sum() / W.min())
     x = min(np.log(n) + 1.0, 745.0) if n > 1.0 else 1.0
     return 2.0 * (3.0 * x + 4.0 * min(W.size, worstcase.K) + 64.0) * U
 
 
 def spread_exponent(lo, hi):
-    """The power of two k scaling the values (of positive weight, lo to hi) and
-    scales: 0 while ``hi - lo`` is in [2**-1000, 2**1021), else into [1/2, 1).
-    """
+    """The power of two k scaling values and scales when their spread is out of range, else 0."""
     if not hi > lo:
         return 0
     with np.errstate(over="ignore"):
@@ -141,9 +130,7 @@ def spread_exponent(lo, hi):
 
 
 def inverse_scales(lam, k, min_gap, strict=True):
-    """1 / scale in the units of values scaled by 2**k (inf for 0, 0 for inf);
-    a ValueError (or, not ``strict``, a mask) where it overflows at tiny gaps.
-    """
+    """1 / scale in the units of values scaled by 2**k (inf for 0, 0 for inf)."""
     lam = np.ascontiguousarray(lam, dtype=np.float64).ravel()
     c = energy_factor(lam, k, False)
     over = np.isinf(c) & (lam > 0)
@@ -158,9 +145,7 @@ def inverse_scales(lam, k, min_gap, strict=True):
 
 
 class Risk:
-    """rho*(scale) of one world set for batches of scales (0 and inf allowed):
-    the groups, scaled by `spread_exponent`, and the evaluator.
-    """
+    """rho*(scale) of one world set for batches of scales (0 and inf allowed)."""
 
     pad = 0.0  # added to the spread by the closed-form bound (a bound's allowance, `_ShiftBound`)
 
@@ -187,9 +172,7 @@ class Risk:
         return inverse_scales(lam, self.k, lambda: np.diff(self.fs).min() if self.fs.size > 1 else np.inf, strict)
 
     def __call__(self, lam, strict=True):
-        """rho* and the argmax group for a 1-d array of scales; not ``strict``, a
-        scale too small to evaluate gets the risk 1 instead of raising.
-        """
+        """rho* and the argmax group for a 1-d array of scales (not ``strict``: risk 1 if too small)."""
         if strict:
             return self.ev(self.inverse(lam))
         c, unknown = self.inverse(lam, strict=False)
@@ -219,9 +202,7 @@ def worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts: Real
                     prior: RealArrayLike | None = None, noise: AnyNoise = "laplace",
                     granularity: float = 1.0, return_world: bool = False
                     ) -> FloatOrArray | tuple[FloatOrArray, IntOrArray]:
-    """The exact worst-case identification risk of a Laplace release.
-
-    ``max_j pi_j / sum_k c_k pi_k exp(-|f_j - f_k| / scale)`` (Mathematics page, eq. 4.1).
+    """The exact worst-case identification risk of a Laplace release (eq. 4.1).
 
     Parameters
     ----------
@@ -294,9 +275,7 @@ def worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts: Real
 
 
 def _lone_extreme(ws, counts, prior):
-    """With Gaussian energies: a world alone holding the largest or smallest
-    value; None if all share one value; ValueError if both extremes are shared.
-    """
+    """With Gaussian energies: a world alone holding an extreme value (None if one value)."""
     f = ws.f
     c = np.ones(f.size) if counts is None else np.asarray(ws._raw_counts)
     p = np.ones(f.size) if prior is None else np.asarray(ws._raw_prior)

@@ -297,7 +297,7 @@ def chunked_disclosure_risk(chunks: Iterable[Any], *, response: RealArrayLike, s
     >>> import numpy as np, diffident as di
     >>> v = np.random.default_rng(0).normal(size=10_000)
     >>> p = di.chunked_disclosure_risk(di.iter_chunks(v, chunk_size=999),
-    ...                                response=0.3, scale=0.5, world_value=v[7])
+    ...     response=0.3, scale=0.5, world_value=v[7])
     >>> q = di.disclosure_risk(v, response=0.3, scale=0.5, world=7)
     >>> bool(np.isclose(p, q, rtol=1e-13))
     True

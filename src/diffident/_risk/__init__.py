@@ -1,4 +1,1 @@
-"""Identification risk at a given noise: the closed forms, the posterior,
-the worst case and the expected success, several releases, membership,
-Gaussian identifiability and the chunked (out-of-core) evaluations.
-"""
+"""Identification risk at a given noise: closed forms, posteriors, worst and expected cases."""

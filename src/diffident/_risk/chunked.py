@@ -1,12 +1,5 @@
-"""Out-of-core evaluation (Mathematics page, section 8): world values
-supplied as a sequence of chunks (arrays, or slices of a memory-mapped
-array).
-Log-evidence folds each chunk into mergeable (shift, log weight, sum)
-triples, in memory O(chunk + responses); the worst case runs the sweep's
-left and right carries across sorted chunks, and keeps a reference to every
-chunk between its two passes (no copy: slices of a memory map stay on
-disk, paged in by the operating system).  Results equal the in-memory
-functions'.
+"""Out-of-core evaluation (Mathematics page, section 8) over world values given
+in chunks; results equal the in-memory functions' (docs/algorithms/risk.md).
 """
 
 from collections.abc import Iterable, Iterator
@@ -34,10 +27,6 @@ __all__ = ["chunked_log_evidence", "chunked_disclosure_risk", "chunked_worst_cas
 def iter_chunks(values: Any, *, chunk_size: int = 1 << 20, counts: Any = None) -> Iterator[tuple[Any, Any]]:
     """Split an array into (values, counts) chunks for the chunked functions.
 
-    A ``np.memmap`` works too: its slices are read lazily, so
-    `chunked_log_evidence` holds one chunk in memory at a time, and
-    `chunked_worst_case_risk` keeps views of the file, not copies.
-
     Parameters
     ----------
     values : array_like
@@ -50,22 +39,18 @@ def iter_chunks(values: Any, *, chunk_size: int = 1 << 20, counts: Any = None) -
     Yields
     ------
     tuple
-        ``(values[a:b], counts[a:b])``, or ``(values[a:b], None)`` without
-        counts.
+        ``(values[a:b], counts[a:b])``, or ``(values[a:b], None)``.
 
     Raises
     ------
     ValueError
-        If chunk_size is below 1.
+        If chunk_size is below 1 (when the iteration starts).
     TypeError
-        If values has no ``len``, or chunk_size is not an integer (a float,
-        a bool).  Both are raised when the iteration starts, not by the
-        call itself (this is a generator).
+        If values has no ``len``, or chunk_size is not an integer.
 
     See Also
     --------
     chunked_log_evidence : One consumer of the chunks.
-
     chunked_worst_case_risk : Another, for sorted values.
 
     Examples
@@ -73,8 +58,6 @@ def iter_chunks(values: Any, *, chunk_size: int = 1 << 20, counts: Any = None) -
     >>> import numpy as np, diffident as di
     >>> [len(v) for v, _ in di.iter_chunks(np.arange(10.0), chunk_size=4)]
     [4, 4, 2]
-    >>> next(di.iter_chunks(np.arange(10.0), chunk_size=4, counts=np.ones(10)))[1]
-    array([1., 1., 1., 1.])
     """
     n = len(values)
     size = _validate.integer("chunk_size", chunk_size)
@@ -83,9 +66,7 @@ def iter_chunks(values: Any, *, chunk_size: int = 1 << 20, counts: Any = None) -
 
 
 def validated_chunk(item, name, g=None):
-    """A chunk's finite values (on the lattice of spacing ``g`` of an
-    integer noise, when given) and its counts.
-    """
+    """A chunk's finite values (on the lattice of spacing ``g``, if given) and its counts."""
     v, c = (item if isinstance(item, tuple) else (item, None))
     f = _validate.values_1d(name, v)
     if g is not None:
@@ -96,12 +77,7 @@ def validated_chunk(item, name, g=None):
 
 
 def points(response, scale, noise, granularity=1.0):
-    """Validated, broadcast points: (shape, responses, scales, gauss, g),
-    ``g`` the lattice spacing of an integer noise (None for a continuous
-    one), whose responses must lie on the lattice.  At lattice values and
-    responses the posterior is the continuous formula's with the same
-    energies (Mathematics page, section 11).
-    """
+    """Validated, broadcast points: (shape, responses, scales, gauss, g)."""
     gauss, g = _validate.lattice_noise(noise, granularity)
     R = _validate.finite("response", response)
     if g is not None:
@@ -112,15 +88,7 @@ def points(response, scale, noise, granularity=1.0):
 
 
 class EvidenceSums:
-    """Per-point shifted sums ``(D, DL, G, S)`` of the log-evidence (see
-    `diffident._kernels.evidence`), folded chunk by chunk and merged across
-    blocks, for the problem scaled by ``2**k`` (`Worlds.scaled`): values,
-    responses and scales multiplied together leave every posterior
-    unchanged, and bring them into the kernels' range.  ``k`` starts from
-    the responses and scales; a chunk whose distances overflow lowers it,
-    and the sums already folded are rescaled with it (exactly: a power of
-    two), so that chunked and in-memory evaluations agree in every regime.
-    """
+    """Per-point shifted sums ``(D, DL, G, S)`` of the log-evidence, folded chunk by chunk."""
 
     def __init__(self, R, lam, gauss, k=None):
         if k is None:
@@ -192,9 +160,7 @@ class EvidenceSums:
                                self.c, self.gauss)
 
     def finish(self, fw=None, pw=None):
-        """The log-evidence at each point, and (given a world's value and
-        weight) that world's posterior.
-        """
+        """The log-evidence at each point, and (given a world's value and weight) its posterior."""
         if not np.all(self.S > 0):
             raise ValueError("counts give every world zero weight")
         n = self.R.size
@@ -243,31 +209,18 @@ def chunked_log_evidence(chunks: Iterable[Any], *, response: RealArrayLike, scal
                          noise: AnyNoise = "laplace", granularity: float = 1.0) -> FloatOrArray:
     """`log_evidence` over world values given in chunks.
 
-    The chunks are read once, in order, each folded into per-response
-    mergeable triples; memory is O(chunk + responses), and the result equals
-    `log_evidence` on the concatenated values (to the rounding of a different
-    summation order).
-
     Parameters
     ----------
     chunks : iterable
-        Arrays of world values, or ``(values, counts)`` pairs (see
-        `iter_chunks`); read once, in order.
+        Arrays of world values, or ``(values, counts)`` pairs; read once, in order.
     response : array_like
         Released value(s) R.
     scale : array_like
-        Noise scale(s), finite and > 0 (the Laplace scale, or the Gaussian
-        sigma), broadcast against ``response``.  One pass over the chunks
-        serves every response and scale.
+        Noise scale(s) (Laplace scale or Gaussian sigma), finite and > 0.
     noise : {"laplace", "gaussian", "discrete_laplace", "discrete_gaussian"}, optional
-        The noise distribution (default Laplace).  The integer noises add
-        ``granularity`` times an integer (Mathematics page, section 11);
-        at a response on their lattice the posterior is the continuous
-        formula's with the same ``scale``.
+        The noise distribution (default Laplace); integer noise: Mathematics page, sec. 11.
     granularity : float, optional
-        The lattice spacing of integer noise (default 1): the values (each
-        chunk checked as it is read) and responses must be multiples of
-        it.  Only the default is allowed with continuous noise.
+        Lattice spacing of integer noise (default 1; only 1 for continuous).
 
     Returns
     -------
@@ -277,28 +230,23 @@ def chunked_log_evidence(chunks: Iterable[Any], *, response: RealArrayLike, scal
     Raises
     ------
     ValueError
-        For no chunks, an empty, multi-dimensional, NaN or infinite chunk,
-        bad counts (negative, not whole, wrong length, all zero), responses
-        or scales as for `log_evidence`, or an unknown noise; with integer
-        noise, values or responses off the lattice, a granularity that is
-        not finite and > 0; with continuous noise, a granularity other
-        than 1.
+        For no chunks, bad chunks, counts, responses, scales, noise or lattice.
     TypeError
         If an argument is not real numbers (a string, a bool, complex values).
 
     See Also
     --------
     log_evidence : The in-memory function.
-
     diffident.dask.log_evidence : The same on a Dask array.
 
     Examples
     --------
     >>> import numpy as np, diffident as di
     >>> v = np.random.default_rng(0).normal(size=10_000)
-    >>> a = di.chunked_log_evidence(di.iter_chunks(v, chunk_size=999), response=0.3,
-    ...                             scale=0.5)
-    >>> bool(np.isclose(a, di.log_evidence(v, response=0.3, scale=0.5), rtol=1e-13))
+    >>> a = di.chunked_log_evidence(di.iter_chunks(v, chunk_size=999),
+    ...                             response=0.3, scale=0.5)
+    >>> b = di.log_evidence(v, response=0.3, scale=0.5)
+    >>> bool(np.isclose(a, b, rtol=1e-13))
     True
     """
     shape, st = _fold_all(chunks, response, scale, noise, granularity)
@@ -311,34 +259,22 @@ def chunked_disclosure_risk(chunks: Iterable[Any], *, response: RealArrayLike, s
                             granularity: float = 1.0) -> FloatOrArray:
     """`disclosure_risk` out of core: the posterior of one world, given by its value.
 
-    The world values come in chunks, as for `chunked_log_evidence`; the
-    world whose posterior is wanted is named by its query value and weight
-    (it must be among the chunks' worlds).
-
     Parameters
     ----------
     chunks : iterable
-        Arrays of world values, or ``(values, counts)`` pairs (see
-        `iter_chunks`); read once, in order.  They include the world.
+        Arrays of world values, or ``(values, counts)`` pairs; read once, in order.
     response : array_like
         Released value(s) R.
     scale : array_like
-        Noise scale(s), finite and > 0 (the Laplace scale, or the Gaussian
-        sigma), broadcast against ``response``.
+        Noise scale(s) (Laplace scale or Gaussian sigma), finite and > 0.
     world_value : float
         The query value of the world whose posterior is wanted.
     world_weight : float, optional
-        Its prior weight on the scale of the chunks' counts (default 1: one
-        world of the uniform prior), finite and >= 0.
+        Its prior weight on the scale of the chunks' counts (default 1).
     noise : {"laplace", "gaussian", "discrete_laplace", "discrete_gaussian"}, optional
-        The noise distribution (default Laplace).  The integer noises add
-        ``granularity`` times an integer (Mathematics page, section 11);
-        at a response on their lattice the posterior is the continuous
-        formula's with the same ``scale``.
+        The noise distribution (default Laplace); integer noise: Mathematics page, sec. 11.
     granularity : float, optional
-        The lattice spacing of integer noise (default 1): the values (each
-        chunk checked as it is read) and responses must be multiples of
-        it.  Only the default is allowed with continuous noise.
+        Lattice spacing of integer noise (default 1; only 1 for continuous).
 
     Returns
     -------
@@ -348,9 +284,7 @@ def chunked_disclosure_risk(chunks: Iterable[Any], *, response: RealArrayLike, s
     Raises
     ------
     ValueError
-        As for `chunked_log_evidence`, and for a NaN or infinite
-        world_value (off the lattice, with integer noise) or a negative or
-        non-finite world_weight.
+        As for `chunked_log_evidence`, or a bad world_value or world_weight.
     TypeError
         If an argument is not real numbers (a string, a bool, complex values).
 
@@ -363,9 +297,9 @@ def chunked_disclosure_risk(chunks: Iterable[Any], *, response: RealArrayLike, s
     >>> import numpy as np, diffident as di
     >>> v = np.random.default_rng(0).normal(size=10_000)
     >>> p = di.chunked_disclosure_risk(di.iter_chunks(v, chunk_size=999),
-    ...                                response=0.3, scale=0.5, world_value=v[7])
-    >>> bool(np.isclose(p, di.disclosure_risk(v, response=0.3, scale=0.5, world=7),
-    ...                 rtol=1e-13))
+    ...     response=0.3, scale=0.5, world_value=v[7])
+    >>> q = di.disclosure_risk(v, response=0.3, scale=0.5, world=7)
+    >>> bool(np.isclose(p, q, rtol=1e-13))
     True
     """
     fw = float(_validate.finite("world_value", world_value))
@@ -378,22 +312,12 @@ def chunked_disclosure_risk(chunks: Iterable[Any], *, response: RealArrayLike, s
 def chunked_worst_case_risk(chunks: Iterable[Any], *, scale: RealArrayLike) -> FloatOrArray:
     """`worst_case_risk` over sorted world values given in chunks.
 
-    The sweep's left carry runs forwards through the chunks and its right
-    carry backwards; the result equals `worst_case_risk` on the
-    concatenated values bit for bit, for any chunking (a value repeated
-    across a chunk boundary is one group, as in memory).
-
     Parameters
     ----------
     chunks : sequence
-        Arrays of world values (or ``(values, counts)`` pairs), sorted
-        ascending across the whole sequence; any iterable, read once.  A
-        reference to every chunk is kept until the backward pass, so give
-        slices of a ``np.memmap`` (as `iter_chunks` does) for values larger
-        than memory: they are views of the file, not copies.
+        Arrays of values (or ``(values, counts)`` pairs), sorted across chunks.
     scale : array_like
-        Laplace scale(s), >= 0 (0 and ``inf`` allowed, as for
-        `worst_case_risk`).
+        Laplace scale(s), >= 0 (0 and ``inf`` allowed).
 
     Returns
     -------
@@ -403,16 +327,13 @@ def chunked_worst_case_risk(chunks: Iterable[Any], *, scale: RealArrayLike) -> F
     Raises
     ------
     ValueError
-        For values that are not sorted, no chunks or an empty chunk, NaN or
-        infinite values, bad counts (negative, not whole, wrong length, all
-        zero), or negative or NaN scales.
+        For unsorted values, no or empty chunks, bad values, counts or scales.
     TypeError
         If an argument is not real numbers (a string, a bool, complex values).
 
     See Also
     --------
     worst_case_risk : The in-memory function.
-
     diffident.dask.worst_case_risk : The same on a sorted Dask array.
 
     Examples
@@ -462,9 +383,7 @@ def chunked_worst_case_risk(chunks: Iterable[Any], *, scale: RealArrayLike) -> F
 
 
 def chunk_ends(f, c):
-    """A sorted chunk's (first value, weight of its first run, last value,
-    weight of its last run, whether it is one run), or None when empty.
-    """
+    """A sorted chunk's (first value, its run's weight, last value, its run's weight, one run?)."""
     if f.size == 0:
         return None
     a = int(np.searchsorted(f, f[0], "right"))
@@ -475,11 +394,7 @@ def chunk_ends(f, c):
 
 
 def tie_plan(ends):
-    """Per chunk (drop its first group, weight to add to its last group):
-    a value repeated across chunk boundaries is one group, held by the first
-    chunk it appears in, as in memory (whole-number counts: the sums are
-    exact, whatever their order).
-    """
+    """Per chunk (drop its first group, weight to add to its last): ties across chunks are one group."""
     plan = [[False, 0.0] for _ in ends]
     owner = None
     value = None
@@ -508,12 +423,7 @@ def _live_ends(f, c):
 
 
 def _worst_chunks(items, inv, k=0, shrink=1.0, t=0):
-    """The smallest S/P per scale over chunks given as (values, counts, plan),
-    the values scaled by 2**k (``inv`` in those units), the weights by
-    ``shrink`` and S/P by ``2**-t``: the sweep's forward states run through the chunks, then its
-    backward states back, with the same kernels (and so the same bits) as
-    in memory.  None if no value has a positive weight.
-    """
+    """The smallest S/P per scale over (values, counts, plan) chunks; None if no positive weight."""
     ns = inv.size
     F = np.zeros((ns, worstcase.NF))
     starts = []

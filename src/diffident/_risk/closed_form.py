@@ -1,32 +1,5 @@
-"""The paper's closed-form calibration (Lee and Clifton, Theorem 1;
-Mathematics page, section 3): the risk bound
-``1 / (1 + (m - 1) exp(-S / scale))`` and its inversions.  All functions
-broadcast NumPy-style.
-
-Edge values (documented, never errors, so that grid sweeps run through):
-``rho >= 1`` needs no noise (scale 0, epsilon inf); ``rho <= 1/m`` cannot
-be reached with finite noise (scale inf, epsilon 0: the paper's "infinity").
-
-Accuracy.  The bound is flat where it matters most: near ``rho = 1/m``
-(epsilon near 0) and near ``rho = 1``, one ulp of rho is worth very many
-ulps of epsilon, so that a float evaluation off by an ulp or two moves a
-calibration far from the exact inverse, and ``m rho / (1 - rho)`` or
-``(m - 1) e^-eps`` leave the float range for large m.  So everything is
-computed in log space in double-double arithmetic (`diffident._numerics.dd`, about
-2^-100 relative) and rounded once:
-
-* `rho_for_epsilon` and `risk_bound` are ``exp(-log1p(exp(ln(m - 1) -
-  eps)))``, the exact bound to within 2^-98 before its one rounding to the
-  nearest float (``S / scale`` is a double-double quotient);
-* `epsilon_for_rho` is the largest float at or below the exact inverse
-  ``ln((m - 1) rho / (1 - rho))`` (known to 2^-98, minus a margin of 2^-88)
-  at which `rho_for_epsilon` is <= rho, and `scale_for_rho` the smallest
-  float at or above ``S`` over it at which `risk_bound` is <= rho.  Since
-  the exact bound there is <= rho and the evaluation is within far less
-  than half an ulp of it, the float check passes at that float: the answer
-  is conservative against the exact value, passes the float check, and is
-  within an ulp of the exact inverse (two in about one case in 2^35).  The
-  float next to the inverse is certified by `diffident._numerics.search.boundary`.
+"""The paper's closed-form bound and its inversions (Lee and Clifton, Theorem 1;
+Mathematics page, section 3), in double-double rounded once: see risk.md.
 """
 
 from typing import overload
@@ -65,12 +38,7 @@ def log_m1(m):
 
 
 def bound(eh, el, lh, ll, floor):
-    """``1 / (1 + e^(L - eps))`` for 1-d arrays: eps ``eh + el >= 0`` (inf
-    allowed), ``L = lh + ll`` (``-inf`` allowed: the bound is 1), ``floor``
-    the value at eps = 0 (1/m, or the prior), returned as it is where eps is
-    below `TINY_EPS`.  Elsewhere in double-double (`bound_dd`), rounded to
-    nearest.
-    """
+    """``1 / (1 + e^(L - eps))`` for 1-d arrays, rounded to nearest; ``floor`` below `TINY_EPS`."""
     out = np.where(eh < TINY_EPS, floor, 1.0)
     live = np.flatnonzero((eh >= TINY_EPS) & np.isfinite(eh) & (lh > -np.inf))
     if live.size:
@@ -83,11 +51,7 @@ def bound(eh, el, lh, ll, floor):
 
 
 def bound_dd(th, tl):
-    """``1 / (1 + e^t)`` for a finite double-double t, as ``(h + l) 2^q``
-    (h + l in the normal range, so that a subnormal result is rounded once):
-    ``1 / (1 + v)`` with ``v = e^t`` for ``t <= 0``, and ``v / (1 + v)`` with
-    ``v = e^-t`` for ``t > 0`` (v carried as ``(vh + vl) 2^q``).
-    """
+    """``1 / (1 + e^t)`` for a finite double-double t, as ``(h + l) 2^q``."""
     pos = th > 0.0
     ah, al = np.where(pos, -th, th), np.where(pos, -tl, tl)  # -|t|
     vh, vl, q = _dd.exp_parts(ah, al)  # e^-|t| = (vh + vl) 2^q, q <= 0
@@ -100,10 +64,7 @@ def bound_dd(th, tl):
 
 
 def ratio(s, lam):
-    """``s / lam`` as a double-double for 1-d arrays ``s, lam >= 0``:
-    ``(inf, 0)`` at ``lam = 0 < s`` or beyond the float range, ``(0, 0)``
-    at ``s = 0`` or ``lam = inf``.
-    """
+    """``s / lam`` as a double-double for 1-d arrays ``s, lam >= 0`` (inf or 0 at the limits)."""
     sf, se = np.frexp(s)
     lf, le = np.frexp(lam)
     with np.errstate(all="ignore"):
@@ -132,15 +93,7 @@ def _rho_of_eps(e, m):
 
 
 def rho_up(e, m):
-    """The bound at epsilon e over m worlds rounded upward (validated
-    arrays, broadcast): the smallest float F with ``e <= eps*(F)`` (the
-    exact inverse ``ln((m - 1) F / (1 - F))``, with `MARGIN`), started
-    from the bound rounded to nearest and certified by
-    `diffident._numerics.search.boundary`.  Deciding through the inverse keeps it
-    exact where the bound is flat in epsilon (near 1/m), where a margin on
-    the bound itself would cost many ulps of epsilon.  ``ceil(1/m)`` at
-    e = 0, 1 at e = inf or m = 1.
-    """
+    """The bound at epsilon e over m worlds rounded upward, certified through its inverse."""
     lh, ll = log_m1(m)
     shape, (e, m, lh, ll) = flat_broadcast(e, m, lh, ll)
     out = np.where(e == 0.0, _inv_up(m), 1.0)
@@ -166,9 +119,7 @@ def rho_up(e, m):
 
 
 def _inv_up(m):
-    """``1/m`` rounded upward (1-d, m >= 1): ``fl(1/m)``, moved up one float
-    where ``fl(1/m) m < 1`` exactly.
-    """
+    """``1/m`` rounded upward (1-d, m >= 1)."""
     r = 1.0 / m
     mf, me = np.frexp(m)
     rf, re = np.frexp(r)
@@ -186,9 +137,7 @@ def _risk(lam, m, s, lh, ll):
 # ---------------------------------------------------------------- inverses --
 
 def m_rho_minus_one(m, rho):
-    """``m rho - 1`` as a double-double (exact: frexp-scaled two-product),
-    for 1-d arrays with ``m rho >= 1/2``; negative where rho < 1/m.
-    """
+    """``m rho - 1`` as an exact double-double (1-d, ``m rho >= 1/2``)."""
     mf, me = np.frexp(m)
     rf, re = np.frexp(rho)
     p, e = _dd.two_prod(mf, rf)
@@ -198,11 +147,7 @@ def m_rho_minus_one(m, rho):
 
 
 def log_ratio(nh, nl, dh, dl, logs=None):
-    """``ln(1 + n/d)`` as a double-double for positive double-doubles n and
-    d (1-d arrays): ``log1p`` of the quotient, or, where the quotient would
-    overflow (there the answer is above 690: no cancellation),
-    ``logs(idx)`` (default ``ln n - ln d``).
-    """
+    """``ln(1 + n/d)`` as a double-double for positive double-doubles n and d."""
     with np.errstate(all="ignore"):
         xh, xl = _dd.div(nh, nl, dh, dl)
         big = ~(xh < 2.0**1000)
@@ -219,33 +164,21 @@ def log_ratio(nh, nl, dh, dl, logs=None):
 
 
 def _eps_star(rho, m):
-    """The exact ``ln((m - 1) rho / (1 - rho)) = log1p((m rho - 1) / (1 -
-    rho))`` as a double-double, for 1-d arrays with ``1/m < rho < 1``.
-    """
+    """The exact ``ln((m - 1) rho / (1 - rho))`` as a double-double (1/m < rho < 1)."""
     nh, nl = m_rho_minus_one(m, rho)
     dh, dl = _dd.two_sum(1.0, -rho)  # 1 - rho exactly
     return log_ratio(nh, nl, dh, dl)
 
 
 def largest_below(check, h, l, what):
-    """The largest float ``x >= 0`` with ``x <= (h + l)(1 - MARGIN)`` and
-    ``check(idx, x)`` (1-d double-double h + l >= 0, the exact value of a
-    calibration; ``check`` the float check of its bound, monotone): started
-    at the float below, certified by `diffident._numerics.search.boundary` (the
-    float check is evaluated only where the first test passes).  0 where
-    nothing passes.
-    """
+    """The largest float ``x <= (h + l)(1 - MARGIN)`` with ``check(idx, x)``; 0 if none."""
     lm = l - MARGIN * h
     x0 = np.maximum(np.where(lm >= 0.0, h, np.nextafter(h, -np.inf)), 0.0)
     return _certified(check, lambda i, x: _dd.le(x, h[i], lm[i]), x0, False, what)
 
 
 def smallest_above(check, h, l, k, what):
-    """The smallest float ``x`` with ``x >= (h + l)(1 + MARGIN) 2^k`` and
-    ``check(idx, x)`` (1-d double-double ``h + l > 0`` in the normal range,
-    integer k: the exact value of a calibration, scaled); as
-    `largest_below`, inf where nothing passes.
-    """
+    """The smallest float ``x >= (h + l)(1 + MARGIN) 2^k`` with ``check(idx, x)``; inf if none."""
     lu = l + MARGIN * h
     with np.errstate(over="ignore", under="ignore"):
         x0 = np.ldexp(np.where(lu <= 0.0, h, np.nextafter(h, np.inf)), k)
@@ -258,11 +191,7 @@ def smallest_above(check, h, l, k, what):
 
 
 def _certified(check, first, x0, increasing, what):
-    """The boundary search of `largest_below` (``increasing`` False: 0 where
-    nothing passes) and `smallest_above` (True: inf), from ``x0``: a float
-    passes where ``first(idx, x)`` (the double-double test against the
-    exact value) holds and then ``check(idx, x)``.
-    """
+    """The boundary search of `largest_below` and `smallest_above` from ``x0``."""
 
     def passes(i, x):
         ok = first(i, x)
@@ -285,42 +214,31 @@ def epsilon_for_rho(rho: RealArrayLike, *, m: RealArrayLike) -> FloatOrArray: ..
 
 
 def epsilon_for_rho(rho: RealArrayLike, *, m: RealArrayLike) -> FloatOrArray:
-    """The paper's epsilon for a risk bound rho over m possible worlds.
-
-    ``epsilon = ln((m - 1) rho / (1 - rho))`` (Mathematics page, eq. 3.3:
-    eq. 3.2 with ``scale = S / epsilon``): any epsilon-DP Laplace release
-    keeps the adversary's posterior of the true world at or below rho.
+    """The paper's epsilon for a risk bound rho over m worlds (Mathematics page, eq. 3.3).
 
     Parameters
     ----------
     rho : array_like
         Risk bound(s) in [0, 1].
     m : array_like
-        Number of possible worlds (>= 1; need not be an integer, see
-        `effective_worlds`).
+        Number of possible worlds (>= 1; need not be an integer).
 
     Returns
     -------
     float or ndarray
-        Epsilon, broadcast over the inputs (a Python float for scalar input).
-        ``0`` where ``rho <= 1/m`` (unattainable: the paper's infinite noise),
-        ``inf`` where ``rho >= 1``.  Never larger than the exact inverse:
-        ``rho_for_epsilon(epsilon_for_rho(rho, m=m), m=m) <= rho``.
+        Epsilon, never above the exact inverse; 0 if rho <= 1/m, inf if rho = 1.
 
     Raises
     ------
     ValueError
-        If rho is outside [0, 1] or NaN, m is below 1 or not finite, or the
-        inputs do not broadcast.
+        If rho is outside [0, 1] or NaN, m < 1 or not finite, or no broadcast.
     TypeError
         If an argument is not real numbers (a string, complex values).
 
     See Also
     --------
     scale_for_rho : The Laplace scale ``S / epsilon`` for a sensitive range S.
-
     rho_for_epsilon : The inverse: the risk bound of an epsilon.
-
     epsilon_per_release : The epsilon of each of k releases.
 
     Examples
@@ -328,15 +246,13 @@ def epsilon_for_rho(rho: RealArrayLike, *, m: RealArrayLike) -> FloatOrArray:
     >>> import diffident as di
     >>> round(di.epsilon_for_rho(1/3, m=8), 12)   # the paper's toy example
     1.252762968495
-    >>> di.epsilon_for_rho([0.1, 1.0], m=8)        # unattainable (<= 1/m), no noise
-    array([ 0., inf])
     """
     scalar = _validate.is_scalar(rho, m)
     return _validate.ret(laplace_epsilon(_validate.probability("rho", rho), _validate.worlds("m", m)), scalar)
 
 
 def laplace_epsilon(r, mm):
-    """`epsilon_for_rho` on validated float64 arrays that broadcast (rho in [0, 1], m >= 1)."""
+    """`epsilon_for_rho` on validated float64 arrays that broadcast."""
     shape, (r, mm, lh, ll) = flat_broadcast(r, mm, *log_m1(mm))
     eps = np.where(r >= 1.0, np.inf, 0.0)
     live = _feasible(r, mm)
@@ -352,9 +268,7 @@ def laplace_epsilon(r, mm):
 
 
 def _feasible(r, mm):
-    """Indices of the 1-d entries with ``1/m < rho < 1``, rho above 1/m both
-    exactly and as rounded (``rho = fl(1/m)`` is the documented edge).
-    """
+    """Indices of the 1-d entries with ``1/m < rho < 1``, exactly and as rounded."""
     with np.errstate(all="ignore"):
         cand = np.flatnonzero((r < 1.0) & (r > 1.0 / mm))
     if cand.size:
@@ -374,9 +288,6 @@ def scale_for_rho(rho: RealArrayLike, *, m: RealArrayLike, sensitive_range: Real
 def scale_for_rho(rho: RealArrayLike, *, m: RealArrayLike, sensitive_range: RealArrayLike) -> FloatOrArray:
     """The paper's Laplace scale for a risk bound rho (Mathematics page, eq. 3.2).
 
-    ``scale = S / ln((m - 1) rho / (1 - rho))`` guarantees
-    ``risk_bound(scale, m=m, sensitive_range=S) <= rho``.
-
     Parameters
     ----------
     rho : array_like
@@ -384,29 +295,23 @@ def scale_for_rho(rho: RealArrayLike, *, m: RealArrayLike, sensitive_range: Real
     m : array_like
         Number of possible worlds (>= 1).
     sensitive_range : array_like
-        The query's sensitive range S (>= 0): the largest difference of the
-        query between two possible worlds (see `sensitive_range`).
+        The query's sensitive range S (>= 0), see `sensitive_range`.
 
     Returns
     -------
     float or ndarray
-        The scale, broadcast over the inputs.  ``inf`` where ``rho <= 1/m``
-        (unattainable), ``0`` where ``rho >= 1``; with ``S == 0`` the risk is
-        1/m whatever the noise, so the scale is 0 where ``rho >= 1/m`` and inf
-        elsewhere.
+        The scale; inf where rho <= 1/m (unattainable), 0 where rho = 1.
 
     Raises
     ------
     ValueError
-        For rho outside [0, 1], m < 1, a negative sensitive range, NaN or
-        infinities, or inputs that do not broadcast.
+        For rho outside [0, 1], m < 1, S < 0, NaN, infinities or no broadcast.
     TypeError
         If an argument is not real numbers (a string, complex values).
 
     See Also
     --------
     tight_scale : The exact (smaller) scale for the worst-case risk.
-
     risk_bound : The bound that this scale meets.
 
     Examples
@@ -423,7 +328,7 @@ def scale_for_rho(rho: RealArrayLike, *, m: RealArrayLike, sensitive_range: Real
 
 
 def laplace_scale(r, mm, s):
-    """`scale_for_rho` on validated float64 arrays that broadcast (rho in [0, 1], m >= 1, S >= 0)."""
+    """`scale_for_rho` on validated float64 arrays that broadcast."""
     shape, (r, mm, s, lh, ll) = flat_broadcast(r, mm, s, *log_m1(mm))
     lam = np.where(r >= 1.0, 0.0, np.inf)
     with np.errstate(all="ignore"):
@@ -456,10 +361,7 @@ def rho_for_epsilon(epsilon: RealArrayLike, *, m: RealArrayLike) -> FloatOrArray
 
 
 def rho_for_epsilon(epsilon: RealArrayLike, *, m: RealArrayLike) -> FloatOrArray:
-    """The risk bound that an epsilon-DP Laplace release guarantees.
-
-    ``rho = 1 / (1 + (m - 1) exp(-epsilon))`` (Mathematics page, eq. 3.3):
-    the inverse of `epsilon_for_rho`.
+    """The risk bound that an epsilon-DP Laplace release guarantees (eq. 3.3).
 
     Parameters
     ----------
@@ -476,15 +378,13 @@ def rho_for_epsilon(epsilon: RealArrayLike, *, m: RealArrayLike) -> FloatOrArray
     Raises
     ------
     ValueError
-        For negative or NaN epsilon, m < 1 or not finite, or inputs that do
-        not broadcast.
+        For negative or NaN epsilon, m < 1 or not finite, or no broadcast.
     TypeError
         If an argument is not real numbers (a string, complex values).
 
     See Also
     --------
     posterior_bound : The same bound for an adversary with any prior.
-
     rho_after_composition : The bound after several releases.
 
     Examples
@@ -492,8 +392,6 @@ def rho_for_epsilon(epsilon: RealArrayLike, *, m: RealArrayLike) -> FloatOrArray
     >>> import diffident as di
     >>> di.rho_for_epsilon(0.0, m=4)
     0.25
-    >>> round(di.rho_for_epsilon(1.252762968495368, m=8), 12)
-    0.333333333333
     """
     scalar = _validate.is_scalar(epsilon, m)
     e = _validate.in_range("epsilon", epsilon, 0.0, np.inf)
@@ -509,11 +407,7 @@ def risk_bound(scale: RealArrayLike, *, m: RealArrayLike, sensitive_range: RealA
 
 
 def risk_bound(scale: RealArrayLike, *, m: RealArrayLike, sensitive_range: RealArrayLike) -> FloatOrArray:
-    """The paper's upper bound on the identification risk of a Laplace release.
-
-    ``1 / (1 + (m - 1) exp(-S / scale))`` (Mathematics page, eq. 3.1): no
-    response and no true world gives the adversary a posterior above it.
-    It is not tight; see `worst_case_risk` for the exact worst case.
+    """The paper's upper bound on the risk of a Laplace release (Mathematics page, eq. 3.1).
 
     Parameters
     ----------
@@ -527,21 +421,18 @@ def risk_bound(scale: RealArrayLike, *, m: RealArrayLike, sensitive_range: RealA
     Returns
     -------
     float or ndarray
-        The bound, in [1/m, 1]: 1 at scale 0 (if S > 0), 1/m at scale inf or
-        S = 0.
+        The bound, in [1/m, 1].
 
     Raises
     ------
     ValueError
-        For negative or NaN scales, m < 1 or not finite, a negative or
-        non-finite S, or inputs that do not broadcast.
+        For negative or NaN scales, bad m or S, or inputs that do not broadcast.
     TypeError
         If an argument is not real numbers (a string, complex values).
 
     See Also
     --------
     worst_case_risk : The exact worst-case risk of the same release.
-
     scale_for_rho : The inverse: the scale for a bound.
 
     Examples
@@ -556,7 +447,7 @@ def risk_bound(scale: RealArrayLike, *, m: RealArrayLike, sensitive_range: RealA
 
 
 def laplace_risk(lam, mm, s):
-    """`risk_bound` on validated float64 arrays that broadcast (scale in [0, inf], m >= 1, S >= 0)."""
+    """`risk_bound` on validated float64 arrays that broadcast."""
     shape, (lam, mm, s, lh, ll) = flat_broadcast(lam, mm, s, *log_m1(mm))
     return _risk(lam, mm, s, lh, ll).reshape(shape)
 

@@ -1,24 +1,5 @@
-"""A world that attains the worst case at every scale: one sum, enclosed.
-
-Dominance.  Let the worlds (a multiset, each group's count of equally
-weighted worlds) be sorted, t the world at one end, and T_r its distance
-to the r-th nearest other world (T_0 = 0).  If T_r / r does not increase
-in r, T is subadditive, so every window of k + 1 consecutive worlds spans
-at most T_k; every world has k others within such a window, so its k-th
-nearest distance is at most t's, for every k.  Then every world's sum
-``S_i(s) = sum_j exp(-s |f_i - f_j|)`` is at least t's at every s = 1 /
-scale, and with one prior weight for all, the worst-case risk is t's,
-``invP / S_t(s)``, at every scale: proven by one O(m) test (`top_world`,
-with a margin for the rounding of the distances), the quadratic one being
-the tests' reference.
-
-Enclosure.  `Enclosure` bounds the exact ``S_t`` at any 1 / scale from a
-few moment passes (`_kernels.dominance.moments`): expansion points are the
-floats ``2^e (1 + j/4)``, each query uses the nearest one above it, and
-the bound adds the series' tail and the rounding of every moment, of the
-series and of the query's 1 / scale.  A search then decides most of its
-comparisons without a pass over the worlds; what a bound cannot decide is
-evaluated as before.
+"""A world attaining the worst case at every scale (`top_world`) and bounds on
+its sum from moment passes (`Enclosure`); proofs: docs/algorithms/risk.md.
 """
 
 import numpy as np
@@ -34,15 +15,7 @@ _LEFT_OUT = float(np.exp(-(1.0 - dominance.ETA) * dominance.X_MAX))  # a left-ou
 
 
 def top_world(fs, W, invP):
-    """The group (``0`` or ``fs.size - 1``) whose single world attains the
-    worst case at every scale, proven by the star-shape test of the module
-    docstring on its distances; None where neither end passes, the priors
-    differ, or the worlds' counts ``W invP`` are not whole numbers summing
-    below 2**53.
-
-    ``fs`` ascending and finite with finite differences (`Risk`'s scaled
-    values), ``W`` > 0.
-    """
+    """The end group whose single world attains the worst case at every scale, or None."""
     u = fs.size
     if u < 2 or not np.all(invP == invP[0]):
         return None
@@ -64,10 +37,7 @@ def top_world(fs, W, invP):
 
 
 class Enclosure:
-    """Bounds on the exact ``S_t(c) = sum_g W_g exp(-c |fs_g - fs_t|)`` and
-    on the risk ``invP / S_t`` of a world set whose world t attains the
-    worst case at every scale.
-    """
+    """Bounds on the exact ``S_t(c)`` and on the risk ``invP / S_t`` of the top world t."""
 
     def __init__(self, fs, W, invP, t):
         # padded for the kernel (worlds at an infinite distance, of no weight)
@@ -90,16 +60,12 @@ class Enclosure:
         return np.array([self._points[x] for x in c1.tolist()]).reshape(c1.size, dominance.K + 4)
 
     def sums(self, c):
-        """(lower, upper) bounds on the exact S_t at each 1 / scale ``c``
-        (scaled units; positive and finite, else NaN).
-        """
+        """(lower, upper) bounds on the exact S_t at each 1 / scale ``c``."""
         S, E = self._series(c)
         return S - E, S + E
 
     def _series(self, c):
-        """The series' value at each 1 / scale ``c`` and a bound on its
-        distance from the exact S_t (NaN where ``c`` is not positive and finite).
-        """
+        """The series' value at each 1 / scale ``c`` and a bound on its error."""
         c = np.asarray(c, dtype=np.float64)
         value = np.full(c.size, np.nan)
         bound = np.full(c.size, np.nan)
@@ -133,12 +99,7 @@ class Enclosure:
         return value, bound
 
     def risks(self, risk, lam, estimate=False):
-        """(lower, upper) bounds on the *computed* risk of ``risk`` (the
-        `Risk` of this world set, within its ``error`` of the exact one) at
-        the scales ``lam``; NaN where not bounded.  With ``estimate`` also
-        the series' risk there (accurate to a few units of roundoff, not a
-        bound), from the same evaluation.
-        """
+        """(lower, upper) bounds on the *computed* risk of ``risk`` at ``lam`` (and an estimate)."""
         c, unknown = risk.inverse(lam, strict=False)
         S, E = self._series(np.where(unknown, np.nan, c))
         s_lo, s_hi = S - E, S + E
@@ -154,9 +115,7 @@ class Enclosure:
 
 
 class RiskBounds:
-    """`Enclosure.risks` of one `Risk` as a function of the scales (with
-    ``estimate=True``: the series' risk too, for interpolation).
-    """
+    """`Enclosure.risks` of one `Risk` as a function of the scales."""
 
     def __init__(self, enc, risk):
         self.enc, self.risk = enc, risk
@@ -166,10 +125,7 @@ class RiskBounds:
 
 
 def enclosure(fs, W, invP):
-    """An `Enclosure` of the world set (scaled values ``fs``) where it has
-    at least `MIN_GROUPS` groups and a world that attains the worst case at
-    every scale, else None.
-    """
+    """An `Enclosure` of the world set if it has `MIN_GROUPS` groups and a top world, else None."""
     if fs.size < MIN_GROUPS:
         return None
     t = top_world(fs, W, invP)

@@ -1,11 +1,5 @@
-"""The expected identification success: how often the best adversary names
-the true world (Mathematics page, section 10).
-
-The worst case (`worst_case_risk`) is the largest posterior over every
-response; this is its average counterpart, the probability that the
-maximum-a-posteriori adversary names the right world, averaged over the
-true world (drawn from the prior) and the noise.  It lies between the
-largest prior share and the worst case.
+"""The expected identification success: how often the maximum-a-posteriori
+adversary names the true world (Mathematics page, section 10).
 """
 
 from typing import overload
@@ -38,57 +32,24 @@ def expected_risk(values: RealArrayLike, *, scale: RealArrayLike, noise: AnyNois
 def expected_risk(values: RealArrayLike, *, scale: RealArrayLike, noise: AnyNoise = "laplace",
                   counts: RealArrayLike | None = None, prior: RealArrayLike | None = None,
                   world: int | None = None, granularity: float = 1.0) -> FloatOrArray:
-    """The probability that the best adversary names the true world.
-
-    The adversary knows the possible worlds and their prior, sees the
-    release ``R = f(w) + noise`` and names the most probable world (the
-    maximum a posteriori, MAP, guess: the world of the largest ``pi_k
-    p(R | f_k)``).  With ``world=None`` this is its probability of naming
-    the true world, the true world drawn from the prior and the noise from
-    its distribution::
-
-        P_succ = integral over R of max_k pi_k p(R | f_k) dR / sum_k c_k pi_k
-
-    and with ``world=j`` the probability that it names world j when j is
-    the true world.  Worlds of equal value cannot be told apart: the
-    adversary names one of them (that of the largest prior, a tie broken
-    uniformly at random), so ``c`` worlds on one value count once.  With a
-    uniform prior the winning regions are the Voronoi cells of the values
-    (midpoints between neighbours); with a prior they are those of the
-    upper envelope of ``ln pi_k - e(|R - f_k|)``, a one-dimensional
-    distance transform (Mathematics page, section 10).
-
-    The expected success is at least the largest prior share (the guess
-    without seeing R: ``1/m`` for a uniform prior) and at most the
-    worst-case risk of `worst_case_risk`.
+    """The probability that the best adversary names the true world (section 10).
 
     Parameters
     ----------
     values : array_like, shape (m,)
         Query values f(w) of the possible worlds (repeats allowed).
     scale : array_like
-        The noise's scale (Laplace) or standard deviation (Gaussian), any
-        shape, each evaluated in one pass over the sorted values.  ``0``
-        (no noise) and ``inf`` are allowed and give the limits.
+        Noise scale (Laplace) or sigma (Gaussian); 0 and ``inf`` allowed.
     noise : {"laplace", "gaussian", "discrete_laplace", "discrete_gaussian"}, optional
-        The noise distribution (default Laplace).  The integer noises live
-        on the lattice of multiples of ``granularity``: the response takes
-        lattice values only, and each region's mass is that of its lattice
-        points (a response on a region's end belongs to the region on its
-        right, the larger value).
+        The noise distribution (default Laplace).
     counts : array_like, shape (m,), optional
         Multiplicity of each entry: whole numbers >= 0.
     prior : array_like, shape (m,), optional
-        Unnormalised per-world prior weights (>= 0), per world: each of the
-        ``counts[k]`` worlds of entry k has weight ``prior[k]``.
+        Unnormalised per-world prior weights (>= 0).
     world : int, optional
-        The index into ``values`` of the true world (default None: the
-        average over the prior).  A world with a zero count or prior, or
-        below another prior on its own value, is never named: 0.
+        The true world's index (default None: the average over the prior).
     granularity : float, optional
-        The lattice spacing of integer noise (default 1): the values must
-        be multiples of it, within 2**53 steps of 0.  Only for the integer
-        noises.
+        Lattice spacing of integer noise (default 1).
 
     Returns
     -------
@@ -98,55 +59,19 @@ def expected_risk(values: RealArrayLike, *, scale: RealArrayLike, noise: AnyNois
     Raises
     ------
     ValueError
-        For empty, multi-dimensional, NaN or infinite values, negative or NaN
-        scales, bad counts or prior (negative, not whole counts, wrong
-        length, all zero), a world index out of range, an unknown noise, a
-        bad granularity, or values off the lattice of an integer noise.
+        For bad values, scales, counts, prior, world, noise or lattice.
     TypeError
-        If an argument is not real numbers, ``world`` is not an integer, or
-        ``noise`` is not a string.
+        If an argument is not real numbers, or ``world`` is not an integer.
 
     See Also
     --------
     worst_case_risk : The largest posterior over every response.
 
-    Notes
-    -----
-    Cost: an O(m log m) sort, then O(u) per scale for u distinct values
-    (the envelope with a prior keeps a stack of the winning worlds).  Every
-    region's mass is a sum of non-negative terms (``-expm1``, ``erf``), and
-    the regions' contributions are summed with Neumaier's compensation.
-
     Examples
     --------
-    Two worlds at distance 1, Laplace noise of scale 1: the worst case is
-    ``1 / (1 + e^-1) = 0.731``, the adversary's average success
-    ``1 - e^(-1/2) / 2``:
-
     >>> import diffident as di
     >>> round(di.expected_risk([0.0, 1.0], scale=1.0), 6)
     0.696735
-    >>> round(di.worst_case_risk([0.0, 1.0], scale=1.0), 6)
-    0.731059
-    >>> # the limits: 1 and 1/m
-    >>> di.expected_risk([0.0, 1.0], scale=[0.0, float("inf")])
-    array([1. , 0.5])
-
-    A prior that favours world 0 makes the adversary name it more often,
-    and the other world less (on average over the prior, 2/3 and 1/3):
-
-    >>> [round(di.expected_risk([0.0, 1.0], scale=1.0, prior=[2.0, 1.0], world=j),
-    ...        6) for j in (0, 1)]
-    [0.785559, 0.571118]
-    >>> round(di.expected_risk([0.0, 1.0], scale=1.0, prior=[2.0, 1.0]), 6)
-    0.714079
-
-    Integer noise: with discrete Laplace noise of scale 1 every lattice
-    response gives the true world the posterior ``1 / (1 + e^-1)``, so the
-    expected success is the worst case:
-
-    >>> round(di.expected_risk([0.0, 1.0], scale=1.0, noise="discrete_laplace"), 6)
-    0.731059
     """
     ws = Worlds(values, counts, prior)
     lam = _validate.scale_or_limit("scale", scale)
@@ -159,11 +84,7 @@ def expected_risk(values: RealArrayLike, *, scale: RealArrayLike, noise: AnyNois
 
 
 class Success:
-    """The expected success of one world set and noise, for batches of
-    scales (0 and inf allowed): the groups of positive share (values and
-    scales multiplied by the power of two of `spread_exponent` where their
-    spread is out of range, as for the worst case) and the kernels.
-    """
+    """The expected success of one world set and noise, for batches of scales."""
 
     def __init__(self, ws, gauss, granularity=None):
         fs, W, invP = ws.groups()
@@ -197,9 +118,7 @@ class Success:
         self.fk = np.ascontiguousarray(np.ldexp(fs, self.k)) if self.k else fs
 
     def scaled(self, lam):
-        """The scales in the units of the scaled values (inf beyond the float
-        range), or of the lattice for integer noise.
-        """
+        """The scales in the units of the scaled values, or of the lattice for integer noise."""
         if self.g is not None:
             with np.errstate(over="ignore", under="ignore"):
                 return np.ascontiguousarray(np.asarray(lam, dtype=np.float64) / self.g)
@@ -230,41 +149,21 @@ class Success:
 
     @property
     def error(self):
-        """A bound on the relative error of a computed success.
-
-        With one prior level every term is a cell's mass (it holds its
-        world), ``2 h(gap / (2 scale))`` within 4 units of roundoff (the
-        half-gap and its ratio to the scale rounded once each, ``1 - e^-t``
-        (Laplace: ``kern._one_minus_exp``, 1.64 units measured) or ``erf``
-        within two more, each at most as sensitive to its argument as the
-        identity), summed with compensation (of non-negative terms: within
-        a unit, plus ``(n u)^2`` for Laplace's four lanes of Sum2) and
-        scaled: 8 units, taken four times over, plus ``(n u)^2``.  With a
-        prior a region may lie away from its world, where a rounded end
-        moves a small mass by up to ``0.2 u`` of the world's weight
-        ``a_i``: the bound grows by the ratio of the summed weights to the
-        success's least value (no noise: ``sum a_i / max a_i``, at most
-        the number of groups).
-        """
+        """A bound on the relative error of a computed success."""
         rel = 32.0 * U + (self.fk.size * U) ** 2
         if self.uniform:
             return rel
         return rel * float(self.a.sum() / self.a.max())
 
     def no_noise_at_most(self, rho):
-        """Whether the success without noise is at most each rho of the 1-d
-        ``rho``, decided exactly (`no_noise`, compared as Fractions).
-        """
+        """Whether the success without noise is at most each rho (exactly)."""
         from fractions import Fraction
 
         zero = self.no_noise()
         return np.array([Fraction(float(r)) >= zero for r in rho], dtype=bool)
 
     def no_noise(self):
-        """The success without noise, ``sum_i a_i / sum_k w_k``, as a Fraction
-        (every world's value seen: the adversary names the largest prior of
-        the true world's value).
-        """
+        """The success without noise, ``sum_i a_i / sum_k w_k``, as a Fraction."""
         from fractions import Fraction
 
         ws = self.ws
@@ -283,10 +182,7 @@ class Success:
 
 
 def _named(ws, fs, j):
-    """The group of world j among the live groups ``fs`` and the number of worlds
-    the adversary chooses among there (those of the group's largest prior,
-    counted with their counts); group -1 if j is never named.
-    """
+    """The group of world j among ``fs`` and the number of tied worlds; group -1 if never named."""
     f = ws.f
     members = np.flatnonzero(f == f[j])
     c = np.ones(ws.n) if not ws.weighted else ws._raw_counts

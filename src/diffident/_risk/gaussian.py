@@ -1,22 +1,5 @@
-"""(rho, delta)-identifiability under Gaussian noise (Mathematics page, section 7).
-
-For the true world j and R = f_j + sigma z with z ~ N(0, 1), delta_j(rho) is
-the probability that the adversary's posterior of world j exceeds rho.
-With d_g = (f_j - f_g) / sigma, the energies' differences
-x_g = d_g (z + d_g / 2) are linear in z, so h(z) = log(rho / P(w_j | R)),
-a log-sum-exp of them, is convex and {P > rho} = {h < 0} is one interval
-[a, b].  Its mass is Phi(b) - Phi(a), exactly: the responses beyond
-|z| = 40 carry less than 1e-349 and need no search.
-
-The kernels (``_kernels.gaussian``) evaluate h, its slope and a bound on
-its error in units of the noise, relative to the infinite-noise limit
-where the posterior is close to it; the interval is found by the convex
-searches of ``_search``: a point inside (z = 0, an end of [-40, 40], or a
-cutting-plane search for the minimum of h), then each end to adjacent
-floats.  `gaussian_sigma_for` evaluates an upper bound on delta instead
-(the responses where h < its error bound, and the rounding of the normal
-CDF), so that the sigma it returns keeps the exact delta within the
-target.
+"""(rho, delta)-identifiability under Gaussian noise (Mathematics page,
+section 7); the algorithm is described in docs/algorithms/risk.md.
 """
 
 
@@ -33,9 +16,7 @@ __all__ = ["gaussian_delta", "gaussian_sigma_for"]
 
 
 def _lattice_of(ws, noise, granularity):
-    """The granularity of discrete Gaussian noise (its values checked on the
-    lattice), or None for Gaussian noise.
-    """
+    """The granularity of discrete Gaussian noise (values checked on it), or None for Gaussian."""
     gauss, g = _validate.lattice_noise(noise, granularity)
     if not gauss:
         raise ValueError(f"noise must be 'gaussian' or 'discrete_gaussian', got {noise!r}")
@@ -56,13 +37,7 @@ def gaussian_delta(values: RealArrayLike, *, rho: RealArrayLike, sigma: RealArra
                    counts: RealArrayLike | None = None,
                    prior: RealArrayLike | None = None, world: int | None = None,
                    noise: GaussianNoise = "gaussian", granularity: float = 1.0) -> FloatOrArray:
-    """(rho, delta)-identifiability of a Gaussian release: the delta at sigma.
-
-    delta is the probability, over R ~ N(f_j, sigma^2), that the posterior of
-    the true world j exceeds rho (Mathematics page, eq. 7.1).  Since -log P
-    is convex in R, the responses where it does form one interval; its ends
-    are found to adjacent floats and its normal probability is integrated
-    exactly.
+    """(rho, delta)-identifiability of a Gaussian release: the delta at sigma (eq. 7.1).
 
     Parameters
     ----------
@@ -77,64 +52,34 @@ def gaussian_delta(values: RealArrayLike, *, rho: RealArrayLike, sigma: RealArra
     prior : array_like, shape (m,), optional
         Unnormalised per-world prior weights (>= 0).
     world : int or array_like of int, optional
-        The true world(s), indices into ``values`` (broadcast with rho and
-        sigma); by default the maximum over every world.
+        The true world(s); by default the maximum over every world.
     noise : {"gaussian", "discrete_gaussian"}, optional
-        The noise (default Gaussian).  Discrete Gaussian noise of parameter
-        sigma on the lattice of multiples of ``granularity`` (Mathematics
-        page, section 11): delta sums the lattice points of the same
-        interval of responses.
+        The noise (default Gaussian); discrete: Mathematics page, section 11.
     granularity : float, optional
-        The lattice spacing of discrete Gaussian noise (default 1); the
-        values must be multiples of it.  Only the default with "gaussian".
+        Lattice spacing of discrete Gaussian noise (default 1).
 
     Returns
     -------
     float or ndarray
-        The probability delta in [0, 1], shape
-        ``broadcast(rho, sigma[, world])``: 1 at rho = 0, 0 at rho = 1 and
-        for a world of zero weight.
+        The probability delta in [0, 1], shape ``broadcast(rho, sigma[, world])``.
 
     Raises
     ------
     ValueError
-        For bad values, counts or prior (as for `worst_case_risk`; also
-        counts totalling 2^1019 or more, or positive priors more than
-        2^1990 apart), rho outside [0, 1], sigma not positive and finite,
-        world out of range, or arguments that do not broadcast.
+        For bad values, counts, prior, rho, sigma or world, or no broadcast.
     TypeError
         For a non-integer world, or an argument that is not real numbers.
 
     See Also
     --------
     gaussian_sigma_for : The smallest sigma for a (rho, delta) target.
-
     analytic_gaussian_delta : The (epsilon, delta)-DP delta of the same noise.
-
-    Notes
-    -----
-    The computation is in units of the noise (z = (R - f_j) / sigma), so
-    any positive sigma and any finite values work; near the infinite-noise
-    limit (sigma many times the spread of the values) the posterior is
-    evaluated relative to that limit, without cancellation.  The interval's
-    ends are exact to adjacent floats (responses beyond 40 sigma are
-    neglected: their probability is below 4e-350); the cost is a few dozen
-    O(m) evaluations per target, all targets at once, and the maximum over
-    worlds evaluates each distinct (value, prior) once.
 
     Examples
     --------
     >>> import diffident as di
-    >>> # two worlds: delta = Phi(d / (2 sigma) + sigma ln((1 - rho) / rho) / d)
     >>> round(di.gaussian_delta([0.0, 1.0], rho=0.9, sigma=1.0, world=0), 10)
     0.0448271051
-    >>> di.gaussian_delta([0.0, 1.0, 2.0], rho=0.9, sigma=1.0, world=[0, 1,
-    ...                                                               2]).round(6)
-    array([0.0413, 0.    , 0.0413])
-    >>> # discrete Gaussian noise: P(Z <= 0) = (1 + 1 / N(1)) / 2
-    >>> round(di.gaussian_delta([0, 1], rho=0.5, sigma=1.0, world=0,
-    ...                         noise="discrete_gaussian"), 6)
-    0.699471
     """
     ws = Worlds(values, counts, prior)
     r = _validate.in_range("rho", rho, 0.0, 1.0)
@@ -164,14 +109,6 @@ def gaussian_sigma_for(values: RealArrayLike, *, rho: RealArrayLike, delta: Real
                        granularity: float = 1.0) -> FloatOrArray:
     """The smallest Gaussian sigma meeting a (rho, delta) target.
 
-    The answer keeps ``gaussian_delta(values, rho=rho, sigma=sigma) <= delta`` for the
-    true world given (by default for every world).  A batched search on
-    sigma (`grow` and `refine` of the search module) over all targets at
-    once, on an upper bound of delta that covers every rounding error of
-    its evaluation: the exact delta at the returned sigma is within the
-    target, and so is ``gaussian_delta(values, rho=rho, sigma=result)``
-    (conservative, like `tight_scale`).
-
     Parameters
     ----------
     values : array_like, shape (m,)
@@ -185,50 +122,30 @@ def gaussian_sigma_for(values: RealArrayLike, *, rho: RealArrayLike, delta: Real
     prior : array_like, shape (m,), optional
         Unnormalised per-world prior weights (>= 0).
     world : int or array_like of int, optional
-        The true world (an index into ``values``), or several, all of which
-        must meet the target; by default every world.
+        The true world(s), all of which must meet the target; default every one.
     rtol : float, optional
-        Relative width of the final bracket (default 1e-9; 0: adjacent
-        floats).
+        Relative width of the final bracket (default 1e-9; 0: adjacent floats).
     noise : {"gaussian", "discrete_gaussian"}, optional
-        The noise (default Gaussian).  Discrete Gaussian noise of parameter
-        sigma on the lattice of multiples of ``granularity`` (Mathematics
-        page, section 11): delta sums the lattice points of the same
-        interval of responses.
+        The noise (default Gaussian); discrete: Mathematics page, section 11.
     granularity : float, optional
-        The lattice spacing of discrete Gaussian noise (default 1); the
-        values must be multiples of it.  Only the default with "gaussian".
+        Lattice spacing of discrete Gaussian noise (default 1).
 
     Returns
     -------
     float or ndarray
-        The sigma, shape ``broadcast(rho, delta)``; 0 where no noise is
-        needed (every world's own share of the posterior is at most rho), inf
-        where (rho, delta) cannot be met: rho at or below a world's share of
-        the posterior at infinite noise (its prior over the total), compared
-        exactly, or no float sigma meets the target.
+        The sigma, shape ``broadcast(rho, delta)``; 0 or inf at the edges.
 
     Raises
     ------
     ValueError
-        For bad values, counts or prior (as for `gaussian_delta`), rho
-        outside [0, 1], delta outside (0, 1), a negative or non-finite rtol,
-        world out of range, or arguments that do not broadcast.
+        For bad values, counts, prior, rho, delta, rtol or world, or no broadcast.
     TypeError
         For a non-integer world, or an argument that is not real numbers.
 
     See Also
     --------
     gaussian_delta : The delta that this sigma bounds.
-
     analytic_gaussian_sigma : The sigma for (epsilon, delta)-DP instead.
-
-    Notes
-    -----
-    The shares are those of the worlds the target is for: with ``world``
-    given, only those worlds' shares decide the 0 and inf cases.  delta need
-    not fall monotonically with sigma; the search returns a sigma that
-    meets the target, the smallest one where delta does fall.
 
     Examples
     --------
@@ -236,9 +153,6 @@ def gaussian_sigma_for(values: RealArrayLike, *, rho: RealArrayLike, delta: Real
     >>> s = di.gaussian_sigma_for([0.0, 1.0, 2.0], rho=0.9, delta=0.05)
     >>> bool(di.gaussian_delta([0.0, 1.0, 2.0], rho=0.9, sigma=s) <= 0.05)
     True
-    >>> # fl(1/3) < 1/3: unattainable
-    >>> float(di.gaussian_sigma_for([0.0, 1.0, 2.0], rho=1 / 3, delta=0.05))
-    inf
     """
     ws = Worlds(values, counts, prior)
     r = _validate.in_range("rho", rho, 0.0, 1.0)

@@ -1,7 +1,5 @@
-"""The (rho, delta) model of Gaussian identifiability: for each world the
-responses where its posterior exceeds rho (`Model`), and the delta of the
-Gaussian or discrete Gaussian noise over them (`deltas`), with the exact
-masses they need.
+"""The (rho, delta) model of Gaussian identifiability: per world the responses
+where its posterior exceeds rho (`Model`), and their delta (`deltas`).
 """
 
 import math
@@ -24,12 +22,7 @@ Z = 40.0  # Phi(-40) < 4e-350: the responses beyond +-40 sigma are negligible
 
 
 class Model:
-    """The world set as the Gaussian kernels use it: sorted distinct values
-    ``fs`` of the worlds of positive weight, their group weights (count x
-    prior, the prior scaled by 2^-pshift so that the total is below 2^1021)
-    as double-doubles ``Gh + Gl`` with error bounds, the total ``T`` and the
-    centred first moment that gives D1 without cancellation.
-    """
+    """The world set as the Gaussian kernels use it (sorted distinct values, weights, moments)."""
 
     def __init__(self, ws, counts, prior):
         n = ws.n
@@ -110,10 +103,7 @@ class Model:
         self.maxdev = float(max(abs(self.vscale * self.fs[0] - self.c0), abs(self.vscale * self.fs[-1] - self.c0)))
 
     def _sorted(self):
-        """The value order of the live worlds and the first of each group
-        (made on demand for equal weights: only the rational fallbacks use
-        them).
-        """
+        """The value order of the live worlds and the first of each group (made on demand)."""
         if self.order is None:
             self.order = radix.argsort(self.f)
             self.starts = runs(self.f[self.order])[1]
@@ -126,9 +116,7 @@ class Model:
     # -- exact comparisons ------------------------------------------------
 
     def _fraction_sign(self, rho, j, group):
-        """sign(rho sum c_k p_k - p_j) in exact rational arithmetic, the sum
-        over every live world (group None) or over one value group.
-        """
+        """sign(rho sum c_k p_k - p_j) in exact rational arithmetic."""
         order, starts = self._sorted()
         ks = order if group is None else order[starts[group]:(starts[group + 1] if group + 1 < self.u else order.size)]
         tot = sum((Fraction(float(self.c[k])) * Fraction(float(self.p[k])) for k in ks), Fraction(0))
@@ -136,11 +124,7 @@ class Model:
         return (v > 0) - (v < 0)
 
     def signs(self, rho, world, own):
-        """sign(rho W - 1) exactly, for the total weight (own False: rho
-        against the infinite-noise share p_j / T) or the own group's (own
-        True: rho against the no-noise share p_j / G_own).  Double-double
-        with an error bound; the rare undecided ones in rational arithmetic.
-        """
+        """sign(rho W - 1) exactly, W the total (own False) or own group's weight."""
         rho = np.asarray(rho, float)
         world = np.asarray(world, np.int64)
         eh, el, err = self.excess(rho, world, own)
@@ -154,9 +138,7 @@ class Model:
         return sg
 
     def excess(self, rho, world, own):
-        """(hi, lo, error bound) of E = rho W / p_j - 1, a double-double,
-        with W the total weight or the own group's.
-        """
+        """(hi, lo, error bound) of E = rho W / p_j - 1, a double-double."""
         m, e = np.frexp(self.p[world])
         k = (self.pshift - e).astype(np.int64)
         if own:
@@ -188,11 +170,7 @@ class Model:
         return hi, float(e - Fraction(hi))
 
     def params(self, world, rho, sigma):
-        """The kernels' parameter table for targets (world, rho, sigma), every
-        world live and 0 < rho < 1.  Scales that may over- or underflow
-        (st = rho / p_j, D1, D2, and in the far regime 2^s) are carried as
-        mantissa and exponent until they are put in their units.
-        """
+        """The kernels' parameter table for targets (world, rho, sigma)."""
         n = world.size
         par = np.zeros((n, gaussian.NPAR))
         fj = self.f[world]
@@ -275,9 +253,7 @@ class Model:
 
 
 class Eval:
-    """h (minus its error bound for an upper bound on delta) and h' at
-    trial points, for the search functions' ``evaluate(idx, z)``.
-    """
+    """h (minus its error bound for an upper bound on delta) and h' at trial points."""
 
     def __init__(self, model, par, upper):
         self.m, self.par, self.upper = model, par, upper
@@ -296,10 +272,7 @@ class Eval:
 
 
 def phi_lower(x):
-    """Phi(x) for x <= 0 (or -inf) to a few ulps: below -1 as
-    erfcx(-x / sqrt 2) exp(-x^2 / 2) / 2 with x^2 split exactly (scipy's
-    ndtr loses about x^2 ulps in the tail).
-    """
+    """Phi(x) for x <= 0 (or -inf) to a few ulps."""
     x = np.asarray(x, dtype=np.float64)
     xf = np.where(np.isfinite(x), x, 0.0)
     hi = xf * xf
@@ -313,11 +286,7 @@ def phi_lower(x):
 
 
 def mass(a, b, upper):
-    """P(a < Z < b) for a standard normal Z, a <= b (infinite ends
-    allowed), without cancellation: a difference of two tails on one side
-    of 0, one minus both tails when they are small, else a sum of erf;
-    with ``upper`` an upper bound (the few-ulp errors of the terms added).
-    """
+    """P(a < Z < b) for a standard normal Z without cancellation (``upper``: a bound)."""
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     low = b <= 0.0
@@ -343,12 +312,7 @@ def mass(a, b, upper):
 
 
 def lattice_mass(a, b, s, upper):
-    """The discrete Gaussian mass (Mathematics page, eq. 11.3) of the lattice
-    points k with k / s in [a, b] (z units, s = sigma / granularity); with
-    ``upper`` an upper bound: the ends widened by 4 ulps of k = z s (the
-    rounding of that product) and the mass by 2^-36 (the kernel's error,
-    below 1e-12).
-    """
+    """The discrete Gaussian mass of the lattice points k with k / s in [a, b]."""
     with np.errstate(invalid="ignore"):  # (inf * s)
         ta, tb = a * s, b * s
     if upper:
@@ -364,11 +328,7 @@ def lattice_mass(a, b, s, upper):
 
 
 def deltas(model, world, rho, sigma, upper=False, g=None):
-    """delta (or with ``upper`` an upper bound on it) for each target
-    (world index, rho, sigma), all 1-d of one length; and the search status.
-    With a granularity ``g``, of discrete Gaussian noise on its lattice:
-    the same interval of responses, its lattice points summed.
-    """
+    """delta (``upper``: an upper bound) for each target (world, rho, sigma), and the status."""
     n = world.size
     out = np.zeros(n)
     status = np.zeros(n, np.int8)

@@ -1,18 +1,5 @@
-"""Membership of an individual among the k unknown ones (Mathematics page, eq. 8.2).
-
-With k unknown individuals drawn from explicit candidates, the disclosure
-event "candidate i is in D" is the union of the worlds that contain i.  For
-sum and mean queries the worlds are grouped by their sum (exact counts from
-the subset-sum generating function), so the posterior of the event is a
-ratio of two weighted sums over the distinct world values:
-
-    P(i in D | R) = sum_t N_i[t] L_t(R) / sum_t G[t] L_t(R)
-
-with G[t] the number of worlds of value t and N_i[t] the number of those
-that contain i.  Its prior is k / N.  Under Laplace noise both sums are, on
-each interval between world values, a e^{R/b} + c e^{-R/b}, so their ratio is
-monotone there: the worst response is a world value, and the two-sided sweep
-(Mathematics page, eq. 4.2) gives both sums at every world value in O(u).
+"""Membership of an individual among the k unknown ones (Mathematics page,
+eq. 8.2), from exact subset-sum counts; method: docs/algorithms/risk.md.
 """
 
 
@@ -40,9 +27,7 @@ _EXACT_LOG_EVIDENCE = 16.0  # |log evidence| up to this: a difference of two wit
 
 
 class _Membership:
-    """Worlds by sum, and for each distinct candidate value the worlds that
-    contain one given candidate of that value.
-    """
+    """Worlds by sum, and per distinct candidate value the worlds containing one such candidate."""
 
     def __init__(self, query, known, candidates, k):
         qy = Query(query, 0.5, 0)
@@ -100,11 +85,7 @@ class _Membership:
         return table
 
     def worst(self, lam):
-        """max over world values of the membership posterior, per distinct
-        candidate value, for each scale in lam (0 and inf allowed): array
-        (len(lam), groups).  The values and the scales are scaled by the
-        worst case's power of two (`spread_exponent`).
-        """
+        """Max membership posterior per distinct candidate value, for each scale: (scales, groups)."""
         fs = self.values
         k = spread_exponent(fs[0], fs[-1])
         fs = np.ldexp(fs, k)
@@ -124,9 +105,7 @@ class _Membership:
 
 
 def _laplace_lattice(noise, granularity, mb):
-    """The lattice spacing of discrete Laplace noise (None for Laplace),
-    after checking the worlds' values on it; Gaussian energies refused.
-    """
+    """The lattice spacing of discrete Laplace noise (None for Laplace); Gaussian refused."""
     gauss, g = _validate.lattice_noise(noise, granularity)
     if gauss:
         raise ValueError(f"membership with noise={noise!r}: the worst case over responses of Gaussian energies is "
@@ -142,15 +121,6 @@ def membership_risk(query: QueryLike, *, known: RealArrayLike, candidates: Candi
                     noise: AnyNoise = "laplace", granularity: float = 1.0) -> FloatOrArray:
     """The adversary's posterior that a candidate is one of the k unknown people.
 
-    After a Laplace release of a sum or a mean: at given responses, or (by
-    default) its worst case over every response.  The event is the union of
-    the worlds that contain the candidate; its prior is k / N (N
-    candidates), which is also the risk at infinite noise.  The released
-    values are the worlds' sums or means as `world_values` gives them (the
-    exact sum rounded once to a float, the mean its quotient): where a
-    known part near 1e15 leaves them inexact, the risk is that of the
-    float values a release would add its noise to.
-
     Parameters
     ----------
     query : {"sum", "mean"}
@@ -160,45 +130,29 @@ def membership_risk(query: QueryLike, *, known: RealArrayLike, candidates: Candi
     candidates : array_like
         The candidate individuals' values (integers or a decimal grid).
     scale : array_like
-        Laplace scale(s), >= 0 (0: no noise; inf: the prior k / N); finite
-        and > 0 with ``response``.
+        Laplace scale(s), >= 0 (0: no noise; inf: the prior k / N).
     k : int, optional
         Number of unknown individuals (>= 1, default 1).
     individual : int or array_like of int, optional
         Candidate index(es); by default the maximum over every candidate.
     response : array_like, optional
-        Released value(s): the posterior there (broadcast with scale, and
-        then with ``individual``, which is required), instead of the worst
-        case.
+        Released value(s): the posterior there (needs ``individual``).
     noise : {"laplace", "discrete_laplace"}, optional
-        The noise (default Laplace).  Discrete Laplace noise on the lattice
-        of multiples of ``granularity`` (Mathematics page, section 11) gives
-        the same numbers: the worst response lies at a world's value, on the
-        lattice, and a posterior at a lattice response is the continuous
-        formula's.  Gaussian energies are refused: their worst case over
-        responses is not at a world's value.
+        The noise (default Laplace; discrete Laplace gives the same numbers).
     granularity : float, optional
-        The lattice spacing of discrete Laplace noise (default 1): the
-        worlds' sums or means (and a response) must be multiples of it.
+        Lattice spacing of discrete Laplace noise (default 1).
 
     Returns
     -------
     float or ndarray
-        The worst case over responses, shape ``scale.shape`` (by default)
-        or ``scale.shape + individual.shape``; with ``response``, shape
-        ``broadcast(response, scale) + individual.shape``.  Compare with
-        the prior k / N.
+        The posterior(s); compare with the prior k / N.
 
     Raises
     ------
     ValueError
-        For a query other than sum or mean, a Domain or off-grid candidates,
-        k above the number of candidates, bad known values, negative or NaN
-        scales (not positive and finite with ``response``), an individual
-        out of range, or a response without ``individual``.
+        For a bad query, candidates, k, known values, scales or individual.
     TypeError
-        For a query that is not a name, a non-integer k or individual, or an
-        argument that is not real numbers.
+        For a query that is not a name, a non-integer k or individual.
 
     See Also
     --------
@@ -207,10 +161,6 @@ def membership_risk(query: QueryLike, *, known: RealArrayLike, candidates: Candi
     Examples
     --------
     >>> import diffident as di
-    >>> r = di.membership_risk("sum", known=[], candidates=[0, 1, 2, 3, 10],
-    ...                        scale=1.0, k=2)
-    >>> 2 / 5 < r < 1
-    True
     >>> di.membership_risk("sum", known=[], candidates=[0, 1, 2, 3, 10],
     ...                    scale=[0.0, float("inf")], k=2)
     array([1. , 0.4])
@@ -267,10 +217,7 @@ def membership_risk(query: QueryLike, *, known: RealArrayLike, candidates: Candi
 
 
 def _no_noise_needed(mb, rho):
-    """Whether rho is at least the largest membership posterior without
-    noise, max over world values t and candidates of contain[t] / total[t],
-    decided exactly (fractions near a tie).
-    """
+    """Whether rho is at least the largest membership posterior without noise (exactly)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(mb.total > 0, mb.contain / mb.total, 0.0)
     top = float(ratio.max())
@@ -290,10 +237,6 @@ def membership_tight_scale(query: QueryLike, *, known: RealArrayLike, candidates
                            rtol: float = 0.0, noise: AnyNoise = "laplace", granularity: float = 1.0) -> FloatOrArray:
     """The smallest Laplace scale that keeps every membership posterior <= rho.
 
-    Every candidate's worst-case membership posterior (`membership_risk`)
-    stays at or below rho at the returned scale, found as `tight_scale`
-    finds one (batched over rho, conservative).
-
     Parameters
     ----------
     query : {"sum", "mean"}
@@ -307,28 +250,23 @@ def membership_tight_scale(query: QueryLike, *, known: RealArrayLike, candidates
     k : int, optional
         Number of unknown individuals (>= 1, default 1).
     rtol : float, optional
-        Relative precision of the scale, as for `tight_scale` (default 0:
-        adjacent floats).
+        Relative precision of the scale (default 0: adjacent floats).
     noise : {"laplace", "discrete_laplace"}, optional
         The noise, as for `membership_risk` (the same scale for both).
     granularity : float, optional
-        The lattice spacing of discrete Laplace noise (default 1).
+        Lattice spacing of discrete Laplace noise (default 1).
 
     Returns
     -------
     float or ndarray
-        The scale, shape of ``rho``: 0 where no noise is needed and inf where
-        rho is at or below the prior k / N (unattainable).
+        The scale, shape of ``rho``: 0 if no noise is needed, inf if unattainable.
 
     Raises
     ------
     ValueError
-        For a query other than sum or mean, a Domain or off-grid candidates,
-        k above the number of candidates, bad known values, rho outside
-        [0, 1] or NaN, or a negative or non-finite rtol.
+        For a bad query, candidates, k, known values, rho or rtol.
     TypeError
-        For a query that is not a name, a non-integer k, or an argument that
-        is not real numbers.
+        For a query that is not a name, a non-integer k, or non-real arguments.
 
     See Also
     --------
@@ -338,12 +276,8 @@ def membership_tight_scale(query: QueryLike, *, known: RealArrayLike, candidates
     --------
     >>> import diffident as di
     >>> c = [0, 1, 2, 3, 10]
-    >>> s = di.membership_tight_scale("sum", known=[], candidates=c, rho=0.6, k=2)
-    >>> bool(di.membership_risk("sum", known=[], candidates=c, scale=s, k=2) <= 0.6)
-    True
-    >>> # the prior, certainty
-    >>> di.membership_tight_scale("sum", known=[], candidates=c, rho=[0.4, 1.0],
-    ...                           k=2)
+    >>> di.membership_tight_scale("sum", known=[], candidates=c,
+    ...                           rho=[0.4, 1.0], k=2)
     array([inf,  0.])
     """
     mb = _Membership(query, known, candidates, k)

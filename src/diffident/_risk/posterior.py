@@ -29,10 +29,7 @@ _NO_WORLD = object()
 
 
 def _points(values, response, scale, counts, prior, noise, world=_NO_WORLD, granularity=1.0):
-    """The worlds, the broadcast shape, the flat points (responses, scales
-    and with ``world`` the world indices), gauss, and the lattice spacing
-    the values must still be checked against (None for continuous noise).
-    """
+    """The worlds, shape, flat points, gauss and the lattice spacing still to check (None: continuous)."""
     gauss, g = _validate.lattice_noise(noise, granularity)
     ws = Worlds(values, counts, prior, check_finite=False)
     R = _validate.finite("response", response)
@@ -51,12 +48,7 @@ def _points(values, response, scale, counts, prior, noise, world=_NO_WORLD, gran
 
 
 def _lattice_of(ws, lattice, k, n):
-    """The kernels' ``lat`` for values still to be checked against the
-    lattice of spacing ``lattice`` (None: none to check): the spacing
-    itself, checked in the kernel's pass at the first of the n points,
-    where the values reach the kernel unscaled (k = 0); else 0.0, the
-    values checked here first.
-    """
+    """The kernels' ``lat``: the spacing if the kernel checks the values (k = 0), else 0.0 (checked here)."""
     if lattice is None:
         return 0.0
     if k or not n:
@@ -66,19 +58,13 @@ def _lattice_of(ws, lattice, k, n):
 
 
 def _fail_lattice(ws, lattice):
-    """After a kernel's NaN: the ValueError of a value off the lattice (or
-    not finite), if any.
-    """
+    """After a kernel's NaN: raise for a value off the lattice, if any."""
     if lattice is not None:
         _validate.lattice("values", ws.f, lattice, coords=False)
 
 
 def _conditioned(ws, R, lam, gauss, vmax=None):
-    """The worlds, responses and energy factors scaled by a power of two
-    into the kernels' range (see `Worlds.scaled`).  Without ``vmax`` the
-    values are assumed in range (a kernel that meets an overflowing
-    distance reports it, and the caller retries with the values' maximum).
-    """
+    """The worlds, responses and energy factors scaled by a power of two into the kernels' range."""
     rmax = float(np.abs(R).max()) if R.size else 0.0
     smin = float(lam.min()) if lam.size else 1.0
     top = rmax if vmax is None else max(rmax, vmax)
@@ -94,10 +80,7 @@ def _conditioned(ws, R, lam, gauss, vmax=None):
 
 
 def _evaluate(ws, R, lam, wld, gauss, log_risk=False, lattice=None):
-    """Log-evidence (and, with world indices, their risk or its log) at each
-    point (flat responses and scales); ``lattice``: the spacing the values
-    must lie on (integer noise), checked in the kernels' pass.
-    """
+    """Log-evidence (with world indices, also their risk or its log) at each flat point."""
     n = R.size
     with_risk = wld is not None
     fw = ws.f[wld] if with_risk else np.zeros(n)
@@ -136,9 +119,7 @@ def _evaluate(ws, R, lam, wld, gauss, log_risk=False, lattice=None):
 
 
 def _direct(ws, R, c, gauss, fw, lpw, with_risk, log_risk, logev, risk, buf, lat):
-    """The direct kernels; False if a distance was not finite (or, with
-    ``lat`` > 0, a value off its lattice).
-    """
+    """The direct kernels; False if a distance was not finite (or a value off its lattice)."""
     n = R.size
     m = ws.n
     nw = buf.shape[0]
@@ -202,14 +183,7 @@ def log_evidence(values: RealArrayLike, *, response: RealArrayLike, scale: RealA
                  counts: RealArrayLike | None = None,
                  prior: RealArrayLike | None = None, noise: AnyNoise = "laplace",
                  granularity: float = 1.0) -> FloatOrArray:
-    """Log of the posterior's normaliser, ``log sum_k c_k pi_k L_k(R)``.
-
-    With Laplace noise ``L_k(R) = exp(-|R - f_k| / scale)``, with Gaussian
-    noise ``L_k(R) = exp(-(R - f_k)^2 / (2 scale^2))`` (Mathematics page,
-    eq. 2.2: no normalising constant), and ``pi_k`` the prior weights as
-    given (default 1).  Add ``-log(2 scale)`` (Laplace) or
-    ``-log(scale sqrt(2 pi))`` (Gaussian), and ``-log(sum_k c_k pi_k)``,
-    for the log density of the response under the prior.
+    """Log of the posterior's normaliser, ``log sum_k c_k pi_k L_k(R)`` (eq. 2.2).
 
     Parameters
     ----------
@@ -218,55 +192,32 @@ def log_evidence(values: RealArrayLike, *, response: RealArrayLike, scale: RealA
     response : array_like
         Released value(s) R.
     scale : array_like
-        Noise scale(s), finite and > 0: the Laplace scale, or the Gaussian
-        standard deviation sigma.  Broadcast against ``response``.
+        Noise scale(s) (Laplace scale or Gaussian sigma), finite and > 0.
     counts : array_like, shape (m,), optional
-        Multiplicity of each entry of ``values``: whole numbers >= 0 (floats
-        beyond 2**53, as large combinatorial counts are, qualify).
+        Multiplicity of each entry of ``values``: whole numbers >= 0.
     prior : array_like, shape (m,), optional
-        Unnormalised prior weight of each world (>= 0), per world: each of
-        the ``counts[k]`` worlds of entry k has weight ``prior[k]``.
+        Unnormalised prior weight of each world (>= 0).
     noise : {"laplace", "gaussian", "discrete_laplace", "discrete_gaussian"}, optional
-        The noise distribution (default Laplace).  The integer noises add
-        ``granularity`` times an integer (Mathematics page, section 11);
-        at a response on their lattice the posterior is the continuous
-        formula's with the same ``scale``.
+        The noise distribution (default Laplace); integer noise: Mathematics page, sec. 11.
     granularity : float, optional
-        The lattice spacing of integer noise (default 1): values and
-        responses must be multiples of it.  Only the default is allowed
-        with continuous noise.
+        Lattice spacing of integer noise (default 1; only 1 for continuous).
 
     Returns
     -------
     float or ndarray
-        The log-evidence, shape ``broadcast(response, scale)`` (a Python float
-        for scalar input).
+        The log-evidence, shape ``broadcast(response, scale)``.
 
     Raises
     ------
     ValueError
-        For empty, multi-dimensional, NaN or infinite values or responses,
-        scales that are not positive and finite, bad counts or prior
-        (negative, not whole counts, wrong length, all zero), responses and
-        scales that do not broadcast, or an unknown noise; with integer
-        noise, values or responses off the lattice, a granularity that is
-        not finite and > 0; with continuous noise, a granularity other
-        than 1.
+        For bad values, responses, scales, counts, prior, noise or lattice.
     TypeError
         If an argument is not real numbers (a string, a bool, complex values).
 
     See Also
     --------
     log_posterior : The posterior of every world.
-
     chunked_log_evidence : The same over world values given in chunks.
-
-    Notes
-    -----
-    One response over many worlds costs O(m), threaded over chunks of
-    worlds.  With Laplace noise, many responses share one O(u log u) sort
-    and one O(u) sweep per distinct scale, after which each response costs
-    O(log u); Gaussian noise has no such sweep (O(m) per response).
 
     Examples
     --------
@@ -281,9 +232,7 @@ def log_evidence(values: RealArrayLike, *, response: RealArrayLike, scale: RealA
 
 
 def log_evidence_of(ws, R, lam, gauss, lattice=None):
-    """`log_evidence` of a `Worlds` at validated flat responses and scales
-    (``lattice``: the spacing its values must lie on, checked on the way).
-    """
+    """`log_evidence` of a `Worlds` at validated flat responses and scales."""
     return _evaluate(ws, R, lam, None, gauss, lattice=lattice)[0]
 
 
@@ -293,11 +242,6 @@ def log_posterior(values: RealArrayLike, *, response: RealArrayLike, scale: Real
                   granularity: float = 1.0) -> FloatArray:
     """Log posterior of each world given the response(s) (Mathematics page, eq. 2.1).
 
-    Entry ``j`` is ``log(pi_j L_j(R) / sum_k c_k pi_k L_k(R))``: the
-    posterior of *one* world of entry j's group, so
-    ``sum_j counts[j] * exp(out[..., j]) == 1``.  The likelihoods ``L_k`` and
-    the prior weights ``pi_k`` are those of `log_evidence`.
-
     Parameters
     ----------
     values : array_like, shape (m,)
@@ -305,40 +249,31 @@ def log_posterior(values: RealArrayLike, *, response: RealArrayLike, scale: Real
     response : array_like
         Released value(s) R.
     scale : array_like
-        Noise scale(s), finite and > 0 (the Laplace scale, or the Gaussian
-        sigma), broadcast against ``response``.
+        Noise scale(s) (Laplace scale or Gaussian sigma), finite and > 0.
     counts : array_like, shape (m,), optional
         Multiplicity of each entry of ``values``: whole numbers >= 0.
     prior : array_like, shape (m,), optional
-        Unnormalised prior weight of each world (>= 0), per world.
+        Unnormalised prior weight of each world (>= 0).
     noise : {"laplace", "gaussian", "discrete_laplace", "discrete_gaussian"}, optional
-        The noise distribution (default Laplace).  The integer noises add
-        ``granularity`` times an integer (Mathematics page, section 11);
-        at a response on their lattice the posterior is the continuous
-        formula's with the same ``scale``.
+        The noise distribution (default Laplace); integer noise: Mathematics page, sec. 11.
     granularity : float, optional
-        The lattice spacing of integer noise (default 1): values and
-        responses must be multiples of it.  Only the default is allowed
-        with continuous noise.
+        Lattice spacing of integer noise (default 1; only 1 for continuous).
 
     Returns
     -------
     ndarray
-        The log posteriors, shape ``broadcast(response, scale).shape + (m,)``;
-        ``-inf`` for worlds of zero weight.
+        Log posteriors, shape ``broadcast(response, scale).shape + (m,)``.
 
     Raises
     ------
     ValueError
-        As for `log_evidence`: bad values, responses, scales, counts, prior
-        or noise.
+        As for `log_evidence`: bad values, responses, scales, counts or prior.
     TypeError
         If an argument is not real numbers (a string, a bool, complex values).
 
     See Also
     --------
     posterior : The posterior itself, ``exp(log_posterior(...))``.
-
     disclosure_risk : The posterior of one world, without the world axis.
 
     Examples
@@ -355,9 +290,7 @@ def log_posterior(values: RealArrayLike, *, response: RealArrayLike, scale: Real
 
 
 def log_posterior_rows(ws, R, lam, gauss, lattice=None):
-    """`log_posterior` of a `Worlds` at validated flat responses and scales:
-    (points, worlds); ``lattice`` as for `log_evidence_of`.
-    """
+    """`log_posterior` of a `Worlds` at validated flat points: (points, worlds)."""
     n = R.size
     out = np.empty((n, ws.n))
     nw = numba.get_num_threads()
@@ -385,9 +318,6 @@ def posterior(values: RealArrayLike, *, response: RealArrayLike, scale: RealArra
               granularity: float = 1.0) -> FloatArray:
     """Posterior probability of each world: ``exp(log_posterior(...))``.
 
-    Entry ``j`` is the posterior of *one* world of entry j's group, so
-    ``sum_j counts[j] * out[..., j] == 1`` (see `log_posterior`).
-
     Parameters
     ----------
     values : array_like, shape (m,)
@@ -395,41 +325,31 @@ def posterior(values: RealArrayLike, *, response: RealArrayLike, scale: RealArra
     response : array_like
         Released value(s) R.
     scale : array_like
-        Noise scale(s), finite and > 0 (the Laplace scale, or the Gaussian
-        sigma), broadcast against ``response``.
+        Noise scale(s) (Laplace scale or Gaussian sigma), finite and > 0.
     counts : array_like, shape (m,), optional
         Multiplicity of each entry of ``values``: whole numbers >= 0.
     prior : array_like, shape (m,), optional
-        Unnormalised prior weight of each world (>= 0), per world.
+        Unnormalised prior weight of each world (>= 0).
     noise : {"laplace", "gaussian", "discrete_laplace", "discrete_gaussian"}, optional
-        The noise distribution (default Laplace).  The integer noises add
-        ``granularity`` times an integer (Mathematics page, section 11);
-        at a response on their lattice the posterior is the continuous
-        formula's with the same ``scale``.
+        The noise distribution (default Laplace); integer noise: Mathematics page, sec. 11.
     granularity : float, optional
-        The lattice spacing of integer noise (default 1): values and
-        responses must be multiples of it.  Only the default is allowed
-        with continuous noise.
+        Lattice spacing of integer noise (default 1; only 1 for continuous).
 
     Returns
     -------
     ndarray
-        The posteriors in [0, 1], shape
-        ``broadcast(response, scale).shape + (m,)``; 0 for worlds of zero
-        weight.
+        Posteriors in [0, 1], shape ``broadcast(response, scale).shape + (m,)``.
 
     Raises
     ------
     ValueError
-        As for `log_evidence`: bad values, responses, scales, counts, prior
-        or noise.
+        As for `log_evidence`: bad values, responses, scales, counts or prior.
     TypeError
         If an argument is not real numbers (a string, a bool, complex values).
 
     See Also
     --------
     log_posterior : The same in log space.
-
     disclosure_risk : The posterior of one world, without the world axis.
 
     Examples
@@ -439,9 +359,6 @@ def posterior(values: RealArrayLike, *, response: RealArrayLike, scale: RealArra
     >>> p = di.posterior(means, response=5.041, scale=9 / 8)
     >>> [round(float(x), 4) for x in p]
     [0.1655, 0.2067, 0.6278]
-    >>> p = di.posterior([0.0, 1.0], response=0.0, scale=1.0)
-    >>> round(float(p.sum()), 12)
-    1.0
     """
     ws, shape, (R, lam), gauss, g = _points(values, response, scale, counts, prior, noise,
                                               granularity=granularity)
@@ -454,10 +371,6 @@ def disclosure_risk(values: RealArrayLike, *, response: RealArrayLike, scale: Re
                     noise: AnyNoise = "laplace", granularity: float = 1.0) -> FloatOrArray:
     """Posterior probability of one world: the paper's identification risk.
 
-    ``Gamma = pi_w L_w(R) / sum_k c_k pi_k L_k(R)`` for the world ``w`` taken
-    as the truth (by default the first entry), computed without
-    materialising the world axis.
-
     Parameters
     ----------
     values : array_like, shape (m,)
@@ -465,43 +378,33 @@ def disclosure_risk(values: RealArrayLike, *, response: RealArrayLike, scale: Re
     response : array_like
         Released value(s) R.
     scale : array_like
-        Noise scale(s), finite and > 0 (the Laplace scale, or the Gaussian
-        sigma), broadcast against ``response``.
+        Noise scale(s) (Laplace scale or Gaussian sigma), finite and > 0.
     world : int or array_like of int, optional
-        Index into ``values`` of the true world (default 0); broadcast
-        against response and scale.  Negative indices count from the end.
+        Index into ``values`` of the true world (default 0), broadcast.
     counts : array_like, shape (m,), optional
         Multiplicity of each entry of ``values``: whole numbers >= 0.
     prior : array_like, shape (m,), optional
-        Unnormalised prior weight of each world (>= 0), per world.
+        Unnormalised prior weight of each world (>= 0).
     noise : {"laplace", "gaussian", "discrete_laplace", "discrete_gaussian"}, optional
-        The noise distribution (default Laplace).  The integer noises add
-        ``granularity`` times an integer (Mathematics page, section 11);
-        at a response on their lattice the posterior is the continuous
-        formula's with the same ``scale``.
+        The noise distribution (default Laplace); integer noise: Mathematics page, sec. 11.
     granularity : float, optional
-        The lattice spacing of integer noise (default 1): values and
-        responses must be multiples of it.  Only the default is allowed
-        with continuous noise.
+        Lattice spacing of integer noise (default 1; only 1 for continuous).
 
     Returns
     -------
     float or ndarray
-        The risk in [0, 1], shape ``broadcast(response, scale, world)``; 0
-        for a world of zero count.
+        The risk in [0, 1], shape ``broadcast(response, scale, world)``.
 
     Raises
     ------
     ValueError
         As for `log_evidence`, and for ``world`` out of range or empty.
     TypeError
-        For a ``world`` that is not integer indices (None, a bool, a
-        float), or an argument that is not real numbers.
+        For a ``world`` that is not integer indices, or arguments not real.
 
     See Also
     --------
     worst_case_risk : The largest risk over every response and world.
-
     chunked_disclosure_risk : The same over world values given in chunks.
 
     Examples
@@ -510,10 +413,6 @@ def disclosure_risk(values: RealArrayLike, *, response: RealArrayLike, scale: Re
     >>> toy = [2, 8/3, 3, 10/3, 11/3, 4, 13/3, 14/3]   # paper sec. 4
     >>> round(di.disclosure_risk(toy, response=2.0, scale=2.128628267061142), 6)
     0.229438
-    >>> # integer noise: the continuous formula at lattice responses
-    >>> round(di.disclosure_risk([0, 1], response=-3.0, scale=1.0,
-    ...                          noise="discrete_laplace"), 6)
-    0.731059
     """
     ws, shape, (R, lam, w), gauss, g = _points(values, response, scale, counts, prior, noise, world=world,
                                                  granularity=granularity)

@@ -52,11 +52,7 @@ def _scales(scale, q):
 
 
 class _Releases:
-    """rho* of the worlds for rows of scales, one per release: the sorted
-    sweep of `worst_case_risk` for one query, the dense kernel for more.
-    Both `multi_worst_case_risk` and `multi_tight_scale` evaluate through
-    it, so that a calibrated scale passes the check the caller makes.
-    """
+    """rho* of the worlds for rows of scales, one per release (evaluation and search share it)."""
 
     def __init__(self, values, counts, prior):
         self.FT, self.w, self.invP = _prepare(values, counts, prior)
@@ -88,9 +84,7 @@ class _Releases:
             self.FT = np.ascontiguousarray(np.ldexp(self.FT, self.k[:, None]))
 
     def __call__(self, lam, strict=True):
-        """rho* and a worst world's index for each row of ``lam`` (n, q)
-        (``strict``: see `Risk`; a search passes False).
-        """
+        """rho* and a worst world's index for each row of ``lam`` (n, q); ``strict`` as for `Risk`."""
         if self.q == 1:
             return self.one(lam[:, 0], strict)
         cols, unknown = [], np.zeros(lam.shape[0], bool)
@@ -141,19 +135,12 @@ def multi_worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts
                           ) -> FloatOrArray | tuple[FloatOrArray, IntOrArray]:
     """The exact worst-case risk of q independent Laplace releases seen together.
 
-    One adversary sees Laplace releases of q different queries on the same
-    worlds:
-    ``rho* = max_j pi_j / sum_k c_k pi_k exp(-sum_t |f_t(w_j) - f_t(w_k)| / scale_t)``
-    (Mathematics page, eq. 7.4: the worst responses are R_t = f_t(w_j) for every t).
-
     Parameters
     ----------
     values : array_like, shape (m, q)
-        Query values: one row per world, one column per released query (a
-        1-d array is one query).
+        Query values: one row per world, one column per released query.
     scale : array_like, shape (..., q)
-        Laplace scales per query (0 and inf allowed); leading axes are
-        evaluated together.
+        Laplace scales per query (0 and inf allowed).
     counts : array_like, shape (m,), optional
         Multiplicity of each world (row): whole numbers >= 0.
     prior : array_like, shape (m,), optional
@@ -164,33 +151,21 @@ def multi_worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts
     Returns
     -------
     risk : float or ndarray
-        The worst-case risk, shape ``scale.shape[:-1]`` (a float for a 1-d
-        scale).
+        The worst-case risk, shape ``scale.shape[:-1]``.
     world : int or ndarray of int64
         Only with ``return_world``: the index of a world attaining it.
 
     Raises
     ------
     ValueError
-        For empty values, values of more than two dimensions, NaN or
-        infinite values, negative or NaN scales, a last axis of ``scale``
-        other than q, or bad counts or prior (negative, not whole counts,
-        wrong length, all zero).
+        For bad values, scales, counts or prior, or a last axis other than q.
     TypeError
-        If an argument is not real numbers (a string, a bool, complex values),
-        or ``return_world`` is not a bool.
+        If an argument is not real numbers, or ``return_world`` is not a bool.
 
     See Also
     --------
     multi_tight_scale : The smallest scales that meet a target.
-
     worst_case_risk : One release.
-
-    Notes
-    -----
-    O(m^2 q) in a threaded kernel with O(m) memory per thread (m = 1e4,
-    q = 3 takes well under a second).  With q = 1 the exact O(m log m)
-    sweep of `worst_case_risk` is used.
 
     Examples
     --------
@@ -198,10 +173,6 @@ def multi_worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts
     >>> v = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0]])
     >>> round(di.multi_worst_case_risk(v, scale=[1.0, 1.0]), 6)
     0.909443
-    >>> scales = [[1.0, 1.0], [2.0, 2.0]]               # two pairs of scales
-    >>> risk, world = di.multi_worst_case_risk(v, scale=scales, return_world=True)
-    >>> risk.round(6), world
-    (array([0.909443, 0.691438]), array([2, 2]))
     """
     rel = _Releases(values, counts, prior)
     lam = _scales(scale, rel.q)
@@ -221,12 +192,6 @@ def multi_tight_scale(values: RealArrayLike, *, rho: RealArrayLike, spread: Real
                       rtol: float = 0.0) -> FloatArray:
     """The smallest proportional scales that keep the multi-release risk <= rho.
 
-    The scales are ``u * spread_t`` for a common factor u (by default each
-    query's spread, so that every release has the same epsilon 1/u); u is
-    found as `tight_scale` finds a scale (batched over rho, conservative:
-    the returned scales always satisfy
-    ``multi_worst_case_risk(values, scale=scales) <= rho``).
-
     Parameters
     ----------
     values : array_like, shape (m, q)
@@ -234,36 +199,29 @@ def multi_tight_scale(values: RealArrayLike, *, rho: RealArrayLike, spread: Real
     rho : array_like
         Target risks in [0, 1].
     spread : array_like, shape (q,), optional
-        The proportions of the scales, >= 0 (default: ``ptp`` of each
-        column; a zero spread, a constant query, counts as 1).
+        The proportions of the scales, >= 0 (default: ``ptp`` of each column).
     counts : array_like, shape (m,), optional
         Multiplicity of each world (row): whole numbers >= 0.
     prior : array_like, shape (m,), optional
         Unnormalised per-world prior weights (>= 0).
     rtol : float, optional
-        Relative precision of u, as for `tight_scale` (default 0: adjacent
-        floats).
+        Relative precision of u (default 0: adjacent floats).
 
     Returns
     -------
     ndarray
-        The scales, shape ``rho.shape + (q,)``: ``inf`` where rho is
-        unattainable (at or below ``multi_worst_case_risk(values, scale=inf)``), 0
-        where no noise is needed.
+        The scales, shape ``rho.shape + (q,)``; inf if unattainable, 0 if free.
 
     Raises
     ------
     ValueError
-        For bad values, counts or prior (as for `multi_worst_case_risk`),
-        rho outside [0, 1] or NaN, a negative or non-finite rtol, or a spread
-        that is not q non-negative finite values.
+        For bad values, counts, prior, rho, rtol or spread.
     TypeError
         If an argument is not real numbers (a string, a bool, complex values).
 
     See Also
     --------
     multi_worst_case_risk : The risk that these scales bound.
-
     tight_scale : One release.
 
     Examples
@@ -273,8 +231,6 @@ def multi_tight_scale(values: RealArrayLike, *, rho: RealArrayLike, spread: Real
     >>> s = di.multi_tight_scale(v, rho=0.5)
     >>> bool(di.multi_worst_case_risk(v, scale=s) <= 0.5)
     True
-    >>> di.multi_tight_scale(v, rho=[0.5, 0.9]).shape
-    (2, 2)
     """
     rel = _Releases(values, counts, prior)
     q = rel.q

@@ -1,7 +1,4 @@
-"""How many worlds a prior amounts to: `min_rho`, the least attainable
-identification bound among m worlds, and `effective_worlds`, the m of a
-non-uniform prior (Mathematics page, section 2).
-"""
+"""How many worlds a prior amounts to: `min_rho` and `effective_worlds` (Mathematics page, section 2)."""
 
 from typing import overload
 
@@ -26,20 +23,15 @@ def min_rho(m: RealArrayLike) -> FloatOrArray: ...
 def min_rho(m: RealArrayLike) -> FloatOrArray:
     """The lowest reachable risk, 1/m (a random guess among m worlds).
 
-    No release, however noisy, pushes the adversary's posterior of the true
-    world below a uniform guess: a target ``rho <= min_rho(m)`` gets infinite
-    noise from `scale_for_rho` and epsilon 0 from `epsilon_for_rho`.
-
     Parameters
     ----------
     m : array_like
-        Number of possible worlds (>= 1; need not be an integer, see
-        `effective_worlds`).
+        Number of possible worlds (>= 1; need not be an integer).
 
     Returns
     -------
     float or ndarray
-        The risk ``1 / m``, shaped like m (a Python float for scalar input).
+        The risk ``1 / m``, shaped like m.
 
     Raises
     ------
@@ -57,19 +49,13 @@ def min_rho(m: RealArrayLike) -> FloatOrArray:
     >>> import diffident as di
     >>> di.min_rho(4)
     0.25
-    >>> di.min_rho([2, 8])
-    array([0.5  , 0.125])
     """
     scalar = _validate.is_scalar(m)
     return _validate.ret(1.0 / _validate.worlds("m", m), scalar)
 
 
 def effective_worlds(prior: RealArrayLike, *, axis: int = -1) -> FloatOrArray:
-    """The number of worlds that a non-uniform prior is worth.
-
-    ``1 / max_j pi_j`` for the normalised prior (Mathematics page, eq. 3.4).
-    Substitute it for m in the closed forms: the adversary's risk can never
-    fall below the largest prior probability.
+    """The number of worlds that a non-uniform prior is worth (Mathematics page, eq. 3.4).
 
     Parameters
     ----------
@@ -81,16 +67,12 @@ def effective_worlds(prior: RealArrayLike, *, axis: int = -1) -> FloatOrArray:
     Returns
     -------
     float or ndarray
-        The effective number ``sum(prior) / max(prior)`` along the axis, in
-        [1, number of worlds], rounded down (the largest float at or below
-        the exact quotient of the exact sum: fewer worlds, more noise, so
-        that a calibration with it stays on the private side).
+        ``sum(prior) / max(prior)`` along the axis, rounded down.
 
     Raises
     ------
     ValueError
-        For negative, NaN or infinite weights, an empty axis, weights that
-        are all zero, or an ``axis`` that is not an integer in range.
+        For negative, NaN or infinite, empty or all-zero weights, or a bad axis.
     TypeError
         If prior is not real numbers (a string, complex values).
 
@@ -123,15 +105,7 @@ def effective_worlds(prior: RealArrayLike, *, axis: int = -1) -> FloatOrArray:
 
 
 def _quotient_down(w, mx):
-    """``sum(w) / mx`` along the last axis, rounded down (``mx`` the
-    largest weight, > 0): the weights scaled by mx's power of two (exact,
-    but for weights below 2^-1022 of the largest, which move the sum by
-    less than that), the sum a double-double with an error bound
-    (`diffident._numerics.dd.pairwise_sum`), and the float below the quotient
-    certified by `diffident._numerics.search.boundary` with the exact product
-    ``x * mx``; where the bound leaves the comparison open, the exact sign
-    from ``math.fsum``.
-    """
+    """``sum(w) / mx`` along the last axis, rounded down (certified)."""
     shape = mx.shape
     mx = np.ascontiguousarray(mx).reshape(-1)
     w = np.ascontiguousarray(w).reshape(mx.size, -1)

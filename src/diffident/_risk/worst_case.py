@@ -1,7 +1,4 @@
-"""The exact worst-case identification risk of a Laplace release
-(Mathematics page, section 4) and the tight calibration that inverts it
-(section 5).
-"""
+"""The exact worst-case risk of a Laplace release (Mathematics page, sections 4 and 5)."""
 
 from typing import Literal, overload
 
@@ -45,10 +42,7 @@ class Evaluator:
         return -(-self.fs.size // self.rows)
 
     def gaps(self):
-        """The blocked kernel's gap classes (``gi``, ``gv``): the distinct
-        neighbour gaps where there are few, else two empty arrays (the
-        kernel then forms each value's factors; formed once).
-        """
+        """The blocked kernel's gap classes (``gi``, ``gv``), or two empty arrays if many."""
         if self._gaps is None:
             gi = np.empty(self.fs.size, np.int64)
             gv = np.empty(worstcase.MAX_CLASSES)
@@ -57,14 +51,7 @@ class Evaluator:
         return self._gaps
 
     def __call__(self, inv):
-        """rho* and the argmax group, for a 1-d float64 array of 1/scale.
-
-        Where the risk falls below the normal range (counts whose total
-        nears or passes the float maximum; 0 where every ``S_g invP_g``
-        overflows) those scales are evaluated again with ``invP`` scaled by
-        ``2**-RISK_SHIFT`` (exact) and their risk scaled back, rounded up
-        (`scale_down_up`; the chunked path forms it the same way).
-        """
+        """rho* and the argmax group for a 1-d float64 array of 1/scale."""
         _progress.tick()
         return below_normal_again(self._evaluate, inv, self.invP)
 
@@ -106,12 +93,7 @@ RISK_SHIFT = 64  # risks below the normal range are formed 2**64 times larger
 
 
 def below_normal_again(evaluate, inv, invP):
-    """``evaluate(inv, invP)`` (rho* and argmax for rows of 1/scale), with
-    the rows whose risk falls below the normal range evaluated again with
-    ``invP`` scaled by ``2**-RISK_SHIFT`` (exact) and scaled back, rounded
-    up: there ``S_g invP_g`` nears or passes the float maximum (counts whose
-    total does) and ``1 / min`` loses digits or is 0.
-    """
+    """``evaluate(inv, invP)``, rows below the normal range evaluated again, scaled."""
     out, arg = evaluate(inv, invP)
     z = np.flatnonzero(out < TINY)
     if z.size:
@@ -121,9 +103,7 @@ def below_normal_again(evaluate, inv, invP):
 
 
 def scale_down_up(r, t):
-    """``r 2**-t`` rounded up (r >= 0, an array): a risk that falls into the
-    subnormal range is never rounded below its value.
-    """
+    """``r 2**-t`` rounded up (r >= 0, an array)."""
     with np.errstate(under="ignore"):
         out = np.ldexp(r, -t)
         out = np.where(np.ldexp(out, t) < r, np.nextafter(out, np.inf), out)
@@ -133,43 +113,14 @@ def scale_down_up(r, t):
 
 
 def sweep_error(W):
-    """A bound on the relative error of the sweep's rho* over the groups of
-    weights W (see `diffident._kernels.worstcase`).
-
-    A term W_i exp(-x) of S_g is built from at most K - 1 rounded neighbour
-    factors inside a sub-block (K values) and a handful of link factors
-    between sub-blocks, each an exponential of at most XB = 4 scales whose
-    argument is within 3 units of roundoff of its size (a rounded difference
-    times a rounded 1/scale), the exponential within 2, every product and
-    sum of positive numbers within 1 more; carries that compound across
-    wide sub-blocks decay by e^-3 each.  So a term is within
-    ``(3 x + 4 min(u, K) + 64) u`` of its value, x its exponent.  Summed with
-    the terms' weights relative to S_g (which holds W_g at x = 0), the
-    average of x is at most ``ln(N) + 1`` with ``N = sum(W) / W_g`` (the
-    largest value of ``t ln(N/t) / (1 + t)``), never above 745 (smaller
-    terms are flushed to 0).  The bound is taken twice over, for the
-    operations this count leaves out (the reciprocal, the double-double
-    carries' last roundings); the largest error measured against a 60-digit
-    reference is about a fifth of it.
-    """
+    """A bound on the relative error of the sweep's rho* over group weights W."""
     n = float(W.sum() / W.min())
     x = min(np.log(n) + 1.0, 745.0) if n > 1.0 else 1.0
     return 2.0 * (3.0 * x + 4.0 * min(W.size, worstcase.K) + 64.0) * U
 
 
 def spread_exponent(lo, hi):
-    """The power of two k by which the values (of positive weight, from lo
-    to hi) and the scales are multiplied for the worst case: 0 while the
-    spread ``hi - lo`` lies in [2**-1000, 2**1021), else the one that brings
-    it into [1/2, 1).  The worst case depends on values and scale only
-    through ``|f_j - f_k| / scale``: scaling both by 2**k changes no bit
-    where nothing under- or overflows, keeps differences of values near
-    +-1e308 finite, and lifts a subnormal spread (and the scales with it)
-    into the normal range, where 1 / scale is finite; scaling only where
-    needed keeps the small gaps of a wide spread out of the subnormal
-    range.  The in-memory, chunked and Dask paths all use it, so they agree
-    bit for bit at the extremes too.
-    """
+    """The power of two k scaling values and scales when their spread is out of range, else 0."""
     if not hi > lo:
         return 0
     with np.errstate(over="ignore"):
@@ -179,15 +130,7 @@ def spread_exponent(lo, hi):
 
 
 def inverse_scales(lam, k, min_gap, strict=True):
-    """1 / scale in the units of values scaled by 2**k (inf for 0, 0 for inf).
-
-    Where it overflows (a scale below about 2**-1021 times the spread) the
-    factors exp(-gap / scale) are 0, exactly so unless a gap is tiny too:
-    ``min_gap()`` (the smallest gap, scaled; asked only then) below 2**-1000
-    is a ValueError naming the scale, no float can carry that factor.  With
-    ``strict`` False (a search probing scales) no error: the second result
-    marks those scales instead, for the caller to count as failing.
-    """
+    """1 / scale in the units of values scaled by 2**k (inf for 0, 0 for inf)."""
     lam = np.ascontiguousarray(lam, dtype=np.float64).ravel()
     c = energy_factor(lam, k, False)
     over = np.isinf(c) & (lam > 0)
@@ -202,15 +145,7 @@ def inverse_scales(lam, k, min_gap, strict=True):
 
 
 class Risk:
-    """rho*(scale) of one world set, for batches of scales (0 and inf
-    allowed): the groups, scaled by the power of two of `spread_exponent`
-    where their spread is out of range, and the evaluator.  rho* depends on
-    the values and the scale only through ``|f_j - f_k| / scale``, so
-    scaling both by 2**k changes no bit where neither overflows, and it
-    keeps differences of values near +-1e308 finite and ``1 / scale``
-    finite for scales far below the values' spread (down to subnormal
-    scales).
-    """
+    """rho*(scale) of one world set for batches of scales (0 and inf allowed)."""
 
     pad = 0.0  # added to the spread by the closed-form bound (a bound's allowance, `_ShiftBound`)
 
@@ -227,9 +162,7 @@ class Risk:
         self._enc = None
 
     def enclosure(self):
-        """The `_dominance.Enclosure` of these worlds where one world attains
-        the worst case at every scale (proven once), else None.
-        """
+        """The `_dominance.Enclosure` of these worlds if one world is always the worst, else None."""
         if self._enc is None:
             self._enc = _dominance.enclosure(self.fs, self.W, self.invP) or False
         return self._enc or None
@@ -239,11 +172,7 @@ class Risk:
         return inverse_scales(lam, self.k, lambda: np.diff(self.fs).min() if self.fs.size > 1 else np.inf, strict)
 
     def __call__(self, lam, strict=True):
-        """rho* and the argmax group for a 1-d array of scales; with
-        ``strict`` False a scale too small to evaluate (see
-        `inverse_scales`) gets the risk 1, so that a search counts it as
-        failing (a larger scale, on the private side) instead of raising.
-        """
+        """rho* and the argmax group for a 1-d array of scales (not ``strict``: risk 1 if too small)."""
         if strict:
             return self.ev(self.inverse(lam))
         c, unknown = self.inverse(lam, strict=False)
@@ -273,43 +202,24 @@ def worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts: Real
                     prior: RealArrayLike | None = None, noise: AnyNoise = "laplace",
                     granularity: float = 1.0, return_world: bool = False
                     ) -> FloatOrArray | tuple[FloatOrArray, IntOrArray]:
-    """The exact worst-case identification risk of a Laplace release.
-
-    ``rho*(scale) = max_j pi_j / sum_k c_k pi_k exp(-|f_j - f_k| / scale)``:
-    the largest posterior any world can reach, over every response and every
-    true world (Mathematics page, eq. 4.1).  It is attained at ``R = f_j``.
+    """The exact worst-case identification risk of a Laplace release (eq. 4.1).
 
     Parameters
     ----------
     values : array_like, shape (m,)
         Query values f(w) of the possible worlds (repeats allowed).
     scale : array_like
-        Laplace scale(s), any shape, evaluated together in one pass over the
-        sorted values.  ``0`` (no noise) and ``inf`` are allowed and give the
-        limits ``max_j pi_j / (weight of the worlds sharing f_j)`` and
-        ``max pi / sum c pi`` (= 1/m for a uniform prior).
+        Laplace scale(s), any shape; 0 (no noise) and ``inf`` allowed.
     counts : array_like, shape (m,), optional
         Multiplicity of each entry: whole numbers >= 0.
     prior : array_like, shape (m,), optional
         Unnormalised per-world prior weights (>= 0).
     noise : {"laplace", "discrete_laplace", "gaussian", "discrete_gaussian"}, optional
-        The noise (default Laplace).  Discrete Laplace noise (Mathematics
-        page, section 11) has the same worst case: it is reached at a
-        world's value, a lattice response.  With Gaussian energies, discrete
-        or not, the posterior of a world holding the largest (or smallest)
-        value alone tends to 1 as the response moves out, so the worst case
-        over every response is 1 for any scale in (0, inf): returned
-        exactly (see `gaussian_delta` for a measure that is not 1).  The
-        limits 0 and inf and a single distinct value are as for Laplace
-        noise; an extreme value shared by several worlds is a ValueError
-        (its supremum is not computed).
+        The noise (default Laplace); Gaussian energies give 1 for scales in (0, inf).
     granularity : float, optional
-        The lattice spacing of integer noise (default 1); the values must
-        be multiples of it.  Only the default with continuous noise.
+        Lattice spacing of integer noise (default 1; only 1 for continuous).
     return_world : bool, optional
-        Also return the index into ``values`` of a world attaining the
-        maximum (default False); with Gaussian energies, the world whose
-        posterior tends to 1.
+        Also return the index of a world attaining the maximum (default False).
 
     Returns
     -------
@@ -321,28 +231,15 @@ def worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts: Real
     Raises
     ------
     ValueError
-        For empty, multi-dimensional, NaN or infinite values, negative or NaN
-        scales, bad counts or prior (negative, not whole counts, wrong
-        length, all zero), an unknown noise, values off the lattice of an
-        integer noise or a bad granularity, or Gaussian energies whose
-        largest and smallest values are each shared by several worlds.
+        For bad values, scales, counts, prior, noise, lattice or shared extremes.
     TypeError
-        If an argument is not real numbers (a string, a bool, complex values),
-        or ``return_world`` is not a bool.
+        If an argument is not real numbers, or ``return_world`` is not a bool.
 
     See Also
     --------
     tight_scale : The smallest scale whose worst-case risk meets a target.
-
     risk_bound : The paper's (looser) closed-form bound.
-
     multi_worst_case_risk : The same for several releases.
-
-    Notes
-    -----
-    Cost: an O(m log m) sort, then O(u) per scale for u distinct values,
-    with every factor in [0, 1] (no overflow, no cancellation).  The dense
-    O(m^2) formula gives the same numbers.
 
     Examples
     --------
@@ -350,14 +247,6 @@ def worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts: Real
     >>> toy = [2, 8/3, 3, 10/3, 11/3, 4, 13/3, 14/3]   # paper sec. 4, means
     >>> round(di.worst_case_risk(toy, scale=2.128628267061142), 6)
     0.229438
-    >>> # the limits: 1 and 1/m
-    >>> di.worst_case_risk(toy, scale=[0.0, float("inf")])
-    array([1.   , 0.125])
-    >>> # integer noise: discrete Laplace as Laplace; Gaussian energies reach 1
-    >>> round(di.worst_case_risk([0, 1], scale=1.0, noise="discrete_laplace"), 6)
-    0.731059
-    >>> di.worst_case_risk([0, 1], scale=1.0, noise="discrete_gaussian")
-    1.0
     """
     ws = Worlds(values, counts, prior)
     lam = _validate.scale_or_limit("scale", scale)
@@ -386,12 +275,7 @@ def worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts: Real
 
 
 def _lone_extreme(ws, counts, prior):
-    """With Gaussian energies: the index of a world that alone holds the
-    largest or the smallest value (its posterior tends to 1 as the response
-    goes out); None when every world of positive weight has one value (the
-    posterior is then the prior share at every response); a ValueError
-    when both extreme values are shared (a supremum not computed).
-    """
+    """With Gaussian energies: a world alone holding an extreme value (None if one value)."""
     f = ws.f
     c = np.ones(f.size) if counts is None else np.asarray(ws._raw_counts)
     p = np.ones(f.size) if prior is None else np.asarray(ws._raw_prior)

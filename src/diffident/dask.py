@@ -11,6 +11,7 @@ import numpy as np
 from ._kernels import evidence, worstcase
 from ._numerics import validate as _validate
 from ._numerics.grouping import chunk_groups
+from ._numerics.shared_docs import shared_docs
 from ._risk.chunked import (
     EvidenceSums,
     chunk_ends,
@@ -61,6 +62,7 @@ def _merge(a, b, R, lam, gauss):
     return st.stack()
 
 
+@shared_docs
 def log_evidence(values: Any, *, response: RealArrayLike, scale: RealArrayLike, noise: AnyNoise = "laplace",
                  granularity: float = 1.0, compute: bool = True) -> Any:
     """`diffident.log_evidence` over a 1-d ``dask.array`` of world values.
@@ -69,8 +71,7 @@ def log_evidence(values: Any, *, response: RealArrayLike, scale: RealArrayLike, 
     ----------
     values : dask.array.Array or array_like
         World values, 1-d, any chunking (other arrays are wrapped).
-    response : array_like
-        Released value(s) R.
+    %(response)s
     scale : array_like
         Noise scale(s) (Laplace scale or Gaussian sigma), finite and > 0, broadcast against R.
     noise : {"laplace", "gaussian", "discrete_laplace", "discrete_gaussian"}, optional

@@ -15,6 +15,7 @@ from .._numerics import inversion as _inversion
 from .._numerics import search as _search
 from .._numerics import validate as _validate
 from .._numerics.floats import SUBNORMAL
+from .._numerics.shared_docs import shared_docs
 from .._risk import dominance as _dominance
 from .._risk.closed_form import laplace_scale
 from .._risk.expected import Success
@@ -37,6 +38,7 @@ def tight_scale(values: RealArrayLike, *, rho: RealArrayLike, counts: RealArrayL
                 granularity: float = 1.0) -> FloatOrArray: ...
 
 
+@shared_docs
 def tight_scale(values: RealArrayLike, *, rho: RealArrayLike, counts: RealArrayLike | None = None,
                 prior: RealArrayLike | None = None,
                 rtol: float = 0.0, risk: str = "worst", noise: AnyNoise = "laplace",
@@ -45,14 +47,11 @@ def tight_scale(values: RealArrayLike, *, rho: RealArrayLike, counts: RealArrayL
 
     Parameters
     ----------
-    values : array_like, shape (m,)
-        Query values of the possible worlds.
+    %(values)s
     rho : array_like
         Target risk(s) in [0, 1], any shape.
-    counts : array_like, shape (m,), optional
-        Multiplicity of each entry: whole numbers >= 0.
-    prior : array_like, shape (m,), optional
-        Unnormalised per-world prior weights (>= 0).
+    %(counts)s
+    %(prior)s
     rtol : float, optional
         Stop at this relative bracket width (default 0: adjacent floats).
     risk : {"worst", "expected"}, optional
@@ -236,20 +235,18 @@ def tight_epsilon(values: RealArrayLike, *, rho: RealArrayLike, counts: RealArra
                   prior: RealArrayLike | None = None, rtol: float = 0.0, risk: str = "worst") -> FloatOrArray: ...
 
 
+@shared_docs
 def tight_epsilon(values: RealArrayLike, *, rho: RealArrayLike, counts: RealArrayLike | None = None,
                   prior: RealArrayLike | None = None, rtol: float = 0.0, risk: str = "worst") -> FloatOrArray:
     """Epsilon of the tight calibration: ``ptp(values) / tight_scale(...)``.
 
     Parameters
     ----------
-    values : array_like, shape (m,)
-        Query values of the possible worlds.
+    %(values)s
     rho : array_like
         Target risk(s) in [0, 1], any shape.
-    counts : array_like, shape (m,), optional
-        Multiplicity of each entry: whole numbers >= 0.
-    prior : array_like, shape (m,), optional
-        Unnormalised per-world prior weights (>= 0).
+    %(counts)s
+    %(prior)s
     rtol : float, optional
         Relative precision of the tight scale, as for `tight_scale`
         (default 0: adjacent floats).

@@ -14,6 +14,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from .._numerics.shared_docs import shared_docs
 from .._numerics.validate import scalar
 from ..dp._integer import discrete_gaussian_sigma, discrete_laplace_scale, geometric_scale
 from . import integer_fdp as fdp
@@ -67,6 +68,7 @@ class DiscreteLaplace(_Noise):
         self._build(scale, sensitivity, _steps)
 
     @classmethod
+    @shared_docs
     def from_epsilon(cls, epsilon: float, *, sensitivity: float = 1) -> "DiscreteLaplace":
         """The discrete Laplace noise of epsilon-DP: scale ``Delta / epsilon``, rounded up (as OpenDP).
 
@@ -74,8 +76,7 @@ class DiscreteLaplace(_Noise):
         ----------
         epsilon : float
             The epsilon, finite and > 0.
-        sensitivity : int, keyword-only
-            Delta, a whole number of lattice steps (default 1).
+        %(lattice_sensitivity)s
 
         Returns
         -------
@@ -99,6 +100,7 @@ class DiscreteLaplace(_Noise):
         return cls(float(discrete_laplace_scale(e, sensitivity=d)), sensitivity=d)
 
     @classmethod
+    @shared_docs
     def from_geometric(cls, p: float, *, sensitivity: float = 1) -> "DiscreteLaplace":
         """The Census geometric mechanism of parameter p: ``P(Z = k)`` proportional to ``(1 - p)^|k|``.
 
@@ -106,8 +108,7 @@ class DiscreteLaplace(_Noise):
         ----------
         p : float
             The geometric parameter, in (0, 1).
-        sensitivity : int, keyword-only
-            Delta, a whole number of lattice steps (default 1).
+        %(lattice_sensitivity)s
 
         Returns
         -------
@@ -196,6 +197,7 @@ class DiscreteGaussian(_Noise):
         self._build(sigma, sensitivity, _steps)
 
     @classmethod
+    @shared_docs
     def from_zcdp(cls, zcdp_rho: float, *, sensitivity: float = 1) -> "DiscreteGaussian":
         """The discrete Gaussian of zcdp_rho-zCDP: ``sigma = Delta / sqrt(2 zcdp_rho)``, rounded up.
 
@@ -203,8 +205,7 @@ class DiscreteGaussian(_Noise):
         ----------
         zcdp_rho : float
             The zCDP parameter, finite and > 0.
-        sensitivity : int, keyword-only
-            Delta, a whole number of lattice steps (default 1).
+        %(lattice_sensitivity)s
 
         Returns
         -------
@@ -228,6 +229,7 @@ class DiscreteGaussian(_Noise):
         return cls(float(discrete_gaussian_sigma(r, sensitivity=d)), sensitivity=d)
 
     @classmethod
+    @shared_docs
     def from_variance(cls, sigma_squared: float, *, sensitivity: float = 1) -> "DiscreteGaussian":
         """The discrete Gaussian of parameter ``sigma^2``, Tumult's ``AddDiscreteGaussianNoise(sigma_squared)``.
 
@@ -235,8 +237,7 @@ class DiscreteGaussian(_Noise):
         ----------
         sigma_squared : float
             The square of sigma, finite and > 0.
-        sensitivity : int, keyword-only
-            Delta, a whole number of lattice steps (default 1).
+        %(lattice_sensitivity)s
 
         Returns
         -------

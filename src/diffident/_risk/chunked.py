@@ -11,6 +11,7 @@ import numpy as np
 from .._kernels import evidence, worstcase
 from .._numerics import validate as _validate
 from .._numerics.grouping import chunk_groups
+from .._numerics.shared_docs import shared_docs
 from .._typing import AnyNoise, FloatOrArray, RealArrayLike
 from .._worlds.values import (
     check_scaling,
@@ -205,6 +206,7 @@ def _fold_all(chunks, response, scale, noise, granularity, exact=False, world_va
     return shape, st
 
 
+@shared_docs
 def chunked_log_evidence(chunks: Iterable[Any], *, response: RealArrayLike, scale: RealArrayLike,
                          noise: AnyNoise = "laplace", granularity: float = 1.0) -> FloatOrArray:
     """`log_evidence` over world values given in chunks.
@@ -213,14 +215,10 @@ def chunked_log_evidence(chunks: Iterable[Any], *, response: RealArrayLike, scal
     ----------
     chunks : iterable
         Arrays of world values, or ``(values, counts)`` pairs; read once, in order.
-    response : array_like
-        Released value(s) R.
-    scale : array_like
-        Noise scale(s) (Laplace scale or Gaussian sigma), finite and > 0.
-    noise : {"laplace", "gaussian", "discrete_laplace", "discrete_gaussian"}, optional
-        The noise distribution (default Laplace); integer noise: Mathematics page, sec. 11.
-    granularity : float, optional
-        Lattice spacing of integer noise (default 1; only 1 for continuous).
+    %(response)s
+    %(scale)s
+    %(noise)s
+    %(granularity)s
 
     Returns
     -------
@@ -254,6 +252,7 @@ def chunked_log_evidence(chunks: Iterable[Any], *, response: RealArrayLike, scal
     return _validate.ret(logev.reshape(shape), len(shape) == 0)
 
 
+@shared_docs
 def chunked_disclosure_risk(chunks: Iterable[Any], *, response: RealArrayLike, scale: RealArrayLike, world_value: float,
                             world_weight: float = 1.0, noise: AnyNoise = "laplace",
                             granularity: float = 1.0) -> FloatOrArray:
@@ -263,18 +262,14 @@ def chunked_disclosure_risk(chunks: Iterable[Any], *, response: RealArrayLike, s
     ----------
     chunks : iterable
         Arrays of world values, or ``(values, counts)`` pairs; read once, in order.
-    response : array_like
-        Released value(s) R.
-    scale : array_like
-        Noise scale(s) (Laplace scale or Gaussian sigma), finite and > 0.
+    %(response)s
+    %(scale)s
     world_value : float
         The query value of the world whose posterior is wanted.
     world_weight : float, optional
         Its prior weight on the scale of the chunks' counts (default 1).
-    noise : {"laplace", "gaussian", "discrete_laplace", "discrete_gaussian"}, optional
-        The noise distribution (default Laplace); integer noise: Mathematics page, sec. 11.
-    granularity : float, optional
-        Lattice spacing of integer noise (default 1; only 1 for continuous).
+    %(noise)s
+    %(granularity)s
 
     Returns
     -------

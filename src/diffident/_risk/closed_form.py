@@ -9,6 +9,7 @@ import numpy as np
 from .._numerics import dd as _dd
 from .._numerics import search as _search
 from .._numerics import validate as _validate
+from .._numerics.shared_docs import shared_docs
 from .._typing import FloatOrArray, RealArrayLike
 
 __all__ = ["epsilon_for_rho", "scale_for_rho", "rho_for_epsilon", "risk_bound"]
@@ -285,6 +286,7 @@ def scale_for_rho(rho: float, *, m: float, sensitive_range: float) -> float: ...
 def scale_for_rho(rho: RealArrayLike, *, m: RealArrayLike, sensitive_range: RealArrayLike) -> FloatOrArray: ...
 
 
+@shared_docs
 def scale_for_rho(rho: RealArrayLike, *, m: RealArrayLike, sensitive_range: RealArrayLike) -> FloatOrArray:
     """The paper's Laplace scale for a risk bound rho (Mathematics page, eq. 3.2).
 
@@ -292,8 +294,7 @@ def scale_for_rho(rho: RealArrayLike, *, m: RealArrayLike, sensitive_range: Real
     ----------
     rho : array_like
         Risk bound(s) in [0, 1].
-    m : array_like
-        Number of possible worlds (>= 1).
+    %(m_worlds)s
     sensitive_range : array_like
         The query's sensitive range S (>= 0), see `sensitive_range`.
 
@@ -360,6 +361,7 @@ def rho_for_epsilon(epsilon: float, *, m: float) -> float: ...
 def rho_for_epsilon(epsilon: RealArrayLike, *, m: RealArrayLike) -> FloatOrArray: ...
 
 
+@shared_docs
 def rho_for_epsilon(epsilon: RealArrayLike, *, m: RealArrayLike) -> FloatOrArray:
     """The risk bound that an epsilon-DP Laplace release guarantees (eq. 3.3).
 
@@ -367,8 +369,7 @@ def rho_for_epsilon(epsilon: RealArrayLike, *, m: RealArrayLike) -> FloatOrArray
     ----------
     epsilon : array_like
         Privacy parameter(s), >= 0 (``inf`` allowed: no noise, risk 1).
-    m : array_like
-        Number of possible worlds (>= 1).
+    %(m_worlds)s
 
     Returns
     -------
@@ -406,6 +407,7 @@ def risk_bound(scale: float, *, m: float, sensitive_range: float) -> float: ...
 def risk_bound(scale: RealArrayLike, *, m: RealArrayLike, sensitive_range: RealArrayLike) -> FloatOrArray: ...
 
 
+@shared_docs
 def risk_bound(scale: RealArrayLike, *, m: RealArrayLike, sensitive_range: RealArrayLike) -> FloatOrArray:
     """The paper's upper bound on the risk of a Laplace release (Mathematics page, eq. 3.1).
 
@@ -413,8 +415,7 @@ def risk_bound(scale: RealArrayLike, *, m: RealArrayLike, sensitive_range: RealA
     ----------
     scale : array_like
         Laplace scale(s), >= 0; 0 means no noise and ``inf`` infinite noise.
-    m : array_like
-        Number of possible worlds (>= 1).
+    %(m_worlds)s
     sensitive_range : array_like
         Sensitive range S >= 0.
 

@@ -10,6 +10,7 @@ from .._kernels import expected as kern
 from .._numerics import progress as _progress
 from .._numerics import validate as _validate
 from .._numerics.floats import U
+from .._numerics.shared_docs import shared_docs
 from .._typing import AnyNoise, FloatOrArray, RealArrayLike
 from .._worlds.values import Worlds
 from .worst_case import spread_exponent
@@ -29,6 +30,7 @@ def expected_risk(values: RealArrayLike, *, scale: RealArrayLike, noise: AnyNois
                   world: int | None = None, granularity: float = 1.0) -> FloatOrArray: ...
 
 
+@shared_docs
 def expected_risk(values: RealArrayLike, *, scale: RealArrayLike, noise: AnyNoise = "laplace",
                   counts: RealArrayLike | None = None, prior: RealArrayLike | None = None,
                   world: int | None = None, granularity: float = 1.0) -> FloatOrArray:
@@ -36,16 +38,13 @@ def expected_risk(values: RealArrayLike, *, scale: RealArrayLike, noise: AnyNois
 
     Parameters
     ----------
-    values : array_like, shape (m,)
-        Query values f(w) of the possible worlds (repeats allowed).
+    %(values)s
     scale : array_like
         Noise scale (Laplace) or sigma (Gaussian); 0 and ``inf`` allowed.
     noise : {"laplace", "gaussian", "discrete_laplace", "discrete_gaussian"}, optional
         The noise distribution (default Laplace).
-    counts : array_like, shape (m,), optional
-        Multiplicity of each entry: whole numbers >= 0.
-    prior : array_like, shape (m,), optional
-        Unnormalised per-world prior weights (>= 0).
+    %(counts)s
+    %(prior)s
     world : int, optional
         The true world's index (default None: the average over the prior).
     granularity : float, optional

@@ -8,6 +8,7 @@ import numpy as np
 
 from .._numerics import search as _search
 from .._numerics import validate as _validate
+from .._numerics.shared_docs import shared_docs
 from .._typing import FloatOrArray, GaussianNoise, RealArrayLike
 from .._worlds.values import Worlds
 from .gaussian_model import Model, deltas
@@ -33,6 +34,7 @@ def _representatives(model):
     return live[np.sort(first)]
 
 
+@shared_docs
 def gaussian_delta(values: RealArrayLike, *, rho: RealArrayLike, sigma: RealArrayLike,
                    counts: RealArrayLike | None = None,
                    prior: RealArrayLike | None = None, world: int | None = None,
@@ -41,16 +43,13 @@ def gaussian_delta(values: RealArrayLike, *, rho: RealArrayLike, sigma: RealArra
 
     Parameters
     ----------
-    values : array_like, shape (m,)
-        Query values of the possible worlds.
+    %(values)s
     rho : array_like
         Risk bounds in [0, 1].
     sigma : array_like
         Noise standard deviations, positive and finite (broadcast with rho).
-    counts : array_like, shape (m,), optional
-        Multiplicity of each entry: whole numbers >= 0.
-    prior : array_like, shape (m,), optional
-        Unnormalised per-world prior weights (>= 0).
+    %(counts)s
+    %(prior)s
     world : int or array_like of int, optional
         The true world(s); by default the maximum over every world.
     noise : {"gaussian", "discrete_gaussian"}, optional
@@ -102,6 +101,7 @@ def gaussian_delta(values: RealArrayLike, *, rho: RealArrayLike, sigma: RealArra
     return _validate.ret(d.reshape(T, reps.size).max(axis=1).reshape(shape), len(shape) == 0)
 
 
+@shared_docs
 def gaussian_sigma_for(values: RealArrayLike, *, rho: RealArrayLike, delta: RealArrayLike,
                        counts: RealArrayLike | None = None,
                        prior: RealArrayLike | None = None, world: int | None = None,
@@ -111,16 +111,13 @@ def gaussian_sigma_for(values: RealArrayLike, *, rho: RealArrayLike, delta: Real
 
     Parameters
     ----------
-    values : array_like, shape (m,)
-        Query values of the possible worlds.
+    %(values)s
     rho : array_like
         Risk bounds in [0, 1].
     delta : array_like
         Allowed probabilities in (0, 1), broadcast with rho.
-    counts : array_like, shape (m,), optional
-        Multiplicity of each entry: whole numbers >= 0.
-    prior : array_like, shape (m,), optional
-        Unnormalised per-world prior weights (>= 0).
+    %(counts)s
+    %(prior)s
     world : int or array_like of int, optional
         The true world(s), all of which must meet the target; default every one.
     rtol : float, optional

@@ -9,6 +9,7 @@ import numpy as np
 from .._kernels import evidence
 from .._kernels import sort as radix
 from .._numerics import validate as _validate
+from .._numerics.shared_docs import shared_docs
 from .._typing import AnyNoise, FloatArray, FloatOrArray, RealArrayLike
 from .._worlds.values import Worlds, check_scaling, energy_factor, scaling_exponent, too_small
 
@@ -179,6 +180,7 @@ def _evaluate_sweep(ws, R, lam_u, inverse, fw, pw, with_risk, logev, risk):
         risk[order] = out_r
 
 
+@shared_docs
 def log_evidence(values: RealArrayLike, *, response: RealArrayLike, scale: RealArrayLike,
                  counts: RealArrayLike | None = None,
                  prior: RealArrayLike | None = None, noise: AnyNoise = "laplace",
@@ -187,20 +189,13 @@ def log_evidence(values: RealArrayLike, *, response: RealArrayLike, scale: RealA
 
     Parameters
     ----------
-    values : array_like, shape (m,)
-        Query values f(w) of the possible worlds (repeats allowed).
-    response : array_like
-        Released value(s) R.
-    scale : array_like
-        Noise scale(s) (Laplace scale or Gaussian sigma), finite and > 0.
-    counts : array_like, shape (m,), optional
-        Multiplicity of each entry of ``values``: whole numbers >= 0.
-    prior : array_like, shape (m,), optional
-        Unnormalised prior weight of each world (>= 0).
-    noise : {"laplace", "gaussian", "discrete_laplace", "discrete_gaussian"}, optional
-        The noise distribution (default Laplace); integer noise: Mathematics page, sec. 11.
-    granularity : float, optional
-        Lattice spacing of integer noise (default 1; only 1 for continuous).
+    %(values)s
+    %(response)s
+    %(scale)s
+    %(counts)s
+    %(prior)s
+    %(noise)s
+    %(granularity)s
 
     Returns
     -------
@@ -236,6 +231,7 @@ def log_evidence_of(ws, R, lam, gauss, lattice=None):
     return _evaluate(ws, R, lam, None, gauss, lattice=lattice)[0]
 
 
+@shared_docs
 def log_posterior(values: RealArrayLike, *, response: RealArrayLike, scale: RealArrayLike,
                   counts: RealArrayLike | None = None,
                   prior: RealArrayLike | None = None, noise: AnyNoise = "laplace",
@@ -244,20 +240,13 @@ def log_posterior(values: RealArrayLike, *, response: RealArrayLike, scale: Real
 
     Parameters
     ----------
-    values : array_like, shape (m,)
-        Query values f(w) of the possible worlds (repeats allowed).
-    response : array_like
-        Released value(s) R.
-    scale : array_like
-        Noise scale(s) (Laplace scale or Gaussian sigma), finite and > 0.
-    counts : array_like, shape (m,), optional
-        Multiplicity of each entry of ``values``: whole numbers >= 0.
-    prior : array_like, shape (m,), optional
-        Unnormalised prior weight of each world (>= 0).
-    noise : {"laplace", "gaussian", "discrete_laplace", "discrete_gaussian"}, optional
-        The noise distribution (default Laplace); integer noise: Mathematics page, sec. 11.
-    granularity : float, optional
-        Lattice spacing of integer noise (default 1; only 1 for continuous).
+    %(values)s
+    %(response)s
+    %(scale)s
+    %(counts)s
+    %(prior)s
+    %(noise)s
+    %(granularity)s
 
     Returns
     -------
@@ -266,10 +255,7 @@ def log_posterior(values: RealArrayLike, *, response: RealArrayLike, scale: Real
 
     Raises
     ------
-    ValueError
-        As for `log_evidence`: bad values, responses, scales, counts or prior.
-    TypeError
-        If an argument is not real numbers (a string, a bool, complex values).
+    %(raises_as_log_evidence)s
 
     See Also
     --------
@@ -312,6 +298,7 @@ def log_posterior_rows(ws, R, lam, gauss, lattice=None):
     return out
 
 
+@shared_docs
 def posterior(values: RealArrayLike, *, response: RealArrayLike, scale: RealArrayLike,
               counts: RealArrayLike | None = None,
               prior: RealArrayLike | None = None, noise: AnyNoise = "laplace",
@@ -320,20 +307,13 @@ def posterior(values: RealArrayLike, *, response: RealArrayLike, scale: RealArra
 
     Parameters
     ----------
-    values : array_like, shape (m,)
-        Query values f(w) of the possible worlds (repeats allowed).
-    response : array_like
-        Released value(s) R.
-    scale : array_like
-        Noise scale(s) (Laplace scale or Gaussian sigma), finite and > 0.
-    counts : array_like, shape (m,), optional
-        Multiplicity of each entry of ``values``: whole numbers >= 0.
-    prior : array_like, shape (m,), optional
-        Unnormalised prior weight of each world (>= 0).
-    noise : {"laplace", "gaussian", "discrete_laplace", "discrete_gaussian"}, optional
-        The noise distribution (default Laplace); integer noise: Mathematics page, sec. 11.
-    granularity : float, optional
-        Lattice spacing of integer noise (default 1; only 1 for continuous).
+    %(values)s
+    %(response)s
+    %(scale)s
+    %(counts)s
+    %(prior)s
+    %(noise)s
+    %(granularity)s
 
     Returns
     -------
@@ -342,10 +322,7 @@ def posterior(values: RealArrayLike, *, response: RealArrayLike, scale: RealArra
 
     Raises
     ------
-    ValueError
-        As for `log_evidence`: bad values, responses, scales, counts or prior.
-    TypeError
-        If an argument is not real numbers (a string, a bool, complex values).
+    %(raises_as_log_evidence)s
 
     See Also
     --------
@@ -366,6 +343,7 @@ def posterior(values: RealArrayLike, *, response: RealArrayLike, scale: RealArra
     return rows
 
 
+@shared_docs
 def disclosure_risk(values: RealArrayLike, *, response: RealArrayLike, scale: RealArrayLike, world: RealArrayLike = 0,
                     counts: RealArrayLike | None = None, prior: RealArrayLike | None = None,
                     noise: AnyNoise = "laplace", granularity: float = 1.0) -> FloatOrArray:
@@ -373,22 +351,15 @@ def disclosure_risk(values: RealArrayLike, *, response: RealArrayLike, scale: Re
 
     Parameters
     ----------
-    values : array_like, shape (m,)
-        Query values f(w) of the possible worlds (repeats allowed).
-    response : array_like
-        Released value(s) R.
-    scale : array_like
-        Noise scale(s) (Laplace scale or Gaussian sigma), finite and > 0.
+    %(values)s
+    %(response)s
+    %(scale)s
     world : int or array_like of int, optional
         Index into ``values`` of the true world (default 0), broadcast.
-    counts : array_like, shape (m,), optional
-        Multiplicity of each entry of ``values``: whole numbers >= 0.
-    prior : array_like, shape (m,), optional
-        Unnormalised prior weight of each world (>= 0).
-    noise : {"laplace", "gaussian", "discrete_laplace", "discrete_gaussian"}, optional
-        The noise distribution (default Laplace); integer noise: Mathematics page, sec. 11.
-    granularity : float, optional
-        Lattice spacing of integer noise (default 1; only 1 for continuous).
+    %(counts)s
+    %(prior)s
+    %(noise)s
+    %(granularity)s
 
     Returns
     -------

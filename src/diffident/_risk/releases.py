@@ -9,6 +9,7 @@ import numpy as np
 from .._kernels import multi
 from .._numerics import search as _search
 from .._numerics import validate as _validate
+from .._numerics.shared_docs import shared_docs
 from .._typing import FloatArray, FloatOrArray, IntOrArray, RealArrayLike
 from .._worlds.values import Worlds
 from .worst_case import Risk, below_normal_again, inverse_scales, spread_exponent
@@ -130,6 +131,7 @@ def multi_worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts
                           return_world: Literal[True]) -> tuple[FloatOrArray, IntOrArray]: ...
 
 
+@shared_docs
 def multi_worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts: RealArrayLike | None = None,
                           prior: RealArrayLike | None = None, return_world: bool = False
                           ) -> FloatOrArray | tuple[FloatOrArray, IntOrArray]:
@@ -143,8 +145,7 @@ def multi_worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts
         Laplace scales per query (0 and inf allowed).
     counts : array_like, shape (m,), optional
         Multiplicity of each world (row): whole numbers >= 0.
-    prior : array_like, shape (m,), optional
-        Unnormalised per-world prior weights (>= 0).
+    %(prior)s
     return_world : bool, optional
         Also return the index of a worst world (default False).
 
@@ -187,6 +188,7 @@ def multi_worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts
     return (risk, arg) if return_world else risk
 
 
+@shared_docs
 def multi_tight_scale(values: RealArrayLike, *, rho: RealArrayLike, spread: RealArrayLike | None = None,
                       counts: RealArrayLike | None = None, prior: RealArrayLike | None = None,
                       rtol: float = 0.0) -> FloatArray:
@@ -202,8 +204,7 @@ def multi_tight_scale(values: RealArrayLike, *, rho: RealArrayLike, spread: Real
         The proportions of the scales, >= 0 (default: ``ptp`` of each column).
     counts : array_like, shape (m,), optional
         Multiplicity of each world (row): whole numbers >= 0.
-    prior : array_like, shape (m,), optional
-        Unnormalised per-world prior weights (>= 0).
+    %(prior)s
     rtol : float, optional
         Relative precision of u (default 0: adjacent floats).
 

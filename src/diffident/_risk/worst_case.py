@@ -10,6 +10,7 @@ from .._numerics import progress as _progress
 from .._numerics import validate as _validate
 from .._numerics.budget import BLOCK_BYTES as _BLOCK_BYTES
 from .._numerics.floats import TINY, U
+from .._numerics.shared_docs import shared_docs
 from .._typing import AnyNoise, FloatOrArray, IntOrArray, RealArrayLike
 from .._worlds.values import Worlds, energy_factor
 from . import dominance as _dominance
@@ -198,6 +199,7 @@ def worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts: Real
                     granularity: float = 1.0, return_world: Literal[True]) -> tuple[FloatOrArray, IntOrArray]: ...
 
 
+@shared_docs
 def worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts: RealArrayLike | None = None,
                     prior: RealArrayLike | None = None, noise: AnyNoise = "laplace",
                     granularity: float = 1.0, return_world: bool = False
@@ -206,18 +208,14 @@ def worst_case_risk(values: RealArrayLike, *, scale: RealArrayLike, counts: Real
 
     Parameters
     ----------
-    values : array_like, shape (m,)
-        Query values f(w) of the possible worlds (repeats allowed).
+    %(values)s
     scale : array_like
         Laplace scale(s), any shape; 0 (no noise) and ``inf`` allowed.
-    counts : array_like, shape (m,), optional
-        Multiplicity of each entry: whole numbers >= 0.
-    prior : array_like, shape (m,), optional
-        Unnormalised per-world prior weights (>= 0).
+    %(counts)s
+    %(prior)s
     noise : {"laplace", "discrete_laplace", "gaussian", "discrete_gaussian"}, optional
         The noise (default Laplace); Gaussian energies give 1 for scales in (0, inf).
-    granularity : float, optional
-        Lattice spacing of integer noise (default 1; only 1 for continuous).
+    %(granularity)s
     return_world : bool, optional
         Also return the index of a world attaining the maximum (default False).
 

@@ -9,6 +9,8 @@ from typing import Any, NoReturn, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._numerics.shared_docs import shared_docs
+
 #: The outcomes of a grid point (the ``status`` column of a sweep).
 STATUSES = ("calibrated", "unattainable", "no noise needed", "zero sensitive range", "no lattice", "over budget")
 
@@ -133,6 +135,7 @@ class SweepTable(dict[str, NDArray[Any]]):
             raise ImportError("to_pandas needs pandas: python -m pip install pandas") from None
         return pd.DataFrame(dict(self._cols))
 
+    @shared_docs
     def to_csv(self, path: PathOrBuffer) -> PathOrBuffer:
         """Write the table as CSV: a header row, floats that read back exactly, ``inf``, ``nan``.
 
@@ -143,8 +146,7 @@ class SweepTable(dict[str, NDArray[Any]]):
 
         Returns
         -------
-        str, os.PathLike or file-like
-            The ``path`` given, unchanged.
+        %(returns_path)s
 
         Raises
         ------
@@ -176,6 +178,7 @@ class SweepTable(dict[str, NDArray[Any]]):
         for i in range(len(self)):
             w.writerow([_fmt(c[i]) for c in cols])
 
+    @shared_docs
     def to_json(self, path: PathOrBuffer) -> PathOrBuffer:
         """Write the table as JSON records; infinities and NaN as the strings "inf", "-inf", "nan".
 
@@ -186,8 +189,7 @@ class SweepTable(dict[str, NDArray[Any]]):
 
         Returns
         -------
-        str, os.PathLike or file-like
-            The ``path`` given, unchanged.
+        %(returns_path)s
 
         Raises
         ------
@@ -210,6 +212,7 @@ class SweepTable(dict[str, NDArray[Any]]):
             json.dump(records, fh, allow_nan=False)
         return path
 
+    @shared_docs
     def to_parquet(self, path: PathOrBuffer) -> PathOrBuffer:
         """Write the table as Parquet (through pandas and pyarrow).
 
@@ -220,8 +223,7 @@ class SweepTable(dict[str, NDArray[Any]]):
 
         Returns
         -------
-        str, os.PathLike or file-like
-            The ``path`` given, unchanged.
+        %(returns_path)s
 
         Raises
         ------

@@ -6,6 +6,7 @@ import numpy as np
 
 from .._numerics import dd as _dd
 from .._numerics import search as _search
+from .._numerics.shared_docs import shared_docs
 from .._numerics.validate import is_scalar, privacy_epsilon, probability, releases, ret, worlds
 from .._risk import closed_form as _closed_form
 from .._typing import FloatOrArray, RealArrayLike
@@ -72,6 +73,7 @@ def compose_sequential(epsilons: RealArrayLike, *, deltas: RealArrayLike, axis: 
                                                                                            FloatOrArray]: ...
 
 
+@shared_docs
 def compose_sequential(epsilons: RealArrayLike, *, deltas: RealArrayLike | None = None,
                        axis: int = -1) -> FloatOrArray | tuple[FloatOrArray, FloatOrArray]:
     """Basic sequential composition: (sum epsilon_i, sum delta_i)-DP.
@@ -94,10 +96,7 @@ def compose_sequential(epsilons: RealArrayLike, *, deltas: RealArrayLike | None 
 
     Raises
     ------
-    ValueError
-        For an argument outside its range or NaN, shapes that do not broadcast, or a bad axis.
-    TypeError
-        If an argument is not real numbers.
+    %(raises_axis)s
 
     See Also
     --------
@@ -122,6 +121,7 @@ def compose_parallel(epsilons: RealArrayLike, *, deltas: RealArrayLike, axis: in
                                                                                          FloatOrArray]: ...
 
 
+@shared_docs
 def compose_parallel(epsilons: RealArrayLike, *, deltas: RealArrayLike | None = None,
                      axis: int = -1) -> FloatOrArray | tuple[FloatOrArray, FloatOrArray]:
     """Parallel composition on disjoint data: (max epsilon_i, max delta_i)-DP.
@@ -144,10 +144,7 @@ def compose_parallel(epsilons: RealArrayLike, *, deltas: RealArrayLike | None = 
 
     Raises
     ------
-    ValueError
-        For an argument outside its range or NaN, shapes that do not broadcast, or a bad axis.
-    TypeError
-        If an argument is not real numbers.
+    %(raises_axis)s
 
     See Also
     --------
@@ -163,6 +160,7 @@ def compose_parallel(epsilons: RealArrayLike, *, deltas: RealArrayLike | None = 
     return out
 
 
+@shared_docs
 def rho_after_composition(epsilons: RealArrayLike, *, m: RealArrayLike, axis: int = -1) -> FloatOrArray:
     """The paper's risk bound after several epsilon-DP releases of the same data.
 
@@ -182,10 +180,7 @@ def rho_after_composition(epsilons: RealArrayLike, *, m: RealArrayLike, axis: in
 
     Raises
     ------
-    ValueError
-        For an argument outside its range or NaN, shapes that do not broadcast, or a bad axis.
-    TypeError
-        If an argument is not real numbers.
+    %(raises_axis)s
 
     See Also
     --------
@@ -226,6 +221,7 @@ def epsilon_per_release(rho: float, *, m: float, k: int) -> float: ...
 def epsilon_per_release(rho: RealArrayLike, *, m: RealArrayLike, k: RealArrayLike) -> FloatOrArray: ...
 
 
+@shared_docs
 def epsilon_per_release(rho: RealArrayLike, *, m: RealArrayLike, k: RealArrayLike) -> FloatOrArray:
     """The epsilon for each of k releases so that the composed risk stays <= rho.
 
@@ -233,8 +229,7 @@ def epsilon_per_release(rho: RealArrayLike, *, m: RealArrayLike, k: RealArrayLik
     ----------
     rho : array_like
         Risk bound(s) in [0, 1].
-    m : array_like
-        Number of possible worlds (>= 1).
+    %(m_worlds)s
     k : array_like
         Number of releases: whole numbers >= 1.
 

@@ -11,6 +11,7 @@ from scipy.special import ndtri
 
 from .._numerics import search as _search
 from .._numerics.floats import U
+from .._numerics.shared_docs import shared_docs
 from .._numerics.validate import is_scalar, non_negative, privacy_delta, privacy_epsilon, ret
 from .._typing import FloatOrArray, RealArrayLike
 from ._gaussian_delta import (
@@ -199,6 +200,7 @@ def analytic_gaussian_sigma(epsilon: RealArrayLike, *, delta: RealArrayLike,
                             sensitivity: RealArrayLike = 1.0) -> FloatOrArray: ...
 
 
+@shared_docs
 def analytic_gaussian_sigma(epsilon: RealArrayLike, *, delta: RealArrayLike,
                             sensitivity: RealArrayLike = 1.0) -> FloatOrArray:
     """The analytic Gaussian mechanism: the smallest sigma for (epsilon, delta)-DP.
@@ -221,10 +223,7 @@ def analytic_gaussian_sigma(epsilon: RealArrayLike, *, delta: RealArrayLike,
 
     Raises
     ------
-    ValueError
-        For an argument outside its range or NaN, or inputs that do not broadcast.
-    TypeError
-        If an argument is not real numbers.
+    %(raises_range)s
 
     See Also
     --------
@@ -266,6 +265,7 @@ def classic_gaussian_sigma(epsilon: RealArrayLike, *, delta: RealArrayLike,
                            sensitivity: RealArrayLike = 1.0) -> FloatOrArray: ...
 
 
+@shared_docs
 def classic_gaussian_sigma(epsilon: RealArrayLike, *, delta: RealArrayLike,
                            sensitivity: RealArrayLike = 1.0) -> FloatOrArray:
     """The classic Gaussian calibration ``S sqrt(2 ln(1.25/delta)) / epsilon``.
@@ -286,10 +286,7 @@ def classic_gaussian_sigma(epsilon: RealArrayLike, *, delta: RealArrayLike,
 
     Raises
     ------
-    ValueError
-        For an argument outside its range or NaN, or inputs that do not broadcast.
-    TypeError
-        If an argument is not real numbers.
+    %(raises_range)s
 
     Warns
     -----

@@ -11,6 +11,7 @@ from scipy.special import erfcx, log_ndtr
 
 from .._numerics import dd as _dd
 from .._numerics.floats import U
+from .._numerics.shared_docs import shared_docs
 from .._numerics.validate import is_scalar, non_negative, privacy_epsilon, ret, scale_or_limit
 from .._typing import FloatOrArray, RealArrayLike
 
@@ -278,6 +279,7 @@ def analytic_gaussian_delta(sigma: RealArrayLike, *, epsilon: RealArrayLike,
                             sensitivity: RealArrayLike = 1.0) -> FloatOrArray: ...
 
 
+@shared_docs
 def analytic_gaussian_delta(sigma: RealArrayLike, *, epsilon: RealArrayLike,
                             sensitivity: RealArrayLike = 1.0) -> FloatOrArray:
     """The exact delta of the Gaussian mechanism at noise sigma.
@@ -299,10 +301,7 @@ def analytic_gaussian_delta(sigma: RealArrayLike, *, epsilon: RealArrayLike,
 
     Raises
     ------
-    ValueError
-        For an argument outside its range or NaN, or inputs that do not broadcast.
-    TypeError
-        If an argument is not real numbers.
+    %(raises_range)s
 
     Examples
     --------

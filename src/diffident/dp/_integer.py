@@ -6,6 +6,7 @@ import numpy as np
 
 from .._numerics import dd as _dd
 from .._numerics.floats import TINY
+from .._numerics.shared_docs import shared_docs
 from .._numerics.validate import granularity as check_granularity
 from .._numerics.validate import in_range, is_scalar, positive_scale, ret
 from .._typing import FloatOrArray, RealArrayLike
@@ -209,6 +210,7 @@ def discrete_laplace_epsilon(scale: float, *, sensitivity: float = 1.0) -> float
 def discrete_laplace_epsilon(scale: RealArrayLike, *, sensitivity: RealArrayLike = 1.0) -> FloatOrArray: ...
 
 
+@shared_docs
 def discrete_laplace_epsilon(scale: RealArrayLike, *, sensitivity: RealArrayLike = 1.0) -> FloatOrArray:
     """The epsilon of discrete Laplace noise with scale b: ``Delta / b``.
 
@@ -226,10 +228,7 @@ def discrete_laplace_epsilon(scale: RealArrayLike, *, sensitivity: RealArrayLike
 
     Raises
     ------
-    ValueError
-        For an argument that is NaN, infinite, zero or negative, or inputs that do not broadcast.
-    TypeError
-        If an argument is not real numbers.
+    %(raises_positive)s
 
     Examples
     --------
@@ -249,6 +248,7 @@ def discrete_laplace_scale(epsilon: float, *, sensitivity: float = 1.0) -> float
 def discrete_laplace_scale(epsilon: RealArrayLike, *, sensitivity: RealArrayLike = 1.0) -> FloatOrArray: ...
 
 
+@shared_docs
 def discrete_laplace_scale(epsilon: RealArrayLike, *, sensitivity: RealArrayLike = 1.0) -> FloatOrArray:
     """The discrete Laplace scale b for epsilon-DP: ``Delta / epsilon``.
 
@@ -266,10 +266,7 @@ def discrete_laplace_scale(epsilon: RealArrayLike, *, sensitivity: RealArrayLike
 
     Raises
     ------
-    ValueError
-        For an argument that is NaN, infinite, zero or negative, or inputs that do not broadcast.
-    TypeError
-        If an argument is not real numbers.
+    %(raises_positive)s
 
     Examples
     --------
@@ -292,6 +289,7 @@ def discrete_gaussian_zcdp(sigma: float, *, sensitivity: float = 1.0) -> float: 
 def discrete_gaussian_zcdp(sigma: RealArrayLike, *, sensitivity: RealArrayLike = 1.0) -> FloatOrArray: ...
 
 
+@shared_docs
 def discrete_gaussian_zcdp(sigma: RealArrayLike, *, sensitivity: RealArrayLike = 1.0) -> FloatOrArray:
     """The zCDP parameter of the discrete Gaussian: ``Delta^2 / (2 sigma^2)``.
 
@@ -309,10 +307,7 @@ def discrete_gaussian_zcdp(sigma: RealArrayLike, *, sensitivity: RealArrayLike =
 
     Raises
     ------
-    ValueError
-        For an argument that is NaN, infinite, zero or negative, or inputs that do not broadcast.
-    TypeError
-        If an argument is not real numbers.
+    %(raises_positive)s
 
     Examples
     --------
@@ -332,6 +327,7 @@ def discrete_gaussian_sigma(zcdp_rho: float, *, sensitivity: float = 1.0) -> flo
 def discrete_gaussian_sigma(zcdp_rho: RealArrayLike, *, sensitivity: RealArrayLike = 1.0) -> FloatOrArray: ...
 
 
+@shared_docs
 def discrete_gaussian_sigma(zcdp_rho: RealArrayLike, *, sensitivity: RealArrayLike = 1.0) -> FloatOrArray:
     """The discrete Gaussian sigma for zcdp_rho-zCDP: ``Delta / sqrt(2 zcdp_rho)``.
 
@@ -349,10 +345,7 @@ def discrete_gaussian_sigma(zcdp_rho: RealArrayLike, *, sensitivity: RealArrayLi
 
     Raises
     ------
-    ValueError
-        For an argument that is NaN, infinite, zero or negative, or inputs that do not broadcast.
-    TypeError
-        If an argument is not real numbers.
+    %(raises_positive)s
 
     Examples
     --------

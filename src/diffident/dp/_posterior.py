@@ -5,6 +5,7 @@ from typing import overload
 import numpy as np
 
 from .._numerics import dd as _dd
+from .._numerics.shared_docs import shared_docs
 from .._numerics.validate import is_scalar, privacy_epsilon, probability, ret
 from .._risk import closed_form as _closed_form
 from .._typing import FloatOrArray, RealArrayLike
@@ -42,6 +43,7 @@ def posterior_bound(epsilon: float, *, prior: float) -> float: ...
 def posterior_bound(epsilon: RealArrayLike, *, prior: RealArrayLike) -> FloatOrArray: ...
 
 
+@shared_docs
 def posterior_bound(epsilon: RealArrayLike, *, prior: RealArrayLike) -> FloatOrArray:
     """The Bayesian reading of epsilon-DP: the largest posterior after a release.
 
@@ -60,10 +62,7 @@ def posterior_bound(epsilon: RealArrayLike, *, prior: RealArrayLike) -> FloatOrA
 
     Raises
     ------
-    ValueError
-        For an argument outside its range or NaN, or inputs that do not broadcast.
-    TypeError
-        If an argument is not real numbers.
+    %(raises_range)s
 
     Examples
     --------
@@ -85,6 +84,7 @@ def epsilon_for_posterior(posterior: float, *, prior: float) -> float: ...
 def epsilon_for_posterior(posterior: RealArrayLike, *, prior: RealArrayLike) -> FloatOrArray: ...
 
 
+@shared_docs
 def epsilon_for_posterior(posterior: RealArrayLike, *, prior: RealArrayLike) -> FloatOrArray:
     """The largest epsilon that keeps an adversary's posterior at or below q.
 
@@ -103,10 +103,7 @@ def epsilon_for_posterior(posterior: RealArrayLike, *, prior: RealArrayLike) -> 
 
     Raises
     ------
-    ValueError
-        For an argument outside its range or NaN, or inputs that do not broadcast.
-    TypeError
-        If an argument is not real numbers.
+    %(raises_range)s
 
     Examples
     --------

@@ -4,6 +4,7 @@
 import numpy as np
 
 from .._numerics.renamed import renamed
+from .._numerics.shared_docs import shared_docs
 from .._numerics.validate import (
     finite,
     in_range,
@@ -34,6 +35,7 @@ def _estimate(q, p, k):
 
 
 @renamed("0.2.0", p="flip", k="zero")
+@shared_docs
 def estimate(q: RealArrayLike, *, flip: RealArrayLike, zero: RealArrayLike) -> FloatOrArray:
     """Unbiased estimate of the share of ones from the reported share q.
 
@@ -43,8 +45,7 @@ def estimate(q: RealArrayLike, *, flip: RealArrayLike, zero: RealArrayLike) -> F
         Share of reports that are 1, in [0, 1].
     flip : array_like
         The probability p of not keeping the true bit, in [0, 1).
-    zero : array_like
-        The probability k that a report is 0 when the bit is not kept, in [0, 1].
+    %(zero)s
 
     Returns
     -------
@@ -72,6 +73,7 @@ def estimate(q: RealArrayLike, *, flip: RealArrayLike, zero: RealArrayLike) -> F
 
 
 @renamed("0.2.0", p="flip", k="zero")
+@shared_docs
 def variance(q: RealArrayLike, *, flip: RealArrayLike, zero: RealArrayLike, n: RealArrayLike) -> FloatOrArray:
     """Variance of `estimate` from n reports: ``q (1 - q) / ((1 - p)^2 n)``.
 
@@ -79,8 +81,7 @@ def variance(q: RealArrayLike, *, flip: RealArrayLike, zero: RealArrayLike, n: R
     ----------
     q : array_like
         Report probability, or observed share of reports that are 1, in [0, 1].
-    flip : array_like
-        The probability p of not keeping the true bit, in [0, 1].
+    %(flip)s
     zero : array_like
         The probability k that a report is 0 when the bit is not kept, in [0, 1] (unused).
     n : array_like

@@ -4,6 +4,7 @@
 import numpy as np
 
 from .._numerics.renamed import renamed
+from .._numerics.shared_docs import shared_docs
 from .._numerics.validate import bits, is_scalar, probability, ret
 from .._typing import FloatOrArray, RealArrayLike
 from ._exact import shares_of_products
@@ -20,16 +21,15 @@ def _posterior_table(p, k, prior):
 
 
 @renamed("0.2.0", p="flip", k="zero")
+@shared_docs
 def posterior(flip: RealArrayLike, *, zero: RealArrayLike, prior: RealArrayLike,
               report: RealArrayLike = 1) -> FloatOrArray:
     """The adversary's posterior that ``x = 1`` after a report (Bayes' rule).
 
     Parameters
     ----------
-    flip : array_like
-        The probability p of not keeping the true bit, in [0, 1].
-    zero : array_like
-        The probability k that a report is 0 when the bit is not kept, in [0, 1].
+    %(flip)s
+    %(zero)s
     prior : array_like
         The adversary's prior ``P(x = 1)``, in [0, 1].
     report : array_like of {0, 1}, optional
@@ -63,16 +63,15 @@ def posterior(flip: RealArrayLike, *, zero: RealArrayLike, prior: RealArrayLike,
 
 
 @renamed("0.2.0", p="flip", k="zero")
+@shared_docs
 def identification_risk(flip: RealArrayLike, *, zero: RealArrayLike, prior: RealArrayLike,
                         value: RealArrayLike = 1) -> FloatOrArray:
     """The adversary's largest posterior that the respondent's bit equals ``value``.
 
     Parameters
     ----------
-    flip : array_like
-        The probability p of not keeping the true bit, in [0, 1].
-    zero : array_like
-        The probability k that a report is 0 when the bit is not kept, in [0, 1].
+    %(flip)s
+    %(zero)s
     prior : array_like
         The adversary's prior ``P(x = 1)``, in [0, 1].
     value : array_like of {0, 1}, optional
@@ -109,15 +108,14 @@ def identification_risk(flip: RealArrayLike, *, zero: RealArrayLike, prior: Real
 
 
 @renamed("0.2.0", p="flip", k="zero")
+@shared_docs
 def rho(flip: RealArrayLike, *, zero: RealArrayLike, prior: RealArrayLike) -> FloatOrArray:
     """The rho that the two-parameter scheme guarantees for a prior.
 
     Parameters
     ----------
-    flip : array_like
-        The probability p of not keeping the true bit, in [0, 1].
-    zero : array_like
-        The probability k that a report is 0 when the bit is not kept, in [0, 1].
+    %(flip)s
+    %(zero)s
     prior : array_like
         The adversary's prior ``P(x = 1)``, in [0, 1].
 

@@ -5,6 +5,7 @@ import numpy as np
 
 from .._numerics import dd as _dd
 from .._numerics.renamed import renamed
+from .._numerics.shared_docs import shared_docs
 from .._numerics.validate import categories, in_range, is_scalar, privacy_epsilon, probability, ret, where
 from .._typing import FloatOrArray, RealArrayLike
 from ._exact import scaled_product
@@ -30,15 +31,14 @@ def _epsilon(p, k):
 
 
 @renamed("0.2.0", p="flip", k="zero")
+@shared_docs
 def epsilon(flip: RealArrayLike, *, zero: RealArrayLike) -> FloatOrArray:
     """The exact local-DP epsilon of the two-parameter scheme.
 
     Parameters
     ----------
-    flip : array_like
-        The probability p of not keeping the true bit, in [0, 1].
-    zero : array_like
-        The probability k that a report is 0 when the bit is not kept, in [0, 1].
+    %(flip)s
+    %(zero)s
 
     Returns
     -------
@@ -48,10 +48,7 @@ def epsilon(flip: RealArrayLike, *, zero: RealArrayLike) -> FloatOrArray:
 
     Raises
     ------
-    ValueError
-        If flip or zero is outside [0, 1] or NaN.
-    TypeError
-        If an argument is not real numbers (a string, a bool, complex values).
+    %(raises_flip_zero)s
 
     Examples
     --------
@@ -65,15 +62,14 @@ def epsilon(flip: RealArrayLike, *, zero: RealArrayLike) -> FloatOrArray:
 
 
 @renamed("0.2.0", p="flip", k="zero")
+@shared_docs
 def epsilon_bound(flip: RealArrayLike, *, zero: RealArrayLike) -> FloatOrArray:
     """A simple upper bound on `epsilon`: ``-ln(p min(k, 1 - k))``.
 
     Parameters
     ----------
-    flip : array_like
-        The probability p of not keeping the true bit, in [0, 1].
-    zero : array_like
-        The probability k that a report is 0 when the bit is not kept, in [0, 1].
+    %(flip)s
+    %(zero)s
 
     Returns
     -------
@@ -83,10 +79,7 @@ def epsilon_bound(flip: RealArrayLike, *, zero: RealArrayLike) -> FloatOrArray:
 
     Raises
     ------
-    ValueError
-        If flip or zero is outside [0, 1] or NaN.
-    TypeError
-        If an argument is not real numbers (a string, a bool, complex values).
+    %(raises_flip_zero)s
 
     Examples
     --------

@@ -4,6 +4,7 @@
 import numpy as np
 
 from .._numerics.renamed import renamed
+from .._numerics.shared_docs import shared_docs
 from .._numerics.validate import (
     bits,
     categories,
@@ -24,6 +25,7 @@ def _likelihoods(p, k):
 
 
 @renamed("0.2.0", p="flip", k="zero")
+@shared_docs
 def sample(x: RealArrayLike, *, flip: RealArrayLike, zero: RealArrayLike, rng: np.random.Generator) -> IntOrArray:
     """Draw the reports of the two-parameter scheme for the bits x.
 
@@ -33,8 +35,7 @@ def sample(x: RealArrayLike, *, flip: RealArrayLike, zero: RealArrayLike, rng: n
         The true bits (bools, integers or integral floats).
     flip : array_like
         The probability p of not keeping the true bit, in [0, 1]; broadcast against x.
-    zero : array_like
-        The probability k that a report is 0 when the bit is not kept, in [0, 1].
+    %(zero)s
     rng : numpy.random.Generator
         The source of randomness (seed it for reproducible draws).
 

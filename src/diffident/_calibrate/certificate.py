@@ -1,8 +1,6 @@
 """Certificates for `dataset_tight_scale`: a scale checked against every D'
 at once (shared world sets, the shift bound of sum and mean, dominance
 blocks, the var/std offsets), so that only a D' that fails is searched.
-
-Details: docs/algorithms/worlds-calibrate-sweep.md.
 """
 
 import numba

@@ -1,8 +1,6 @@
 """The expected-success calibration over every D' (`dataset_tight_scale`
 with ``risk="expected"`` and the sweep), and the lattice coordinates of
 world values for integer noise.
-
-Details: docs/algorithms/worlds-calibrate-sweep.md.
 """
 
 import numpy as np

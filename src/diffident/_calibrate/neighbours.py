@@ -125,9 +125,6 @@ def dataset_tight_scale(query: QueryLike, *, data: RealArrayLike, candidates: Ca
     ...     "std", data=data, candidates=dom, rho=0.5, return_removed=True)
     >>> round(lam, 6), removed, data[removed]  # a D' missing a 6 needs more
     (0.160756, 0, 6)
-    >>> di.dataset_tight_scale("std", data=data, candidates=dom, rho=[0.3, 0.5,
-    ...                                                               0.7]).round(6)
-    array([0.300952, 0.160756, 0.105449])
     """
     qy, k, x, cands, return_removed, max_worlds = dataset_setup(query, data, candidates, k, ddof, q,
                                                                 return_removed, max_worlds)

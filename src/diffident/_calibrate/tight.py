@@ -1,11 +1,4 @@
-"""The smallest noise scale that keeps the identification risk under rho.
-
-`tight_scale` and `tight_epsilon` calibrate the worst case (Laplace,
-discrete and Gaussian noise, several searches over one `Risk`) and the
-expected success (`expected_scale`) of one set of worlds.
-
-Details: docs/algorithms/worlds-calibrate-sweep.md.
-"""
+"""The smallest noise scale that keeps the identification risk under rho."""
 
 from typing import overload
 

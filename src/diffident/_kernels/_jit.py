@@ -22,19 +22,10 @@ def parallel_kernel(fn):
 
 
 def inlined_kernel(fn):
-    """Compile ``fn`` under :data:`POLICY`, inlined into its callers at Numba's IR level.
-
-    For a small kernel with a parameter that its callers pass as a constant
-    (a sign, a flag): once inlined, the constant folds away, so one kernel
-    serves where two near-copies would otherwise be written.
-    """
+    """Compile ``fn`` under :data:`POLICY`, inlined into its callers at Numba's IR level."""
     return numba.njit(inline="always", **POLICY)(fn)
 
 
 def uncached_kernel(fn):
-    """Compile ``fn`` under :data:`POLICY` without the disk cache.
-
-    For kernels that take a user's jitted function as an argument: each
-    such function gives a new specialisation that cannot be cached.
-    """
+    """Compile ``fn`` under :data:`POLICY` without the disk cache."""
     return numba.njit(**{**POLICY, "cache": False})(fn)

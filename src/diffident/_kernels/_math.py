@@ -56,11 +56,7 @@ fma: Any = _fma
 
 @kernel
 def exp(x):
-    """exp(x) for x <= 709, vectorisable; 0 for x < -708.3 (and -inf).
-
-    Every caller passes x <= 0 (a term relative to the largest), so the
-    upper end is not clamped.
-    """
+    """exp(x) for x <= 709, vectorisable; 0 for x < -708.3 (and -inf)."""
     # No clamp: below EXP_MIN (and for -inf) the lanes compute garbage that
     # the final select discards.
     n = np.rint(x * _LOG2E)  # nearest integer, one vector instruction
@@ -108,11 +104,7 @@ def two_diff(a, b):
 
 @kernel
 def sum8(x):
-    """Sum of a contiguous array with eight independent accumulators.
-
-    Plain ``s += x[i]`` is one serial dependency chain (and LLVM may not
-    reorder it without fastmath); eight chains keep the adder busy.
-    """
+    """Sum of a contiguous array with eight independent accumulators."""
     n = x.size
     a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
     j = 0

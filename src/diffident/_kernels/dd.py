@@ -1,7 +1,5 @@
 """Double-double arithmetic: values carried as an unevaluated sum hi + lo
 (about 106 bits), with error-free transformations built on explicit FMA.
-
-Details: docs/algorithms/numerics-kernels.md.
 """
 
 

@@ -1,7 +1,5 @@
 """Kernels for the posterior normaliser (log-evidence) under Laplace or
 Gaussian noise.
-
-Details: docs/algorithms/numerics-kernels.md.
 """
 
 import math
@@ -448,8 +446,6 @@ def _walk(fs, A, B, R, inv, fw, pw, with_risk, out_logev, out_risk, a, b):
 def sweep_points(fs, W, inv_unique, starts, R, fw, pw, with_risk, out_logev, out_risk, A, B, Z, LK, F):
     """Points grouped by scale, sorted by response within a group: one O(u)
     sweep per scale, then an O(u + points) walk.
-
-    Points ``starts[q]:starts[q+1]`` share ``inv_unique[q]``.
     """
     for q in range(inv_unique.size):
         inv = inv_unique[q]

@@ -212,12 +212,7 @@ def _crossing(fp, fq, lp, lq, lam, gauss):
 
 @kernel
 def envelope(fs, la, lam, gauss, idx, z):
-    """The upper envelope of ``la_i - e(|R - f_i|)`` at the scale lam.
-
-    Fills ``idx[:n]`` with the worlds that win, in order, and ``z[:n + 1]``
-    with the ends of their regions (``z[0] = -inf``, ``z[n] = inf``);
-    returns n.  A world whose region would be empty is dropped.
-    """
+    """The upper envelope of ``la_i - e(|R - f_i|)`` at the scale lam."""
     top = 0  # idx[top] is the last world kept; its region is [z[top], z[top + 1]]
     idx[0] = 0
     z[0] = -math.inf

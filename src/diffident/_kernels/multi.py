@@ -1,7 +1,5 @@
 """Dense worst-case risk for several independent Laplace releases
 (Mathematics page, eq. 7.4): S_j = sum_k w_k exp(-sum_t |F[t, j] - F[t, k]| inv_t).
-
-Details: docs/algorithms/numerics-kernels.md.
 """
 
 import numba

@@ -17,9 +17,6 @@ from .queries import remove_stats
 def world_offsets(Xs, Ys, A, slack, sp, sc, out):
     """out[a] = max(out[a], B_a + slack): B_a the smallest B with
     ``|Y_a - Y_b| <= A |X_a - X_b| + B`` for every b != a.
-
-    ``Xs`` ascending, ``Ys`` matched to it; ``sp`` and ``sc`` are work
-    arrays of the same length.  -inf where there is no other world.
     """
     m = Xs.size
     hi_psi = -np.inf

@@ -1,8 +1,6 @@
 """Kernels of the PLD measures: the upper envelope of the lines that bound a
 trade-off curve, and the hockey-stick tails of a privacy loss on an even
 grid.
-
-Details: docs/algorithms/numerics-kernels.md.
 """
 
 from ._jit import kernel

@@ -1,7 +1,5 @@
 """Kernels for the exact worst-case risk (Mathematics page, section 4) and
 for sorting world values into distinct groups.
-
-Details: docs/algorithms/numerics-kernels.md.
 """
 
 import numba

@@ -37,11 +37,7 @@ def _generic_tradeoff(alpha, e, d):
 
 
 def profile_inverse(excess, d, *, floor, floor_epsilon, rtol):
-    """The smallest epsilon with ``delta(epsilon) <= d`` per entry (`Mechanism.epsilon`).
-
-    ``excess(idx, e)`` is ``delta(e) - floor`` of entries ``idx``, elementwise
-    and non-increasing; it is met with the margin ``rtol`` (docs: algorithms).
-    """
+    """The smallest epsilon with ``delta(epsilon) <= d`` per entry (`Mechanism.epsilon`)."""
     target = (d - floor) * (1.0 - rtol)
     every = np.arange(d.size)
     zero = (d == 1.0) | ((d >= floor) & (excess(every, np.zeros(d.shape)) <= target))

@@ -33,8 +33,6 @@ class ApproxDP(Mechanism):
     ApproxDP(epsilon=1.0, delta=0.001)
     >>> round(m.tradeoff(0.8), 4)
     0.0732
-    >>> m.delta(1.0), m.epsilon(1e-3)
-    (0.001, 1.0)
     """
 
     __slots__ = ("_epsilon", "_delta_")
@@ -58,7 +56,6 @@ class ApproxDP(Mechanism):
 
         Examples
         --------
-        >>> from diffident import ApproxDP
         >>> ApproxDP(1.0, delta=1e-5).pair
         (1.0, 1e-05)
         """
@@ -70,7 +67,6 @@ class ApproxDP(Mechanism):
 
         Examples
         --------
-        >>> from diffident import ApproxDP
         >>> ApproxDP(1.0, delta=0.0).pure_epsilon
         1.0
         >>> ApproxDP(1.0, delta=1e-9).pure_epsilon

@@ -1,12 +1,4 @@
-"""The mechanisms with integer noise: discrete Laplace and discrete Gaussian.
-
-The noises of OpenDP, Tumult Analytics and the Census Bureau's releases, on
-the integers, for queries whose neighbours differ by a whole number
-Delta of lattice steps.  Their exact two-world measures come from
-``_fdp_integer`` (lattice masses, Neyman and Pearson on the lattice); the
-measures themselves, their validation and conventions are those of
-`diffident.Mechanism`.
-"""
+"""The mechanisms with integer noise: discrete Laplace and discrete Gaussian."""
 
 import math
 import numbers
@@ -92,7 +84,6 @@ class DiscreteLaplace(_Noise):
 
         Examples
         --------
-        >>> from diffident import DiscreteLaplace
         >>> DiscreteLaplace.from_epsilon(0.5)
         DiscreteLaplace(scale=2.0, sensitivity=1.0)
         """
@@ -125,7 +116,6 @@ class DiscreteLaplace(_Noise):
         Examples
         --------
         >>> import math
-        >>> from diffident import DiscreteLaplace
         >>> m = DiscreteLaplace.from_geometric(1 - math.exp(-0.5))
         >>> round(m.scale, 12), round(m.pure_epsilon, 12)
         (2.0, 0.5)
@@ -138,7 +128,6 @@ class DiscreteLaplace(_Noise):
 
         Examples
         --------
-        >>> from diffident import DiscreteLaplace
         >>> DiscreteLaplace(2.0).scale
         2.0
         """
@@ -150,7 +139,6 @@ class DiscreteLaplace(_Noise):
 
         Examples
         --------
-        >>> from diffident import DiscreteLaplace
         >>> DiscreteLaplace(2.0).pure_epsilon
         0.5
         """
@@ -221,7 +209,6 @@ class DiscreteGaussian(_Noise):
 
         Examples
         --------
-        >>> from diffident import DiscreteGaussian
         >>> DiscreteGaussian.from_zcdp(0.5)
         DiscreteGaussian(sigma=1.0, sensitivity=1.0)
         """
@@ -254,7 +241,6 @@ class DiscreteGaussian(_Noise):
 
         Examples
         --------
-        >>> from diffident import DiscreteGaussian
         >>> DiscreteGaussian.from_variance(4.0)
         DiscreteGaussian(sigma=2.0, sensitivity=1.0)
         """
@@ -270,7 +256,6 @@ class DiscreteGaussian(_Noise):
 
         Examples
         --------
-        >>> from diffident import DiscreteGaussian
         >>> DiscreteGaussian(3.0).sigma
         3.0
         """
@@ -282,7 +267,6 @@ class DiscreteGaussian(_Noise):
 
         Examples
         --------
-        >>> from diffident import DiscreteGaussian
         >>> DiscreteGaussian(1.0).pure_epsilon
         inf
         """

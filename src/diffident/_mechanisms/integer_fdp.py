@@ -1,10 +1,4 @@
-"""Exact two-world measures of the integer noises (docs: algorithms, mechanisms).
-
-A release ``Y = x + Z`` with ``Z`` discrete Laplace or discrete Gaussian in
-lattice units, between inputs 0 and an integer ``Delta >= 1``.  The tails
-are the lattice kernels' (relatively exact at any depth); the classes
-`DiscreteLaplace` and `DiscreteGaussian` validate the parameters.
-"""
+"""Exact two-world measures of the integer noises (docs: algorithms, mechanisms)."""
 
 import math
 
@@ -128,11 +122,7 @@ def _search_bound(s, noise):
 
 
 def _lattice_tradeoff(alpha, s, d, noise):
-    """The trade-off curve of A = law of Z against B = law of Z + d: Neyman and Pearson on the lattice.
-
-    Threshold tests, found by bisection on the integers, vectorised over
-    alpha; below ``2^-1000`` the chord from (0, 1) (docs: algorithms).
-    """
+    """The trade-off curve of A = law of Z against B = law of Z + d: Neyman and Pearson on the lattice."""
     a = np.asarray(alpha, dtype=np.float64)
     shape = a.shape
     flat = a.reshape(-1)

@@ -12,10 +12,6 @@ def interval_mass(a, b, *, scale, noise):
     """P(a <= Z <= b) for the integer noise Z of ``noise`` ("discrete_laplace"
     or "discrete_gaussian") with ``scale`` in lattice units (the value-unit
     scale over the granularity).
-
-    ``a`` and ``b`` broadcast; they are integers held as floats, or
-    infinite; an empty interval (a > b) has mass 0.  A float64 array of the
-    broadcast shape.
     """
     gauss, discrete = _validate.noise_family(noise)
     if not discrete:

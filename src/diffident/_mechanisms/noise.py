@@ -1,9 +1,4 @@
-"""The mechanisms with a known noise: Laplace, Gaussian, k-ary randomized response.
-
-Their exact two-world measures (Mathematics page, section 11) in closed
-form; the measures themselves, their validation and their conventions are
-those of `diffident.Mechanism` (``_mechanisms``).
-"""
+"""The mechanisms with a known noise: Laplace, Gaussian, k-ary randomized response."""
 
 
 import numpy as np
@@ -98,7 +93,6 @@ class Laplace(_Noise):
 
         Examples
         --------
-        >>> from diffident import Laplace
         >>> Laplace.from_epsilon(0.5, sensitivity=2)
         Laplace(scale=4.0, sensitivity=2.0)
         """
@@ -111,7 +105,6 @@ class Laplace(_Noise):
 
         Examples
         --------
-        >>> from diffident import Laplace
         >>> Laplace(2.0).scale
         2.0
         """
@@ -123,7 +116,6 @@ class Laplace(_Noise):
 
         Examples
         --------
-        >>> from diffident import Laplace
         >>> Laplace(2.0).pure_epsilon
         0.5
         """
@@ -159,8 +151,6 @@ class Gaussian(_Noise):
     Gaussian(sigma=1.0, sensitivity=1.0)
     >>> round(m.advantage(), 6)
     0.382925
-    >>> m.epsilon(0.0)
-    inf
     """
 
     __slots__ = ("_sigma", "_sensitivity")
@@ -196,7 +186,6 @@ class Gaussian(_Noise):
 
         Examples
         --------
-        >>> from diffident import Gaussian
         >>> Gaussian.from_zcdp(0.5)
         Gaussian(sigma=1.0, sensitivity=1.0)
         """
@@ -231,7 +220,6 @@ class Gaussian(_Noise):
 
         Examples
         --------
-        >>> from diffident import Gaussian
         >>> m = Gaussian.from_epsilon_delta(1.0, 1e-6)
         >>> round(m.sigma, 4), bool(m.delta(1.0) <= 1e-6)
         (4.2247, True)
@@ -253,7 +241,6 @@ class Gaussian(_Noise):
 
         Examples
         --------
-        >>> from diffident import Gaussian
         >>> Gaussian(2.0).sigma
         2.0
         """
@@ -265,7 +252,6 @@ class Gaussian(_Noise):
 
         Examples
         --------
-        >>> from diffident import Gaussian
         >>> Gaussian(0.5).mu
         2.0
         """
@@ -277,7 +263,6 @@ class Gaussian(_Noise):
 
         Examples
         --------
-        >>> from diffident import Gaussian
         >>> Gaussian(1.0).pure_epsilon
         inf
         """
@@ -316,8 +301,6 @@ class RandomizedResponse(Mechanism):
     RandomizedResponse(p=0.5, d=4)
     >>> round(m.pure_epsilon, 12)                      # ln 3
     1.098612288668
-    >>> round(m.advantage(), 12)                       # 1/2 - 1/6
-    0.333333333333
     """
 
     __slots__ = ("_p", "_d")
@@ -341,7 +324,6 @@ class RandomizedResponse(Mechanism):
 
         Examples
         --------
-        >>> from diffident import RandomizedResponse
         >>> RandomizedResponse(0.5, d=3).p
         0.5
         """
@@ -353,7 +335,6 @@ class RandomizedResponse(Mechanism):
 
         Examples
         --------
-        >>> from diffident import RandomizedResponse
         >>> RandomizedResponse(0.5, d=3).d
         3
         """
@@ -369,7 +350,6 @@ class RandomizedResponse(Mechanism):
 
         Examples
         --------
-        >>> from diffident import RandomizedResponse
         >>> round(RandomizedResponse(0.75).pure_epsilon, 12)   # ln 3
         1.098612288668
         """

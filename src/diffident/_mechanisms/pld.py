@@ -251,7 +251,6 @@ class SubsampledGaussian(_Accounted):
 
         Examples
         --------
-        >>> from diffident import SubsampledGaussian
         >>> SubsampledGaussian(0.8, sampling_rate=0.01, steps=100).sigma
         0.8
         """
@@ -263,7 +262,6 @@ class SubsampledGaussian(_Accounted):
 
         Examples
         --------
-        >>> from diffident import SubsampledGaussian
         >>> SubsampledGaussian(0.8, sampling_rate=0.01, steps=100).sampling_rate
         0.01
         """
@@ -275,7 +273,6 @@ class SubsampledGaussian(_Accounted):
 
         Examples
         --------
-        >>> from diffident import SubsampledGaussian
         >>> SubsampledGaussian(0.8, sampling_rate=0.01, steps=100).steps
         100
         """
@@ -287,7 +284,6 @@ class SubsampledGaussian(_Accounted):
 
         Examples
         --------
-        >>> from diffident import SubsampledGaussian
         >>> SubsampledGaussian(0.8, sampling_rate=0.01, steps=100).neighbours
         'add_remove'
         """
@@ -299,7 +295,6 @@ class SubsampledGaussian(_Accounted):
 
         Examples
         --------
-        >>> from diffident import SubsampledGaussian
         >>> SubsampledGaussian(1.0, sampling_rate=0.01, steps=10).pure_epsilon
         inf
         """

@@ -16,13 +16,7 @@ _GRID = np.concatenate((np.geomspace(1e-12, 1e-3, 2000, endpoint=False), np.lins
 
 
 def _epsilon_at(p, inv_r, q):
-    """The largest epsilon whose worst ratio at prior p (inclusion q) is within 1 / inv_r (broadcast).
-
-    The formula of the module's docstring with its difference of square
-    root and 1 - p rationalised: ``ln((sqrt((1 - p)^2 + 4 p (1 - q) g) + 1 -
-    p) / (2 g))``, ``g = 1/r* - p q``, which nothing cancels in, and which
-    is the q = 1 formula at q = 1; ``inf`` where g <= 0.
-    """
+    """The largest epsilon whose worst ratio at prior p (inclusion q) is within 1 / inv_r (broadcast)."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         g = inv_r - p * q
         root = np.sqrt((1.0 - p) ** 2 + 4.0 * p * (1.0 - q) * g)
@@ -106,7 +100,6 @@ class RatioProfile:
 
         Examples
         --------
-        >>> from diffident import RatioProfile
         >>> RatioProfile(0.2, 2)(0.05)
         4.0
         """

@@ -1,7 +1,5 @@
 """Double-double arithmetic on NumPy arrays: values carried as an
 unevaluated sum ``hi + lo`` of two float64 arrays (about 106 bits).
-
-Details: docs/algorithms/numerics-kernels.md.
 """
 
 import math

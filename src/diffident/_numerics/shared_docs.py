@@ -1,9 +1,4 @@
-"""Docstring text that many public names share, written once.
-
-A docstring line that holds only ``%(name)s`` becomes the entry ``name`` of
-`SHARED`, indented as the line was: at import for the runtime docstrings
-(`shared_docs`), and in the API reference by the docs' griffe extension.
-"""
+"""Docstring text that many public names share, written once."""
 
 import re
 from typing import TypeVar

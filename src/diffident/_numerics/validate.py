@@ -1,11 +1,4 @@
-"""Input checking shared by the public functions.
-
-Every check raises ``ValueError`` (``TypeError`` for a non-numeric type)
-whose message names the argument and shows the offending value, so that a
-grid sweep that feeds a bad cell says which cell.
-
-Details: docs/algorithms/numerics-kernels.md.
-"""
+"""Input checking shared by the public functions."""
 
 import numbers
 

@@ -1,7 +1,5 @@
 """Reading the columns of a sweep: CSV files, data frames, mappings and 2-d
 arrays, their missing values, and each column's domain (given or inferred).
-
-Details: docs/algorithms/worlds-calibrate-sweep.md.
 """
 
 import csv

@@ -139,27 +139,6 @@ def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: Sequence[
     ...              domains={"hours": (1, 99)})
     >>> t["m"][0], bool(np.all(t["tight_scale"] < t["bound_scale"]))
     (np.float64(99.0), True)
-    >>> t["domain_source"][0]
-    'given'
-
-    The expected success of the best adversary under discrete Laplace
-    noise needs less noise than the worst case:
-
-    >>> t = di.sweep({"hours": hours}, queries=["mean"], rho=[0.1],
-    ...              domains={"hours": (1, 99)}, noise="discrete_laplace",
-    ...              risk=["worst", "expected"])
-    >>> t["risk"].tolist(), t["granularity"].tolist()
-    (['worst', 'expected'], [0.0005, 0.0005])
-    >>> bool(t["tight_scale"][1] < t["tight_scale"][0])
-    True
-
-    A pandas DataFrame keeps its column names, and its domains apply:
-
-    >>> import pandas as pd
-    >>> df = pd.DataFrame({"age": [17.0, 30.0, 45.0, 90.0]})
-    >>> t = di.sweep(df, queries=["mean"], rho=[0.1], domains={"age": (0, 120)})
-    >>> t["column"][0], t["m"][0]
-    ('age', np.float64(121.0))
     """
     cols, names = as_columns(data, columns, dropna)
     cals = tuple(calibrations)

@@ -2,8 +2,6 @@
 individuals: `dataset_sensitive_range` and its cores, shared with
 `dataset_tight_scale` and the sweep (`dataset_setup`, the distinct removed
 multisets).
-
-Details: docs/algorithms/worlds-calibrate-sweep.md.
 """
 
 import itertools

@@ -102,10 +102,6 @@ def world_values(query: QueryLike, *, known: RealArrayLike, candidates: Candidat
     ...                                                            9, 10])
     >>> v.tolist(), c.tolist()                 # the paper's toy example
     ([2.0, 3.0], [1, 7])
-    >>> # multisets
-    >>> v, c = di.world_values("sum", known=[], candidates=di.Domain(0, 2), k=2)
-    >>> v.tolist(), c.tolist()
-    ([0.0, 1.0, 2.0, 3.0, 4.0], [1, 1, 2, 1, 1])
     """
     qy, k, cands, kn = setup(query, known, candidates, k, ddof, q)
     max_worlds = _validate.integer("max_worlds", max_worlds)

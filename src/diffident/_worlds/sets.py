@@ -141,12 +141,8 @@ class Domain:
         Examples
         --------
         >>> import diffident as di
-        >>> di.Domain(1, 99).size
-        99
         >>> di.Domain(0, 1, step=0.25).size
         5
-        >>> di.Domain(0, 1, integer=False).size
-        inf
         """
         return math.inf if self._n is None else self._n
 

@@ -1,8 +1,6 @@
 """The world set behind every risk computation: validated values, weights,
 and (computed once, on demand) the merged sorted groups of the Mathematics
 page, section 4.
-
-Details: docs/algorithms/worlds-calibrate-sweep.md.
 """
 
 import functools
@@ -31,11 +29,7 @@ class Worlds:
 
     @classmethod
     def checked(cls, values, counts=None):
-        """Worlds of a core's own values and counts, not validated again.
-
-        ``values``: 1-d, finite (as `world_values_of` and `group_counts`
-        give them); ``counts``: whole numbers >= 0, one of them > 0.
-        """
+        """Worlds of a core's own values and counts, not validated again."""
         ws = cls.__new__(cls)
         ws._setup(np.asarray(values, dtype=np.float64),
                   None if counts is None else np.asarray(counts, dtype=np.float64), None)
@@ -242,12 +236,7 @@ def _reciprocal(a, b):
 
 
 def weight_shrink(wmax, n):
-    """The power of two by which n weights of at most wmax are multiplied.
-
-    Their sum then stays below 2**1001 (1 when it already does): the worst
-    case is a ratio of weights, unchanged by it.  (wmax * n itself may
-    overflow: its exponent is taken from the parts.)
-    """
+    """The power of two by which n weights of at most wmax are multiplied."""
     e = int(np.frexp(wmax)[1]) + int(n - 1).bit_length()  # wmax * n < 2**e
     return float(np.ldexp(1.0, 1000 - e)) if e > 1000 else 1.0
 

@@ -1,11 +1,4 @@
-"""Replication of Lee and Clifton, "Differential Identifiability" (KDD 2012).
-
-`run` recomputes the paper's toy example, its Adult Table 4, the noise-ratio
-Figures 2 to 4 and the tight calibration beyond the paper, and writes the
-data as CSV, the figures and ``report.md``, which sets every number of the
-paper beside ours.  Without a data file the published facts and a seeded
-synthetic sample stand in.  See docs/algorithms/replicate-testing.md.
-"""
+"""Replication of Lee and Clifton, "Differential Identifiability" (KDD 2012)."""
 
 from pathlib import Path
 

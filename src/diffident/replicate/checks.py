@@ -1,8 +1,4 @@
-"""Our numbers beside the paper's printed ones: statuses and number text.
-
-`Checks` collects the rows (`Check`) of the report's comparison table,
-`compare` decides a status, and `fmt`, `pct` and `exact_text` format numbers.
-"""
+"""Our numbers beside the paper's printed ones: statuses and number text."""
 
 import math
 from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal, InvalidOperation

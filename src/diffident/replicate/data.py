@@ -1,8 +1,4 @@
-"""The rows of the replication: the Adult file, or a synthetic stand-in.
-
-`load_adult` loads the UCI Adult data and `adult_path` says where it is
-expected; the tests and the benchmarks use them too.
-"""
+"""The rows of the replication: the Adult file, or a synthetic stand-in."""
 
 import os
 from pathlib import Path

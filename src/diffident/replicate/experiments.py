@@ -1,9 +1,4 @@
-"""The computations of the replication, on diffident's public API.
-
-One function per part of the paper (`sec35`, `toy`, `table4`, `figure2`,
-`figure4`); each adds its comparisons to a `Checks` and returns the data
-behind its table or figure.
-"""
+"""The computations of the replication, on diffident's public API."""
 
 import math
 from typing import NamedTuple

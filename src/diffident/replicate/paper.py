@@ -1,9 +1,4 @@
-"""The published facts of Lee and Clifton (KDD 2012), in one place.
-
-Everything the replication compares with, and the Adult example the
-command line and the benchmarks use, comes from here (Mathematics page,
-sections 2-6).  Strings keep the printed precision: the comparison rounds ours to it.
-"""
+"""The published facts of Lee and Clifton (KDD 2012), in one place."""
 
 from fractions import Fraction
 

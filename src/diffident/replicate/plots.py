@@ -1,9 +1,4 @@
-"""Figures of the replication (`diffident.replicate`).
-
-`figure_data` makes one tidy table per figure, `figures` draws each from
-its rows and `draw_all` saves them.  matplotlib is optional and imported
-only when drawing (object-oriented API, no pyplot state).
-"""
+"""Figures of the replication (`diffident.replicate`)."""
 
 import math
 from pathlib import Path

@@ -1,8 +1,4 @@
-"""The named rows of the replication: one `typing.NamedTuple` per CSV file.
-
-The fields are the columns of the file; `experiments` makes the rows,
-`report` writes them and `plots` draws them.
-"""
+"""The named rows of the replication: one `typing.NamedTuple` per CSV file."""
 
 from typing import NamedTuple
 

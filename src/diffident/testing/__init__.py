@@ -1,12 +1,4 @@
-"""Reference implementations of diffident's computations, for tests and benchmarks.
-
-Like ``numpy.testing`` it ships with the library but is not its API.
-`COMPARISONS` (from `comparisons`) pairs every public computation with its
-references; `dense`, `brute_force`, `mpmath_reference` and `rr_reference`
-are the references (the last two need mpmath, imported on first use) and
-`timing` serves the benchmark scripts.  Importing it needs only NumPy.
-See docs/algorithms/replicate-testing.md.
-"""
+"""Reference implementations of diffident's computations, for tests and benchmarks."""
 
 import importlib
 

@@ -1,8 +1,4 @@
-"""The two types of the comparison table and the adapters its entries share.
-
-`Reference` and `Comparison` (re-exported by `comparisons`), the adapters of
-mpf, Fraction and list results to floats, and the seeded random streams.
-"""
+"""The two types of the comparison table and the adapters its entries share."""
 
 from __future__ import annotations
 
@@ -17,12 +13,7 @@ __all__ = ["Reference", "Comparison"]
 
 @dataclass(frozen=True)
 class Reference:
-    """One reference implementation of a computation.
-
-    ``kind`` says where it comes from, ``func`` takes a case's keyword
-    arguments, ``rtol`` and ``atol`` are the agreement it promises, and
-    ``requires`` and ``applies`` say when it can run and what it computes.
-    """
+    """One reference implementation of a computation."""
 
     kind: str
     func: Callable[..., Any]
@@ -54,11 +45,7 @@ class Reference:
 
 @dataclass(frozen=True)
 class Comparison:
-    """A public computation, its references and inputs that exercise it.
-
-    ``call`` evaluates ``function`` on a case, ``inputs(seed)`` draws one
-    case (a dict of keyword arguments) and ``seeds`` is how many the tests draw.
-    """
+    """A public computation, its references and inputs that exercise it."""
 
     function: Callable[..., Any]
     references: tuple[Reference, ...]

@@ -1,10 +1,4 @@
-"""The comparison table's entries for the mechanisms and what is built on them.
-
-The mechanism classes, `compose`, `calibrate`, `explain` and the ratio
-profiles against `_mpmath_mechanisms`; a mechanism's entry reads its
-profile, trade-off curve, advantage and posterior, or the profile's inverse.
-See docs/algorithms/replicate-testing.md for the tolerances.
-"""
+"""The comparison table's entries for the mechanisms and what is built on them."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""The comparison table's entries for the calibrations, dp and randomized response.
-
-The tight calibrations not in `comparisons`, the out-of-core helpers, the
-parameters of `diffident.dp` (exact values rounded as documented) and the
-rest of `diffident.rr` (exact rationals; samplers by frequencies).
-"""
+"""The comparison table's entries for the calibrations, dp and randomized response."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""The mpmath reference of the integer noises (Mathematics page, section 11).
-
-Plain sums at ``DPS`` = 50 digits in lattice units.  Import it through
-`diffident.testing.mpmath_reference`.
-"""
+"""The mpmath reference of the integer noises (Mathematics page, section 11)."""
 
 from __future__ import annotations
 

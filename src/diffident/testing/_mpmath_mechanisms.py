@@ -1,8 +1,4 @@
-"""The 50-digit mpmath reference of the mechanisms (Mathematics page, sec. 11).
-
-Every measure read off a pair of output distributions by its definition.
-Import it through `diffident.testing.mpmath_reference`.
-"""
+"""The 50-digit mpmath reference of the mechanisms (Mathematics page, sec. 11)."""
 
 from __future__ import annotations
 

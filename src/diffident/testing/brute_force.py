@@ -1,10 +1,4 @@
-"""Brute-force reference for possible worlds, sensitive ranges and membership.
-
-Every world is built explicitly and the query evaluated on it with NumPy;
-nothing calls diffident.  Candidates are an explicit array (k-subsets), an
-integer interval ``(lo, hi)`` or a grid ``(lo, hi, step)`` (k-multisets).
-See docs/algorithms/replicate-testing.md.
-"""
+"""Brute-force reference for possible worlds, sensitive ranges and membership."""
 
 from __future__ import annotations
 

@@ -1,11 +1,4 @@
-"""One table of diffident's computations and their reference implementations.
-
-`COMPARISONS` maps each public computation's name to a `Comparison`: the
-function, its references and a seeded input generator.  Its checks are in
-``tests/test_comparisons.py`` and the benchmarks take their baselines from
-it; the entries of ``_comparisons_mechanisms`` and ``_comparisons_more``
-are merged here.  See docs/algorithms/replicate-testing.md.
-"""
+"""One table of diffident's computations and their reference implementations."""
 
 from __future__ import annotations
 

@@ -1,10 +1,4 @@
-"""Plain float64 definitions and SciPy / dp-accounting baselines.
-
-The posterior over worlds written once from its definition, read as the
-log-evidence, the O(m^2) worst case and the brute force over responses;
-the SciPy and dp-accounting baselines; and diffident's O(m log m)
-algorithms in plain NumPy.  See docs/algorithms/replicate-testing.md.
-"""
+"""Plain float64 definitions and SciPy / dp-accounting baselines."""
 
 from __future__ import annotations
 

@@ -1,11 +1,4 @@
-"""Independent 60-digit mpmath reference for diffident's computations.
-
-Written from the Mathematics page with the plainest formulas; float inputs
-are exact mpf, and nothing calls diffident.  Needs mpmath.  Conventions and
-methods: docs/algorithms/replicate-testing.md.  Self-check::
-
-    python -m diffident.testing.mpmath_reference
-"""
+"""Independent 60-digit mpmath reference for diffident's computations."""
 
 from mpmath import mp, mpf
 

@@ -1,8 +1,4 @@
-"""Exact reference for randomized response (`diffident.rr`; Mathematics page, sec. 7).
-
-Rationals as ``fractions.Fraction``, logarithms in mpmath at ``DPS`` = 60;
-nothing calls diffident.  Needs mpmath.
-"""
+"""Exact reference for randomized response (`diffident.rr`; Mathematics page, sec. 7)."""
 
 import math
 from fractions import Fraction as F

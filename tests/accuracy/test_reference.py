@@ -27,9 +27,10 @@ import diffident as di
 from diffident._risk import worst_case as _worst_case
 from diffident._worlds.values import Worlds
 from diffident.testing import mpmath_reference as ref
+from diffident.testing import tolerances
 from diffident.testing.dense import dense_worst_case_risk
 
-RTOL = 1e-12
+RTOL = tolerances.KERNEL
 TINY = 1e-300  # posteriors below this are "underflowed"
 
 

@@ -2,7 +2,7 @@
 
 import importlib
 
-from . import brute_force, comparisons, dense, timing
+from . import brute_force, comparisons, dense, timing, tolerances
 from .comparisons import COMPARISONS, Comparison, Reference, comparison
 
 __all__ = [
@@ -16,6 +16,7 @@ __all__ = [
     "mpmath_reference",
     "rr_reference",
     "timing",
+    "tolerances",
 ]
 
 _LAZY = ("mpmath_reference", "rr_reference")

@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from .tolerances import KERNEL
+
 __all__ = ["Reference", "Comparison"]
 
 
@@ -18,7 +20,7 @@ class Reference:
     kind: str
     func: Callable[..., Any]
     _: KW_ONLY
-    rtol: float = 1e-12
+    rtol: float = KERNEL
     atol: float = 0.0
     requires: str | tuple[str, ...] | None = None
     applies: Callable[[dict[str, Any]], bool] | None = None
@@ -101,15 +103,15 @@ def _mp(name, pick=None, module="mpmath_reference", **fixed):
     return func
 
 
-def _mpmath(name, rtol=1e-12, atol=0.0, pick=None, kind="mpmath", **fixed):
+def _mpmath(name, rtol=KERNEL, atol=0.0, pick=None, kind="mpmath", **fixed):
     return Reference(kind, _mp(name, pick, **fixed), rtol=rtol, atol=atol, requires="mpmath")
 
 
-def _rr_exact(name, rtol=1e-12, pick=None):
+def _rr_exact(name, rtol=KERNEL, pick=None):
     return Reference("exact", _mp(name, pick, module="rr_reference"), rtol=rtol, atol=0.0, requires="mpmath")
 
 
-def _scipy(func, rtol=1e-12, atol=0.0):
+def _scipy(func, rtol=KERNEL, atol=0.0):
     return Reference("scipy", func, rtol=rtol, atol=atol, requires="scipy")
 
 

@@ -9,6 +9,7 @@ import numpy as np
 import diffident as di
 
 from ._comparison import Comparison, Reference, _floats, _rng
+from .tolerances import EXACT, INVERSE, KERNEL, PLD, ulps
 
 __all__ = ["ENTRIES"]
 
@@ -210,7 +211,7 @@ def _is_gaussian(case):
 
 def _brute(applies=None):
     """The enumerated product: within `_MOST` PLD grid widths of the composition."""
-    return Reference("brute", _product, rtol=0.0, atol=_MOST * _WIDTH, requires=("mpmath", "dp_accounting"),
+    return Reference("brute", _product, rtol=EXACT, atol=_MOST * _WIDTH, requires=("mpmath", "dp_accounting"),
                      applies=applies)
 
 
@@ -240,7 +241,7 @@ def _calibration_case(seed):
 def _calibrate(family, target, *, measure, arg=None, **fixed):
     """`calibrate` on a case, its bisections run to 1e-12."""
     name = _ARGUMENT[measure]
-    return di.calibrate(family, target, measure=measure, rtol=1e-12, **({name: arg} if name else {}), **fixed)
+    return di.calibrate(family, target, measure=measure, rtol=KERNEL, **({name: arg} if name else {}), **fixed)
 
 
 def _exact_noise(family, target, *, measure, arg=None, **fixed):
@@ -344,34 +345,34 @@ def _profile_reference(a, r, q, form):
 # --------------------------------------------------------------------------- the entries
 
 ENTRIES = [
-    _mechanism_entry("laplace", 30, rtol=1e-12, inverse_rtol=1e-12),
-    _mechanism_entry("gaussian", 31, rtol=1e-12, inverse_rtol=1e-10),
-    _mechanism_entry("discrete_laplace", 32, rtol=1e-12, inverse_rtol=1e-11),
-    _mechanism_entry("discrete_gaussian", 33, rtol=1e-12, inverse_rtol=1e-10),
-    _mechanism_entry("randomized_response", 34, rtol=1e-12, inverse_rtol=1e-12),
-    _mechanism_entry("pure_dp", 35, rtol=1e-12, inverse_rtol=1e-12),
-    _mechanism_entry("approx_dp", 36, rtol=1e-12, inverse_rtol=1e-12),
+    _mechanism_entry("laplace", 30, rtol=KERNEL, inverse_rtol=KERNEL),
+    _mechanism_entry("gaussian", 31, rtol=KERNEL, inverse_rtol=INVERSE),
+    _mechanism_entry("discrete_laplace", 32, rtol=KERNEL, inverse_rtol=1e-11),
+    _mechanism_entry("discrete_gaussian", 33, rtol=KERNEL, inverse_rtol=INVERSE),
+    _mechanism_entry("randomized_response", 34, rtol=KERNEL, inverse_rtol=KERNEL),
+    _mechanism_entry("pure_dp", 35, rtol=KERNEL, inverse_rtol=KERNEL),
+    _mechanism_entry("approx_dp", 36, rtol=KERNEL, inverse_rtol=KERNEL),
     # one step of DP-SGD: the PLD (grid 1e-4) is exact at its grid's losses and
     # interpolates pessimistically between them (measured below 2e-6 relative);
     # its tails past the truncation (about 1e-24) are left out by the cases
-    _mechanism_entry("subsampled_gaussian", 37, rtol=1e-5, inverse_rtol=1e-5, atol=1e-20,
+    _mechanism_entry("subsampled_gaussian", 37, rtol=PLD, inverse_rtol=PLD, atol=1e-20,
                      requires=("mpmath", "dp_accounting"), seeds=2, profiles=1),
     Comparison(di.Composition, (_brute(),), _parts_case, call=_composed("Composition")),
     Comparison(di.compose, (
-        Reference("mpmath", _gaussian_sum, rtol=1e-12, requires="mpmath",
+        Reference("mpmath", _gaussian_sum, rtol=KERNEL, requires="mpmath",
                   applies=lambda c: _is_gaussian(c) and _profile(c)),
         Reference("mpmath_epsilon", _gaussian_sum, rtol=1e-7, requires="mpmath",
                   applies=lambda c: _is_gaussian(c) and _inverse(c)),
         _brute(applies=lambda c: not _is_gaussian(c)),
     ), _gaussians_case, call=_composed("compose"), seeds=5),
     Comparison(di.calibrate, (
-        Reference("mpmath", _exact_noise, rtol=1e-10, requires="mpmath"),
-        Reference("roundtrip", _meets_target, rtol=0.0),
+        Reference("mpmath", _exact_noise, rtol=INVERSE, requires="mpmath"),
+        Reference("roundtrip", _meets_target, rtol=EXACT),
     ), _calibration_case, call=_calibrate, seeds=len(_CALIBRATIONS)),
-    Comparison(di.explain, (Reference("mpmath", _explain_reference, rtol=1e-12, requires="mpmath"),),
+    Comparison(di.explain, (Reference("mpmath", _explain_reference, rtol=KERNEL, requires="mpmath"),),
                _explain_case, call=_explain),
-    Comparison(di.RatioProfile, (Reference("mpmath", _ratio_reference, rtol=2.0**-52, requires="mpmath"),),
+    Comparison(di.RatioProfile, (Reference("mpmath", _ratio_reference, rtol=ulps(1), requires="mpmath"),),
                _ratio_case, call=lambda a, r, p: di.RatioProfile(a, r)(p)),
-    Comparison(di.profile_epsilon, (Reference("brute", _profile_reference, rtol=1e-12, requires="mpmath"),),
+    Comparison(di.profile_epsilon, (Reference("brute", _profile_reference, rtol=KERNEL, requires="mpmath"),),
                _profile_case, call=_profile_epsilon, seeds=6),
 ]

@@ -12,6 +12,7 @@ from diffident import rr
 
 from . import brute_force, dense
 from ._comparison import Comparison, Reference, _floats, _mp, _rng, _rr_exact
+from .tolerances import EXACT, INVERSE, KERNEL, ROUNDED, SEARCH, ulps
 
 __all__ = ["ENTRIES"]
 
@@ -174,7 +175,7 @@ _SWEPT = ("sensitive_range", "bound_scale", "tight_scale", "tight_epsilon")
 
 def _sweep(data, hi, queries, rho):
     """`sweep` of one column over 0..hi as one array."""
-    table = di.sweep({"x": data}, queries=queries, rho=rho, domains={"x": (0, hi)}, ddof=0, rtol=0.0)
+    table = di.sweep({"x": data}, queries=queries, rho=rho, domains={"x": (0, hi)}, ddof=0, rtol=EXACT)
     return np.concatenate([np.asarray(table[c], dtype=np.float64) for c in _SWEPT])
 
 
@@ -424,51 +425,51 @@ def _kary_probabilities(epsilon, d, seed):
 
 
 def _statistical(func):
-    return Reference("statistical", func, rtol=0.0, atol=_SIX_SD)
+    return Reference("statistical", func, rtol=EXACT, atol=_SIX_SD)
 
 
 # --------------------------------------------------------------------------- the entries
 
 ENTRIES = [
     Comparison(di.tight_epsilon, (Reference("mpmath", _mp_tight_epsilon, requires="mpmath"),), _tight_case),
-    Comparison(di.multi_tight_scale, (Reference("mpmath", _mp_multi_tight_scale, rtol=1e-12, requires="mpmath"),),
+    Comparison(di.multi_tight_scale, (Reference("mpmath", _mp_multi_tight_scale, rtol=KERNEL, requires="mpmath"),),
                _multi_case),
-    Comparison(di.membership_tight_scale, (Reference("brute", _brute_membership_tight, rtol=1e-10),),
+    Comparison(di.membership_tight_scale, (Reference("brute", _brute_membership_tight, rtol=INVERSE),),
                _membership_case),
-    Comparison(di.gaussian_sigma_for, (Reference("roundtrip", _sigma_meets_target, rtol=0.0, requires="mpmath"),),
+    Comparison(di.gaussian_sigma_for, (Reference("roundtrip", _sigma_meets_target, rtol=EXACT, requires="mpmath"),),
                _sigma_case, seeds=3),
     Comparison(di.dataset_tight_scale, (
-        Reference("brute", _brute_tight, rtol=1e-12, requires="mpmath", applies=lambda c: not _shifted(c)),
-        Reference("brute_margin", _brute_tight, rtol=1e-9, requires="mpmath", applies=_shifted),
+        Reference("brute", _brute_tight, rtol=KERNEL, requires="mpmath", applies=lambda c: not _shifted(c)),
+        Reference("brute_margin", _brute_tight, rtol=SEARCH, requires="mpmath", applies=_shifted),
     ), _dataset_case, call=_dataset_tight_scale, seeds=5),
     Comparison(di.sweep, (
-        Reference("brute", _brute_sweep, rtol=1e-12, requires="mpmath", applies=lambda c: not _shifted(c)),
-        Reference("brute_margin", _brute_sweep, rtol=1e-9, requires="mpmath", applies=_shifted),
+        Reference("brute", _brute_sweep, rtol=KERNEL, requires="mpmath", applies=lambda c: not _shifted(c)),
+        Reference("brute_margin", _brute_sweep, rtol=SEARCH, requires="mpmath", applies=_shifted),
     ), _sweep_case, call=_sweep, seeds=2),
     Comparison(di.chunked_disclosure_risk, (
-        Reference("dense", _dense_disclosure, rtol=1e-12, atol=1e-300),
-        Reference("mpmath", _mp("disclosure_risk"), rtol=1e-12, atol=1e-300, requires="mpmath"),
+        Reference("dense", _dense_disclosure, rtol=KERNEL, atol=1e-300),
+        Reference("mpmath", _mp("disclosure_risk"), rtol=KERNEL, atol=1e-300, requires="mpmath"),
     ), _chunked_case, call=_chunked_disclosure),
-    Comparison(di.iter_chunks, (Reference("brute", _brute_chunks, rtol=0.0),), _chunks_case, call=_iter_chunks),
-    Comparison(di.compose_sequential, (Reference("exact", _exact_sequential, rtol=0.0),), _composition_case),
-    Comparison(di.compose_parallel, (Reference("exact", _exact_parallel, rtol=0.0),), _composition_case),
-    Comparison(di.rho_after_composition, (Reference("mpmath", _mp_rho_after, rtol=0.0, requires="mpmath"),),
+    Comparison(di.iter_chunks, (Reference("brute", _brute_chunks, rtol=EXACT),), _chunks_case, call=_iter_chunks),
+    Comparison(di.compose_sequential, (Reference("exact", _exact_sequential, rtol=EXACT),), _composition_case),
+    Comparison(di.compose_parallel, (Reference("exact", _exact_parallel, rtol=EXACT),), _composition_case),
+    Comparison(di.rho_after_composition, (Reference("mpmath", _mp_rho_after, rtol=EXACT, requires="mpmath"),),
                lambda seed: {k: _releases_case(seed)[k] for k in ("epsilons", "m")}),
-    Comparison(di.epsilon_per_release, (Reference("mpmath", _mp_epsilon_per_release, rtol=2.0**-50,
+    Comparison(di.epsilon_per_release, (Reference("mpmath", _mp_epsilon_per_release, rtol=ulps(4),
                                                   requires="mpmath"),),
                lambda seed: {k: _releases_case(seed)[k] for k in ("rho", "m", "k")}),
-    Comparison(di.discrete_laplace_epsilon, (Reference("exact", _exact_up(_laplace_epsilon), rtol=0.0),),
+    Comparison(di.discrete_laplace_epsilon, (Reference("exact", _exact_up(_laplace_epsilon), rtol=EXACT),),
                _noise("sensitivity", "x", rename="scale")),
-    Comparison(di.discrete_laplace_scale, (Reference("exact", _exact_up(_laplace_scale), rtol=0.0),),
+    Comparison(di.discrete_laplace_scale, (Reference("exact", _exact_up(_laplace_scale), rtol=EXACT),),
                _noise("sensitivity", "x", rename="epsilon")),
-    Comparison(di.discrete_gaussian_zcdp, (Reference("exact", _exact_up(_zcdp), rtol=0.0),),
+    Comparison(di.discrete_gaussian_zcdp, (Reference("exact", _exact_up(_zcdp), rtol=EXACT),),
                _noise("sensitivity", "x", rename="sigma")),
-    Comparison(di.discrete_gaussian_sigma, (Reference("exact", _sigma_up, rtol=0.0, requires="mpmath"),),
+    Comparison(di.discrete_gaussian_sigma, (Reference("exact", _sigma_up, rtol=EXACT, requires="mpmath"),),
                _noise("sensitivity", "x", rename="zcdp_rho")),
     # "within two ulps": 2 ulps of x are at most 2**-51 |x|
-    Comparison(di.geometric_scale, (Reference("mpmath", _geometric_scale, rtol=2.0**-51, requires="mpmath"),),
+    Comparison(di.geometric_scale, (Reference("mpmath", _geometric_scale, rtol=ROUNDED, requires="mpmath"),),
                _noise("p", "granularity")),
-    Comparison(di.geometric_p, (Reference("mpmath", _geometric_p, rtol=2.0**-51, requires="mpmath"),),
+    Comparison(di.geometric_p, (Reference("mpmath", _geometric_p, rtol=ROUNDED, requires="mpmath"),),
                _noise("granularity", "x", rename="scale")),
     Comparison(rr.estimate, (_rr_exact("estimate"),), _rr("q", flip="p", zero="k"), name="rr.estimate"),
     Comparison(rr.variance, (_rr_exact("variance"),), _rr("q", "n", flip="p", zero="k"), name="rr.variance"),
@@ -476,7 +477,7 @@ ENTRIES = [
     Comparison(rr.warner_estimate, (_rr_exact("warner_estimate"),), _rr("n_yes", "n", p="t"),
                name="rr.warner_estimate"),
     # relative to the size of the two terms the estimate adds, as documented
-    Comparison(rr.kary_estimate, (Reference("exact", _exact_kary_estimate, rtol=1e-12, atol=1e-14,
+    Comparison(rr.kary_estimate, (Reference("exact", _exact_kary_estimate, rtol=KERNEL, atol=1e-14,
                                             requires="mpmath"),), _kary_case, call=_kary_estimate,
                name="rr.kary_estimate"),
     Comparison(rr.sample, (_statistical(_report_probabilities),), _sample_case, call=_sample_shares,

@@ -9,6 +9,7 @@ from diffident import rr
 
 from . import _comparisons_mechanisms, _comparisons_more, brute_force, dense
 from ._comparison import Comparison, Reference, _mp, _mpmath, _rng, _rr_exact, _scipy
+from .tolerances import EXACT, KERNEL, SEARCH
 
 __all__ = ["Reference", "Comparison", "COMPARISONS", "comparison"]
 
@@ -255,31 +256,31 @@ _FIRST = lambda out: out[0]  # noqa: E731  (the mpmath worst_case_risk returns (
 
 _ENTRIES = [
     Comparison(di.log_evidence, (
-        Reference("dense", dense.dense_log_evidence, rtol=1e-12, atol=1e-12),
+        Reference("dense", dense.dense_log_evidence, rtol=KERNEL, atol=1e-12),
         _scipy(dense.scipy_log_evidence, 1e-12, 1e-12),
-        Reference("numpy", dense.numpy_log_evidence, rtol=1e-12, atol=1e-12),
+        Reference("numpy", dense.numpy_log_evidence, rtol=KERNEL, atol=1e-12),
         _mpmath("log_evidence", 1e-12, 1e-12),
     ), _log_evidence_case),
     Comparison(di.log_posterior, (_mpmath("log_posterior", 1e-15, 1e-9),), _posterior_case),
     Comparison(di.posterior, (
-        Reference("dense", _dense_posterior_row, rtol=1e-12, atol=1e-300),
+        Reference("dense", _dense_posterior_row, rtol=KERNEL, atol=1e-300),
         _mpmath("posterior", 1e-12, 1e-300),
     ), _posterior_case),
     Comparison(di.disclosure_risk, (
-        Reference("dense", _dense_disclosure, rtol=1e-12, atol=1e-300),
+        Reference("dense", _dense_disclosure, rtol=KERNEL, atol=1e-300),
         _mpmath("disclosure_risk", 1e-12, 1e-300),
     ), _disclosure_case),
     Comparison(di.worst_case_risk, (
         Reference("dense", dense.dense_worst_case_risk),
         Reference("brute", dense.grid_worst_case_risk),
         _scipy(dense.scipy_worst_case_risk),
-        Reference("numpy", dense.numpy_worst_case_risk, rtol=1e-12),
+        Reference("numpy", dense.numpy_worst_case_risk, rtol=KERNEL),
         _mpmath("worst_case_risk", pick=_FIRST),
         _mpmath("sweep_worst_case_risk", kind="mpmath_sweep"),
     ), _worst_case_case),
     Comparison(di.expected_risk, (
         _mpmath("expected_success", 1e-10, 1e-300),
-        Reference("numpy", dense.numpy_expected_risk, rtol=1e-12, atol=1e-300,
+        Reference("numpy", dense.numpy_expected_risk, rtol=KERNEL, atol=1e-300,
                   applies=lambda case: case.get("prior") is None),
     ), _expected_case),
     Comparison(di.tight_scale, (
@@ -292,9 +293,10 @@ _ENTRIES = [
     Comparison(di.risk_bound, (_mpmath("risk_bound"),), _pick("scale", "m", sensitive_range="S")),
     Comparison(di.min_rho, (_mpmath("min_rho"),), _pick("m")),
     Comparison(di.effective_worlds, (_mpmath("effective_worlds"),), _prior_case),
-    Comparison(di.world_values, (Reference("brute", brute_force.world_values, rtol=0.0),), _world_values_case, seeds=5),
+    Comparison(di.world_values, (Reference("brute", brute_force.world_values, rtol=EXACT),), _world_values_case,
+               seeds=5),
     Comparison(di.sensitive_range, (Reference("brute", brute_force.sensitive_range),), _worlds_case, seeds=7),
-    Comparison(di.contributions, (Reference("brute", brute_force.contributions, rtol=1e-12, atol=1e-12),),
+    Comparison(di.contributions, (Reference("brute", brute_force.contributions, rtol=KERNEL, atol=1e-12),),
                _contributions_case,
                seeds=7),
     Comparison(di.dataset_sensitive_range, (
@@ -306,7 +308,7 @@ _ENTRIES = [
         _mpmath("gaussian_delta", 1e-10, 1e-13),
     ), _gaussian_delta_case),
     Comparison(di.analytic_gaussian_sigma, (
-        Reference("dp_accounting", dense.dp_accounting_sigma, rtol=1e-9, atol=0.0, requires="dp_accounting"),
+        Reference("dp_accounting", dense.dp_accounting_sigma, rtol=SEARCH, atol=0.0, requires="dp_accounting"),
         Reference("mpmath", _mp_analytic_sigma, rtol=1e-13, atol=0.0, requires="mpmath"),
     ), _analytic_sigma_case),
     Comparison(di.analytic_gaussian_delta, (_mpmath("analytic_gaussian_delta", 1e-13),), _analytic_delta_case),
@@ -324,7 +326,7 @@ _ENTRIES = [
     Comparison(di.epsilon_for_posterior, (_mpmath("epsilon_for_posterior"),),
                lambda seed: {k: _bayes_case(seed)[k] for k in ("posterior", "prior")}),
     Comparison(di.chunked_log_evidence, (
-        Reference("dense", dense.dense_log_evidence, rtol=1e-12, atol=1e-12),
+        Reference("dense", dense.dense_log_evidence, rtol=KERNEL, atol=1e-12),
         _mpmath("log_evidence", 1e-12, 1e-12),
     ), lambda seed: _with_counts(_log_evidence_case(seed)), call=_chunked_log_evidence),
     Comparison(di.chunked_worst_case_risk, (

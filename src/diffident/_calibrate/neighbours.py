@@ -1,7 +1,4 @@
-"""The tight calibration that protects every neighbour (Mathematics page, section 9).
-
-Details: docs/algorithms/worlds-calibrate-sweep.md.
-"""
+"""The tight calibration that protects every neighbour (Mathematics page, section 9)."""
 
 
 import math

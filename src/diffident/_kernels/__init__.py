@@ -1,4 +1,1 @@
-"""Private Numba kernels.
-
-Details: docs/algorithms/numerics-kernels.md.
-"""
+"""Private Numba kernels."""

@@ -1,7 +1,4 @@
-"""The one compilation policy of every kernel.
-
-Details: docs/algorithms/numerics-kernels.md.
-"""
+"""The one compilation policy of every kernel."""
 
 from typing import Any
 

@@ -1,7 +1,4 @@
-"""Scalar building blocks shared by the kernels.
-
-Details: docs/algorithms/numerics-kernels.md.
-"""
+"""Scalar building blocks shared by the kernels."""
 
 from typing import Any
 

@@ -1,7 +1,4 @@
-"""Moments of one world's sum of exponentials (the dominated worst case).
-
-Details: docs/algorithms/numerics-kernels.md.
-"""
+"""Moments of one world's sum of exponentials (the dominated worst case)."""
 
 import numba
 import numpy as np

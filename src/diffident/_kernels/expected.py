@@ -1,7 +1,4 @@
-"""Kernels for the expected identification success of the MAP adversary.
-
-Details: docs/algorithms/numerics-kernels.md.
-"""
+"""Kernels for the expected identification success of the MAP adversary."""
 
 import math
 

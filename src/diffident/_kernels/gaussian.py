@@ -1,7 +1,4 @@
-"""Kernels for Gaussian (rho, delta)-identifiability (Mathematics page, section 7).
-
-Details: docs/algorithms/numerics-kernels.md.
-"""
+"""Kernels for Gaussian (rho, delta)-identifiability (Mathematics page, section 7)."""
 
 import math
 

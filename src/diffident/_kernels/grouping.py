@@ -1,7 +1,4 @@
-"""Grouping kernels: equal values merged into one group.
-
-Details: docs/algorithms/numerics-kernels.md.
-"""
+"""Grouping kernels: equal values merged into one group."""
 
 from ._jit import kernel
 from .dd import add, two_prod

@@ -1,7 +1,4 @@
-"""Interval masses of the integer noises (Mathematics page, section 11).
-
-Details: docs/algorithms/numerics-kernels.md.
-"""
+"""Interval masses of the integer noises (Mathematics page, section 11)."""
 
 import math
 

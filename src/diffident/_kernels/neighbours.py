@@ -1,7 +1,4 @@
-"""Kernels for the every-neighbour calibration (Mathematics page, section 9).
-
-Details: docs/algorithms/numerics-kernels.md.
-"""
+"""Kernels for the every-neighbour calibration (Mathematics page, section 9)."""
 
 import math
 

@@ -1,7 +1,4 @@
-"""Kernels that evaluate a query on every world (Mathematics page, sections 1 and 6).
-
-Details: docs/algorithms/numerics-kernels.md.
-"""
+"""Kernels that evaluate a query on every world (Mathematics page, sections 1 and 6)."""
 
 import math
 

@@ -1,7 +1,4 @@
-"""Stable LSD radix sort of float64 values (with an optional permutation).
-
-Details: docs/algorithms/numerics-kernels.md.
-"""
+"""Stable LSD radix sort of float64 values (with an optional permutation)."""
 
 import numpy as np
 

@@ -1,7 +1,4 @@
-"""Exact multiplicities of subset sums (Mathematics page, eq. 8.1).
-
-Details: docs/algorithms/numerics-kernels.md.
-"""
+"""Exact multiplicities of subset sums (Mathematics page, eq. 8.1)."""
 
 from ._jit import kernel
 

@@ -1,7 +1,4 @@
-"""Memory and time budgets of the work that grows with the data.
-
-Details: docs/algorithms/numerics-kernels.md.
-"""
+"""Memory and time budgets of the work that grows with the data."""
 
 import math
 import re

@@ -1,7 +1,4 @@
-"""Grouping: equal values merged into one group with a summed weight.
-
-Details: docs/algorithms/numerics-kernels.md.
-"""
+"""Grouping: equal values merged into one group with a summed weight."""
 
 import numpy as np
 

@@ -1,7 +1,4 @@
-"""Many targets, one function: the smallest x with f(x) <= t for each of many t.
-
-Details: docs/algorithms/numerics-kernels.md.
-"""
+"""Many targets, one function: the smallest x with f(x) <= t for each of many t."""
 
 import numpy as np
 

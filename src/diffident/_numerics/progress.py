@@ -1,7 +1,4 @@
-"""Progress and notices on standard error, for work the caller asked to hear about.
-
-Details: docs/algorithms/numerics-kernels.md.
-"""
+"""Progress and notices on standard error, for work the caller asked to hear about."""
 
 import contextlib
 import contextvars

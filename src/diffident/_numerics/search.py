@@ -1,7 +1,4 @@
-"""Batched searches over float64: the one place where calibrations search.
-
-Details: docs/algorithms/numerics-kernels.md.
-"""
+"""Batched searches over float64: the one place where calibrations search."""
 
 import warnings
 

@@ -1,7 +1,4 @@
-"""Parameter sweeps: rho x queries x columns x dataset sizes x calibration.
-
-Details: docs/algorithms/worlds-calibrate-sweep.md.
-"""
+"""Parameter sweeps: rho x queries x columns x dataset sizes x calibration."""
 
 import math
 import warnings

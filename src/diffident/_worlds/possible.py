@@ -1,7 +1,4 @@
-"""Possible worlds and exact sensitive ranges (Mathematics page, sections 1 and 6).
-
-Details: docs/algorithms/worlds-calibrate-sweep.md.
-"""
+"""Possible worlds and exact sensitive ranges (Mathematics page, sections 1 and 6)."""
 
 
 import math

@@ -1,7 +1,4 @@
-"""The world-set types: the query, the candidates and the known part.
-
-Details: docs/algorithms/worlds-calibrate-sweep.md.
-"""
+"""The world-set types: the query, the candidates and the known part."""
 
 import decimal
 import fractions

@@ -1,7 +1,4 @@
-"""Equally spaced, equally weighted worlds: the worst case in closed form.
-
-Details: docs/algorithms/worlds-calibrate-sweep.md.
-"""
+"""Equally spaced, equally weighted worlds: the worst case in closed form."""
 
 import numpy as np
 

@@ -64,6 +64,8 @@ TypeError
     'returns_path': """str, os.PathLike or file-like
     The ``path`` given, unchanged.""",
 }
+SHARED["evidence_inputs"] = "\n".join(SHARED[name] for name in (
+    "values", "response", "scale", "counts", "prior", "noise", "granularity"))
 
 _LINE = re.compile(r"^(?P<indent>[ \t]*)%\((?P<name>\w+)\)s[ \t]*$", re.M)
 

@@ -189,13 +189,7 @@ def log_evidence(values: RealArrayLike, *, response: RealArrayLike, scale: RealA
 
     Parameters
     ----------
-    %(values)s
-    %(response)s
-    %(scale)s
-    %(counts)s
-    %(prior)s
-    %(noise)s
-    %(granularity)s
+    %(evidence_inputs)s
 
     Returns
     -------
@@ -240,13 +234,7 @@ def log_posterior(values: RealArrayLike, *, response: RealArrayLike, scale: Real
 
     Parameters
     ----------
-    %(values)s
-    %(response)s
-    %(scale)s
-    %(counts)s
-    %(prior)s
-    %(noise)s
-    %(granularity)s
+    %(evidence_inputs)s
 
     Returns
     -------
@@ -307,13 +295,7 @@ def posterior(values: RealArrayLike, *, response: RealArrayLike, scale: RealArra
 
     Parameters
     ----------
-    %(values)s
-    %(response)s
-    %(scale)s
-    %(counts)s
-    %(prior)s
-    %(noise)s
-    %(granularity)s
+    %(evidence_inputs)s
 
     Returns
     -------

@@ -7,6 +7,7 @@ import copy
 import itertools
 import math
 import pickle
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -472,8 +473,36 @@ def test_posterior_and_identification_are_the_public_functions_bit_for_bit():
         assert mech.posterior(pp) == diffident.posterior_bound(e, prior=pp)
     for scale in 10.0 ** rng.uniform(-3, 3, 50):
         lap = Laplace(float(scale), sensitivity=2.0)
-        assert lap.posterior(0.3) == diffident.posterior_bound(2.0 / scale, prior=0.3)
-        assert lap.identification_bound(7) == diffident.rho_for_epsilon(2.0 / scale, m=7)
+        assert lap.posterior(0.3) == diffident.posterior_bound(lap.pure_epsilon, prior=0.3)
+        assert lap.identification_bound(7) == diffident.rho_for_epsilon(lap.pure_epsilon, m=7)
+
+
+@pytest.mark.parametrize("cls", [Laplace, diffident.DiscreteLaplace])
+def test_pure_epsilon_is_the_exact_ratio_rounded_up(cls):
+    """Delta / scale rounded upward, so that every measure read from it (the
+    profile at and below it, the posterior, the identification bound, what
+    calibrate checks) is never below the exact one: the smallest float at
+    or above the exact ratio, on random and on exactly representable pairs."""
+    rng = np.random.default_rng(28)
+    scales = np.concatenate([10.0 ** rng.uniform(-300, 300, 400), [1 / 3, 7.3, 0.1, 2.0, 5e-324 * 2**60]])
+    for b in scales:
+        d = float(rng.integers(1, 100)) if cls is not Laplace else float(10.0 ** rng.uniform(-5, 5))
+        if not np.isfinite(d / b) or d / b == 0.0:
+            continue
+        got = cls(float(b), sensitivity=d).pure_epsilon
+        exact = Fraction(d) / Fraction(float(b))
+        assert Fraction(got) >= exact
+        assert Fraction(float(np.nextafter(got, 0.0))) < exact
+
+
+def test_calibrated_laplace_scale_meets_a_zero_delta_exactly():
+    """A delta of 0 at epsilon needs Delta / scale <= epsilon exactly (not
+    only in floats): 1/3 rounds below the exact third, so 3.0 needs the next
+    scale up, as Laplace.from_epsilon gives."""
+    for eps in (3.0, 7.3, 0.1, 1e-300, 1e300):
+        b = diffident.calibrate(Laplace, 0.0, measure="delta", epsilon=eps)
+        assert Fraction(1) / Fraction(b) <= Fraction(eps)
+        assert b == Laplace.from_epsilon(eps).scale
 
 
 def test_gaussian_profile_is_analytic_gaussian_delta_bit_for_bit():

@@ -96,26 +96,27 @@ def _closed(cls, measure, arg, t, sens):
     are the functions the methods call, on the same float operations.
     """
     pure = cls in (Laplace, DiscreteLaplace)
+    sens_over = _pure_epsilon(sens)
     if pure and measure in ("posterior", "identification"):
         p = arg if measure == "posterior" else 1.0 / arg
         with np.errstate(divide="ignore", invalid="ignore"):
             eps = np.log(t * (1.0 - p)) - np.log(p * (1.0 - t))
         if measure == "posterior":
-            return eps, lambda x: posterior_bound(sens / x, prior=p)
-        return eps, lambda x: rho_for_epsilon(sens / x, m=arg)
+            return eps, lambda x: posterior_bound(sens_over(x), prior=p)
+        return eps, lambda x: rho_for_epsilon(sens_over(x), m=arg)
     if cls is Laplace:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             if measure == "advantage":
-                return -2.0 * np.log1p(-t), lambda x: np.clip(laplace_delta(np.zeros(()), sens / x), 0.0, 1.0)
+                return -2.0 * np.log1p(-t), lambda x: np.clip(laplace_delta(np.zeros(()), sens_over(x)), 0.0, 1.0)
             if measure == "delta":
-                return arg - 2.0 * np.log1p(-t), lambda x: np.clip(laplace_delta(arg, sens / x), 0.0, 1.0)
+                return arg - 2.0 * np.log1p(-t), lambda x: np.clip(laplace_delta(arg, sens_over(x)), 0.0, 1.0)
             if measure in ("tpr_at_fpr", "success"):
                 a = arg if measure == "tpr_at_fpr" else 1.0 / arg
                 low = np.log(t) - np.log(a)  # TPR = e^eps a below the knee (TPR < 1/2)
                 mid = -np.log(4.0 * a) - np.log1p(-t)  # 1 - e^-eps / (4 a)
                 high = np.log1p(-a) - np.log1p(-t)  # 1 - e^-eps (1 - a)
                 eps = np.where(t < 0.5, low, mid) if a <= 0.5 else high
-                return eps, lambda x: 1.0 - np.clip(laplace_tradeoff(a, sens / x), 0.0, 1.0 - a)
+                return eps, lambda x: 1.0 - np.clip(laplace_tradeoff(a, sens_over(x)), 0.0, 1.0 - a)
     if cls is Gaussian:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             if measure == "advantage":
@@ -147,6 +148,14 @@ def _analytic_mu(measure, arg, t, sens):
                                                sensitivity=sens))
     with np.errstate(divide="ignore"):
         return np.where(ok & (sigma > 0.0), sens / sigma, 0.0)
+
+
+def _pure_epsilon(sens):
+    """``x -> Delta / x`` rounded upward: the pure epsilon of Laplace noise of scale x, as the method gives it."""
+    def eps(x):
+        with np.errstate(over="ignore"):
+            return div_up(np.full(np.shape(x), sens), np.asarray(x, dtype=np.float64))
+    return eps
 
 
 def _gaussian_measure(measure, arg, sens):

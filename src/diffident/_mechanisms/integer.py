@@ -8,7 +8,7 @@ import numpy as np
 
 from .._numerics.shared_docs import shared_docs
 from .._numerics.validate import scalar
-from ..dp._integer import discrete_gaussian_sigma, discrete_laplace_scale, geometric_scale
+from ..dp._integer import discrete_gaussian_sigma, discrete_laplace_scale, div_up, geometric_scale
 from . import integer_fdp as fdp
 from .base import _Noise, _positive
 
@@ -142,7 +142,7 @@ class DiscreteLaplace(_Noise):
         >>> DiscreteLaplace(2.0).pure_epsilon
         0.5
         """
-        return float(self._sensitivity / self._scale)
+        return float(div_up(self._sensitivity, self._scale))
 
     def _delta(self, e):
         return np.asarray(fdp.dlap_delta(e, self._scale, self._sensitivity), dtype=np.float64)

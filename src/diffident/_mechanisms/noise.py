@@ -119,7 +119,7 @@ class Laplace(_Noise):
         >>> Laplace(2.0).pure_epsilon
         0.5
         """
-        return float(self._sensitivity / self._scale)
+        return float(div_up(self._sensitivity, self._scale))
 
     def _delta(self, e):
         return laplace_delta(e, self.pure_epsilon)

@@ -14,20 +14,27 @@ from ._exact import scaled_product
 
 
 def _epsilon(p, k):
-    """``ln(1 + (1 - p)/(p m))``, ``m = min(k, 1 - k)``, with the edge values."""
-    m = np.minimum(k, 1.0 - k)
-    den = p * m
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        # p m normal: the quotient has 3 roundings, log1p adds none that matter
-        direct = np.log1p((1.0 - p) / den)
-        # p m below 2**-1000 (or 0 in float64 though p, m > 0): then
-        # (1 - p)/(p m) > 1e285 (1 - p >= 2**-53) and ln(1 + x) = ln x to
-        # 1e-285; in logs, whose magnitudes add up to < 2.4 times the result
-        logs = np.log1p(-p) - np.log(p) - np.log(m)
-    out = np.where(den >= 2.0 ** -1000, direct, logs)
-    out = np.where((p == 0.0) | (m == 0.0), np.inf, out)
-    # p = 1: the reports do not depend on x at all (whatever k)
-    return np.where(p == 1.0, 0.0, out)
+    """``ln(1 + (1 - p)/(p m))``, ``m = min(k, 1 - k)``, rounded upward, with the edge values."""
+    p, k = np.broadcast_arrays(np.asarray(p, dtype=np.float64), np.asarray(k, dtype=np.float64))
+    shape, p, k = p.shape, p.ravel(), k.ravel()
+    m = np.minimum(k, 1.0 - k)  # (1 - k exact for k >= 1/2)
+    # p = 1: the reports do not depend on x at all (whatever k); p = 0 or m = 0: a report reveals x
+    out = np.where(p == 1.0, 0.0, np.where((p == 0.0) | (m == 0.0), np.inf, 0.0))
+    i = np.flatnonzero((p > 0.0) & (p < 1.0) & (m > 0.0))
+    if i.size:
+        nh, nl = _dd.two_sum(np.ones(i.size), -p[i])     # 1 - p, exact
+        dh, dl = scaled_product(p[i], m[i], 0)           # p m, exact unless subnormal
+        tiny = dh < 2.0 ** -1000                         # then as logarithms, from p and m apart
+        lh, ll = _log1p_ratio(nh, nl, np.where(tiny, 1.0, dh), np.where(tiny, 0.0, dl))
+        if tiny.any():
+            t = np.flatnonzero(tiny)
+            ah, al = _dd.log(nh[t], nl[t])
+            bh, bl = _dd.log(p[i][t], np.zeros(t.size))
+            ch, cl = _dd.log(m[i][t], np.zeros(t.size))
+            lh[t], ll[t] = _dd.add(*_dd.add(ah, al, -bh, -bl), -ch, -cl)
+            ll[t] = ll[t] + 2.0 ** -900 * np.abs(lh[t])  # ln(1 + p m / (1 - p)) < 2^-946
+        out[i] = _up(lh, ll)
+    return out.reshape(shape)
 
 
 @renamed("0.2.0", p="flip", k="zero")
@@ -156,9 +163,7 @@ def warner_epsilon(p: RealArrayLike) -> FloatOrArray:
     """
     scalar = is_scalar(p)
     pp = in_range("p", p, 0.5, 1.0)
-    with np.errstate(divide="ignore"):
-        out = np.log1p((2.0 * pp - 1.0) / (1.0 - pp))
-    return ret(out, scalar)
+    return ret(kary_epsilon_of(pp, 2.0), scalar)
 
 
 def kary_p(epsilon: RealArrayLike, *, d: RealArrayLike) -> FloatOrArray:
@@ -195,27 +200,50 @@ def kary_p(epsilon: RealArrayLike, *, d: RealArrayLike) -> FloatOrArray:
     return ret(_private_p(e, cats), scalar)
 
 
-def _exact_epsilon_above(p, d, e):
-    """Whether ``ln(p (d - 1) / (1 - p))`` may exceed e (1-d, p in [1/d, 1]); True at p = 1."""
-    hi, lo = scaled_product(d, p, 0)
-    th, tl = _dd.two_sum(hi, -1.0)
-    nh, nl = _dd.add_d(th, tl, lo)
-    dh, dl = _dd.two_sum(np.ones_like(p), -p)
-    out = np.ones(p.size, dtype=bool)
+def _log1p_ratio(nh, nl, dh, dl):
+    """``ln(1 + n / d)`` as a double-double, an upper bound to about 2^-90
+    relative, for double-doubles ``n > 0``, ``d > 0`` (1-d): `dd.log1p` of
+    the quotient, or a difference of logarithms where it exceeds 2^60 (plus
+    2 / quotient >= ln(1 + d / n)).
+    """
+    lh, ll = np.zeros(nh.size), np.zeros(nh.size)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         x = nh / dh
     near = np.flatnonzero(x <= 2.0 ** 60)
     if near.size:
-        xh, xl = _dd.div(nh[near], nl[near], dh[near], dl[near])
-        lh, ll = _dd.log1p(xh, xl)
-        out[near] = ~((lh - e[near]) + ll <= -(2.0 ** -90) * np.abs(lh))
-    far = np.flatnonzero((x > 2.0 ** 60) & (p < 1.0))
+        lh[near], ll[near] = _dd.log1p(*_dd.div(nh[near], nl[near], dh[near], dl[near]))
+    far = np.flatnonzero(~(x <= 2.0 ** 60))
     if far.size:
         ah, al = _dd.log(nh[far], nl[far])
         bh, bl = _dd.log(dh[far], dl[far])
-        lh, ll = _dd.add(ah, al, -bh, -bl)
-        ll = ll + 2.0 / x[far]
-        out[far] = ~((lh - e[far]) + ll <= -(2.0 ** -90) * np.abs(lh))
+        lh[far], ll[far] = _dd.add(ah, al, -bh, -bl)
+        ll[far] = ll[far] + 2.0 / x[far]
+    return lh, ll
+
+
+def _up(lh, ll):
+    """The float at or above the double-double ``lh + ll`` (known to 2^-90 relative)."""
+    return np.where(ll > -(2.0 ** -90) * np.abs(lh), np.nextafter(lh, np.inf), lh)
+
+
+def _kary_log(p, d):
+    """``ln(p (d - 1) / (1 - p))`` as a double-double (1-d, d p > 1, p < 1)."""
+    hi, lo = scaled_product(d, p, 0)
+    th, tl = _dd.two_sum(hi, -1.0)
+    nh, nl = _dd.add_d(th, tl, lo)             # d p - 1, exact
+    dh, dl = _dd.two_sum(np.ones_like(p), -p)  # 1 - p, exact
+    return _log1p_ratio(nh, nl, dh, dl)
+
+
+def _exact_epsilon_above(p, d, e):
+    """Whether ``ln(p (d - 1) / (1 - p))`` may exceed e (1-d, p in [1/d, 1]); True at p = 1."""
+    hi, lo = scaled_product(d, p, 0)
+    live = (p < 1.0) & ((hi - 1.0) + lo > 0.0)
+    out = np.where(p < 1.0, ~(e >= 0.0), True)  # d p <= 1: epsilon 0
+    i = np.flatnonzero(live)
+    if i.size:
+        lh, ll = _kary_log(p[i], d[i])
+        out[i] = ~((lh - e[i]) + ll <= -(2.0 ** -90) * np.abs(lh))
     return out
 
 
@@ -242,17 +270,15 @@ def _private_p(e, d):
 
 
 def kary_epsilon_of(p, d):
-    """``log1p((d p - 1)/(1 - p))``, d p - 1 exact: 0 where d p <= 1, inf at p = 1."""
+    """``ln(p (d - 1) / (1 - p))`` rounded upward (broadcast): 0 where d p <= 1, inf at p = 1."""
+    p, d = np.broadcast_arrays(np.asarray(p, dtype=np.float64), np.asarray(d, dtype=np.float64))
+    shape, p, d = p.shape, p.ravel(), d.ravel()
     hi, lo = scaled_product(d, p, 0)
-    num = (hi - 1.0) + lo        # hi - 1 exact for hi in [1/2, 2]; >= 1 beyond
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        x = num / (1.0 - p)
-        direct = np.log1p(x)
-        # ln(p (d - 1)/(1 - p)) > 693: magnitudes add up to < 2.2 times it
-        logs = np.log(p) + np.log(d - 1.0) - np.log1p(-p)
-    out = np.where(x <= 2.0 ** 1000, direct, logs)
-    out = np.where(num <= 0.0, 0.0, out)
-    return np.where(p == 1.0, np.inf, out)
+    out = np.where(p == 1.0, np.inf, 0.0)
+    live = np.flatnonzero((p < 1.0) & ((hi - 1.0) + lo > 0.0))
+    if live.size:
+        out[live] = _up(*_kary_log(p[live], d[live]))
+    return out.reshape(shape)
 
 
 def kary_epsilon(p: RealArrayLike, *, d: RealArrayLike) -> FloatOrArray:

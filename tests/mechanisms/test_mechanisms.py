@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, stats
+from scipy.special import ndtri
 
 import diffident
 from diffident import ApproxDP, Gaussian, Laplace, Mechanism, PureDP, RandomizedResponse
@@ -278,7 +279,8 @@ def test_identification_and_success_bounds():
     assert Laplace(1.0).identification_bound(2) == Laplace(1.0).posterior(0.5)
     assert Gaussian(1.0).identification_bound(5) == 1.0
     for mech in examples():
-        np.testing.assert_allclose(mech.success_bound(m), 1 - mech.tradeoff(1 / m), rtol=0)
+        np.testing.assert_array_equal(mech.success_bound(m), mech.tpr_at_fpr(1 / m))
+        np.testing.assert_allclose(mech.success_bound(m), 1 - mech.tradeoff(1 / m), rtol=1e-13)
         assert mech.success_bound(1) == 1.0
     assert Gaussian(1.0).success_bound(2) == pytest.approx(stats.norm.cdf(1.0), rel=1e-14)
 
@@ -516,3 +518,26 @@ def test_gaussian_profile_is_analytic_gaussian_delta_bit_for_bit():
         np.testing.assert_array_equal(mech.delta(e), diffident.analytic_gaussian_delta(sigma, epsilon=e,
                                                                                       sensitivity=sens))
         assert mech.advantage() == mech.delta(0.0)
+
+
+@pytest.mark.parametrize("fpr", [5e-324, 1e-300, 1e-100, 1e-15, 1e-6])
+def test_tpr_at_small_fpr_without_cancellation(fpr):
+    """Below the first corner of the curve the TPR is e^eps times the FPR
+    (plus delta): formed directly, not as 1 - beta, so it keeps its digits
+    at every FPR down to subnormals (Laplace, the guarantees, randomized
+    response; the Gaussian's Phi(Phi^-1(FPR) + mu) to 1e-12)."""
+    mp = pytest.importorskip("mpmath")
+    mp.mp.dps = 50
+    for mech, want in [
+        (Laplace(1.0), mp.e * mp.mpf(fpr)),
+        (PureDP(2.0), mp.exp(2) * mp.mpf(fpr)),
+        (diffident.ApproxDP(1.0, delta=1e-6), mp.mpf(1e-6) + mp.e * mp.mpf(fpr)),
+        (diffident.RandomizedResponse(0.75), 3 * mp.mpf(fpr)),
+    ]:
+        got = mech.tpr_at_fpr(fpr)
+        assert abs(mp.mpf(got) - want) <= 4e-16 * want + mp.mpf(5e-324), (mech, fpr, got)
+        assert fpr == 5e-324 or mech.success_bound(1.0 / fpr) == got
+    gauss = diffident.Gaussian(1.0)
+    z = mp.findroot(lambda x: mp.log(mp.ncdf(x)) - mp.log(mp.mpf(fpr)), float(ndtri(fpr)))
+    want = mp.ncdf(z + 1)
+    assert abs(mp.mpf(gauss.tpr_at_fpr(fpr)) - want) <= 1e-12 * want

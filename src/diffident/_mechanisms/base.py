@@ -21,10 +21,18 @@ def _positive(name, x):
 
 
 def _exp_times(e, x):
-    """``e^e x`` in logarithms (no overflow); ``inf`` where ``e`` is ``inf``, even at ``x = 0``."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.exp(e + np.log(x))
+    """``e^e x``: a product up to e = 700, in logarithms beyond (no overflow); ``inf`` where ``e`` is ``inf``."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out = np.where(e <= 700.0, x * np.exp(np.minimum(e, 700.0)), np.exp(e + np.log(x)))
     return np.where(np.isinf(e), np.inf, out)
+
+
+def _generic_tpr(alpha, e, d):
+    """``1 - _generic_tradeoff``, formed without cancellation: ``min(1, d + e^e alpha, 1 - e^-e (1 - d - alpha))``."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        first = d + _exp_times(e, alpha)
+        second = 1.0 - np.where(np.isinf(e), 0.0, np.exp(-e) * np.maximum(1.0 - d - alpha, 0.0))
+    return np.minimum(np.minimum(first, second), 1.0)
 
 
 def _generic_tradeoff(alpha, e, d):
@@ -134,6 +142,10 @@ class Mechanism(abc.ABC):
 
     @abc.abstractmethod
     def _tradeoff(self, alpha): ...
+
+    def _tpr(self, alpha):
+        """``1 - tradeoff(alpha)``; a family whose curve falls from 1 forms it directly (no cancellation)."""
+        return 1.0 - np.clip(self._tradeoff(alpha), 0.0, 1.0 - alpha)
 
     def _excess(self, e):
         """``delta(e) - delta(inf)``, non-increasing to 0 (computed without the floor where it has one)."""
@@ -262,7 +274,7 @@ class Mechanism(abc.ABC):
         """
         sc = is_scalar(fpr)
         a = probability("fpr", fpr)
-        return ret(1.0 - np.clip(self._tradeoff(a), 0.0, 1.0 - a), sc)
+        return ret(np.clip(self._tpr(a), a, 1.0), sc)
 
     def advantage(self) -> float:
         """The membership advantage: the largest TPR - FPR, the total variation, ``delta(0)``.
@@ -363,7 +375,7 @@ class Mechanism(abc.ABC):
         """
         sc = is_scalar(m)
         a = 1.0 / worlds("m", m)
-        return ret(1.0 - np.clip(self._tradeoff(a), 0.0, 1.0 - a), sc)
+        return ret(np.clip(self._tpr(a), a, 1.0), sc)
 
 
     def compose(self, k: int, *, discretization: float = 1e-4) -> "Mechanism":

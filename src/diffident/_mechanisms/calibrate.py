@@ -22,9 +22,9 @@ from .noise import (
     Gaussian,
     Laplace,
     RandomizedResponse,
-    gaussian_tradeoff,
+    gaussian_tpr,
     laplace_delta,
-    laplace_tradeoff,
+    laplace_tpr,
 )
 
 __all__ = ["calibrate"]
@@ -116,7 +116,7 @@ def _closed(cls, measure, arg, t, sens):
                 mid = -np.log(4.0 * a) - np.log1p(-t)  # 1 - e^-eps / (4 a)
                 high = np.log1p(-a) - np.log1p(-t)  # 1 - e^-eps (1 - a)
                 eps = np.where(t < 0.5, low, mid) if a <= 0.5 else high
-                return eps, lambda x: 1.0 - np.clip(laplace_tradeoff(a, sens_over(x)), 0.0, 1.0 - a)
+                return eps, lambda x: np.clip(laplace_tpr(a, sens_over(x)), a, 1.0)
     if cls is Gaussian:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             if measure == "advantage":
@@ -124,8 +124,7 @@ def _closed(cls, measure, arg, t, sens):
             if measure in ("tpr_at_fpr", "success"):
                 a = arg if measure == "tpr_at_fpr" else 1.0 / arg
                 low_t = np.where(t > 0.5, ndtri(1.0 - t), -ndtri(t))  # Phi^-1(1 - t), from the small side
-                return ndtri(1.0 - a) - low_t, lambda x: 1.0 - np.clip(gaussian_tradeoff(a, sens / x),
-                                                                              0.0, 1.0 - a)
+                return ndtri(1.0 - a) - low_t, lambda x: np.clip(gaussian_tpr(a, sens / x), a, 1.0)
             if measure in ("posterior", "identification"):  # no pure epsilon: 1 at any noise
                 return np.full(t.shape, np.inf), lambda x: np.ones(np.shape(x))
             if measure in ("delta", "epsilon"):  # the analytic Gaussian mechanism's sigma

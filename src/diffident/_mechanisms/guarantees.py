@@ -7,7 +7,7 @@ from typing import ClassVar
 import numpy as np
 
 from .._numerics.validate import probability, scalar
-from .base import Mechanism, _generic_tradeoff
+from .base import Mechanism, _generic_tpr, _generic_tradeoff
 
 
 class ApproxDP(Mechanism):
@@ -89,6 +89,9 @@ class ApproxDP(Mechanism):
 
     def _tradeoff(self, alpha):
         return _generic_tradeoff(alpha, self._epsilon, self._delta_)
+
+    def _tpr(self, alpha):
+        return _generic_tpr(alpha, self._epsilon, self._delta_)
 
 
 class PureDP(ApproxDP):

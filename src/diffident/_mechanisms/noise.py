@@ -31,9 +31,20 @@ def laplace_tradeoff(alpha, eps):
     return np.where(alpha == 0.0, 1.0, out)  # full support: no test of size 0 finds B
 
 
+def laplace_tpr(alpha, eps):
+    """``1 - laplace_tradeoff``: ``e^eps alpha`` below the knee, formed directly (no cancellation)."""
+    low = _exp_times(eps, alpha)
+    return np.where(alpha < np.exp(-eps) / 2.0, low, 1.0 - np.clip(laplace_tradeoff(alpha, eps), 0.0, 1.0 - alpha))
+
+
 def gaussian_tradeoff(alpha, mu):
     """The Gaussian trade-off curve ``Phi(Phi^-1(1 - alpha) - mu)`` (broadcast)."""
     return ndtr(-ndtri(alpha) - mu)
+
+
+def gaussian_tpr(alpha, mu):
+    """``1 - gaussian_tradeoff = Phi(Phi^-1(alpha) + mu)``, formed directly (no cancellation)."""
+    return ndtr(ndtri(alpha) + mu)
 
 
 class Laplace(_Noise):
@@ -126,6 +137,9 @@ class Laplace(_Noise):
 
     def _tradeoff(self, alpha):
         return laplace_tradeoff(alpha, self.pure_epsilon)
+
+    def _tpr(self, alpha):
+        return laplace_tpr(alpha, self.pure_epsilon)
 
 
 class Gaussian(_Noise):
@@ -275,6 +289,9 @@ class Gaussian(_Noise):
     def _tradeoff(self, alpha):
         return gaussian_tradeoff(alpha, self.mu)
 
+    def _tpr(self, alpha):
+        return gaussian_tpr(alpha, self.mu)
+
 
 class RandomizedResponse(Mechanism):
     """Randomized response on d categories: the truth with probability p, else another at random.
@@ -380,3 +397,14 @@ class RandomizedResponse(Mechanism):
             lines = np.maximum(1.0 - _exp_times(eps, alpha), 1.0 - tv - alpha)
             lines = np.maximum(lines, np.exp(-eps) * (1.0 - alpha))
         return np.maximum(lines, 0.0)
+
+    def _tpr(self, alpha):
+        """``min(1, e^eps alpha, tv + alpha, 1 - e^-eps (1 - alpha))``: the curve's lines, complemented."""
+        eps, q = self.pure_epsilon, self._q
+        if q == 0.0:
+            return np.ones_like(alpha)
+        tv = float(self._gap(np.zeros(())))
+        with np.errstate(over="ignore", invalid="ignore"):
+            lines = np.minimum(_exp_times(eps, alpha), tv + alpha)
+            lines = np.minimum(lines, 1.0 - np.exp(-eps) * (1.0 - alpha))
+        return np.minimum(lines, 1.0)

@@ -31,7 +31,8 @@ def _epsilon(p, k):
             ah, al = _dd.log(nh[t], nl[t])
             bh, bl = _dd.log(p[i][t], np.zeros(t.size))
             ch, cl = _dd.log(m[i][t], np.zeros(t.size))
-            lh[t], ll[t] = _dd.add(*_dd.add(ah, al, -bh, -bl), -ch, -cl)
+            sh, sl = _dd.add(ah, al, -bh, -bl)
+            lh[t], ll[t] = _dd.add(sh, sl, -ch, -cl)
             ll[t] = ll[t] + 2.0 ** -900 * np.abs(lh[t])  # ln(1 + p m / (1 - p)) < 2^-946
         out[i] = _up(lh, ll)
     return out.reshape(shape)

@@ -149,6 +149,30 @@ def test_bad_python_input():
         di.sweep({"x": [1.0, 20.0]}, domains={"x": (0, 10)})
 
 
+@pytest.mark.parametrize("kwargs, exc, match", [
+    (dict(domains={"x": (1,)}), ValueError, r"domains\['x'\] must be a Domain or a pair"),
+    (dict(seed="a"), TypeError, "seed must be an integer"),
+    (dict(seed=-1), ValueError, "seed must be at least 0"),
+    (dict(sizes=[2.5]), TypeError, "sizes must be an integer"),
+    (dict(n_rho=0, rho=None), ValueError, "n_rho must be at least 1"),
+    (dict(column_seed=1.5), TypeError, "column_seed must be an integer"),
+    (dict(queries=[]), ValueError, "queries must name at least one"),
+])
+def test_bad_arguments_are_named(kwargs, exc, match):
+    """Each argument of sweep that is wrong is named in the error, before any work."""
+    base = dict(queries=["mean"], rho=[0.2], domains={"x": (1, 10)})
+    with pytest.raises(exc, match=match):
+        di.sweep({"x": np.arange(1.0, 11.0)}, **{**base, **kwargs})
+
+
+def test_one_query_or_calibration_may_be_given_as_a_string():
+    """queries="mean" is the query mean (not its letters), as noise= and risk= take one value."""
+    t = di.sweep({"x": np.arange(1.0, 11.0)}, queries="mean", calibrations="bound", rho=[0.2],
+                 domains={"x": (1, 10)})
+    assert t["query"].tolist() == ["mean"]
+    assert np.isnan(t["tight_scale"]).all() and np.isfinite(t["bound_scale"]).all()
+
+
 def test_adult_sweep(adult):
     t = di.sweep(str(adult_path()), columns=["hours-per-week"], queries=["mean"], rho=[0.1, 0.001],
                  domains={"hours-per-week": (1, 99)})

@@ -242,7 +242,10 @@ def _domain(name, col, domains):
             )
         return Domain(col.min(), col.max())
     if not isinstance(d, Domain):
-        lo, hi = d
+        try:
+            lo, hi = d
+        except (TypeError, ValueError):
+            raise ValueError(f"domains[{name!r}] must be a Domain or a pair (lo, hi), got {d!r}") from None
         d = Domain(lo, hi)
     if d.step is None:
         raise ValueError(f"column {name!r}: {d!r} is a real interval, with infinitely many possible worlds, and "

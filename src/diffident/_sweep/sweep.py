@@ -56,7 +56,7 @@ def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: Sequence[
         column name to values, or a 2-d array (columns "0", "1", ...).
     columns : list of str, optional
         Columns to use (default: every numeric column without missing values).
-    queries : sequence of str, optional
+    queries : str or sequence of str, optional
         Named queries (see `world_values`); default mean, median, std.
     rho : array_like, optional
         Risk bounds; default ``n_rho`` log-spaced values from 1/m to 0.5.
@@ -66,7 +66,7 @@ def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: Sequence[
         Dataset sizes n: a seeded sample of n rows (default: all rows).
     domains : mapping, optional
         Column name to ``(lo, hi)`` or a `Domain` (integer or stepped).
-    calibrations : sequence of {"bound", "tight"}, optional
+    calibrations : {"bound", "tight"} or a sequence of them, optional
         The paper's closed form and/or the tight calibration (default both).
     ddof : {0, 1}, optional
         For var and std (default 1, as the paper's Table 4).
@@ -138,16 +138,20 @@ def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: Sequence[
     (np.float64(99.0), True)
     """
     cols, names = as_columns(data, columns, dropna)
-    cals = tuple(calibrations)
+    queries = (queries,) if isinstance(queries, str) or callable(queries) else tuple(queries)
+    if not queries:
+        raise ValueError("queries must name at least one query, got none")
+    seed = _validate.integer("seed", seed, minimum=0)
+    if column_seed is not None:
+        column_seed = _validate.integer("column_seed", column_seed, minimum=0)
+    cals = (calibrations,) if isinstance(calibrations, str) else tuple(calibrations)
     for c in cals:
         if c not in ("bound", "tight"):
             raise ValueError(f"calibrations must be 'bound' and/or 'tight', got {c!r}")
     pairs = _pairs(noise, risk, cals)
     if rho is not None:
         rho_fixed = np.atleast_1d(_validate.probability("rho", rho)).ravel()
-    n_rho = int(n_rho)
-    if rho is None and n_rho < 1:
-        raise ValueError(f"n_rho must be at least 1, got {n_rho}")
+    n_rho = _validate.integer("n_rho", n_rho)
     memory = _budget.parse_memory("max_memory", max_memory)
     seconds = _budget.parse_seconds("max_seconds", max_seconds)
     skip_expensive = _validate.flag("skip_expensive", skip_expensive)
@@ -162,11 +166,11 @@ def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: Sequence[
         if off.any():
             raise ValueError(f"column {name!r} has values off its domain {dom!r}: {float(col[off][0])!r}")
         for si, n in enumerate(sizes or [full]):
-            n = int(n)
+            n = _validate.integer("sizes", n)
             if not 1 <= n <= full:
                 raise ValueError(f"size {n} is outside 1..{full} for column {name!r}")
-            cnum = ci if column_seed is None else int(column_seed)
-            rng = np.random.default_rng([int(seed), cnum, si])
+            cnum = ci if column_seed is None else column_seed
+            rng = np.random.default_rng([seed, cnum, si])
             plan.append((name, n, col if n == full else rng.choice(col, size=n, replace=False)))
     # every cell's cost before any work: a refusal now, not after hours
     over = {}

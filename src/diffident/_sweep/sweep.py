@@ -39,9 +39,10 @@ SWEEP_NOISES = ("laplace", "discrete_laplace", "gaussian")
 RISKS = ("worst", "expected")
 
 
-def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: Sequence[str] = ("mean", "median", "std"),
+def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: str | Sequence[str] = ("mean", "median", "std"),
           rho: ArrayLike | None = None, n_rho: int = 50, sizes: Sequence[int] | None = None,
-          domains: Mapping[str, Any] | None = None, calibrations: Sequence[str] = ("bound", "tight"), ddof: int = 1,
+          domains: Mapping[str, Any] | None = None, calibrations: str | Sequence[str] = ("bound", "tight"),
+          ddof: int = 1,
           seed: int = 0, rtol: float = 1e-12, progress: bool = False, column_seed: int | None = None,
           dropna: bool = False, infer_domains: bool | None = None, q: float = 0.5,
           noise: str | Sequence[str] = "laplace", risk: str | Sequence[str] = "worst",
@@ -138,7 +139,7 @@ def sweep(data: Any, *, columns: Sequence[str] | None = None, queries: Sequence[
     (np.float64(99.0), True)
     """
     cols, names = as_columns(data, columns, dropna)
-    queries = (queries,) if isinstance(queries, str) or callable(queries) else tuple(queries)
+    queries = (queries,) if isinstance(queries, str) else tuple(queries)
     if not queries:
         raise ValueError("queries must name at least one query, got none")
     seed = _validate.integer("seed", seed, minimum=0)
